@@ -1,0 +1,132 @@
+"""The composition root (STYLE P6): Settings → adapters → ``ChatService``.
+
+Nothing here runs at import time; the ``__main__`` modules call these functions with
+``os.environ``.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+
+import redis.asyncio as aioredis
+from litestar import Litestar
+
+from adapters.clock import SystemClock
+from adapters.llm.offline import OfflineChatModel
+from adapters.llm.tokens import OfflineTokenCounter
+from adapters.web.app import create_app
+from adapters.web.session import SessionSigner
+from adapters.web.state import WebState
+from config.personas import load_personas
+from config.settings import Settings
+from engine.errors import StorageUnavailable
+from engine.ports import ChatModel, TokenCounter
+from engine.service import ChatService, ServicePolicy
+from engine.validate import TextLimits
+from storage.errors import map_redis_errors
+from storage.keys import KeyBuilder
+from storage.redis_chat import RedisChatLock, RedisChatStore, RedisPersonaStore
+
+__all__ = ["Hearth", "build", "create_web_app", "install_personas", "session_secret"]
+
+log = logging.getLogger("hearth")
+
+
+class Hearth:
+    """The built object graph of one process."""
+
+    def __init__(self, settings: Settings, redis: aioredis.Redis, service: ChatService) -> None:
+        self.settings = settings
+        self.redis = redis
+        self.service = service
+        self.keys = KeyBuilder(prefix=settings.namespace)
+
+    async def ping(self) -> bool:
+        """Whether Redis answers."""
+        try:
+            return bool(await self.redis.ping())
+        except Exception:
+            return False
+
+    async def close(self) -> None:
+        """Close the Redis connections."""
+        await self.redis.aclose()
+
+
+def _model(settings: Settings, redis: aioredis.Redis, keys: KeyBuilder) -> tuple[ChatModel, TokenCounter]:
+    if settings.offline:
+        return OfflineChatModel(delay_ms=settings.offline_delay_ms), OfflineTokenCounter()
+    # Imported only when a key is set: the SDK is slow to import and offline runs never need it.
+    from adapters.llm.anthropic import AnthropicChatModel
+    from adapters.llm.tokens import AnthropicTokenCounter
+
+    model = AnthropicChatModel.from_settings(settings)
+    return model, AnthropicTokenCounter(model.client, redis, settings.model, keys)
+
+
+def build(settings: Settings) -> Hearth:
+    """Build every adapter and the service (no IO happens yet)."""
+    redis = aioredis.from_url(settings.redis_url, health_check_interval=30)
+    keys = KeyBuilder(prefix=settings.namespace)
+    model, counter = _model(settings, redis, keys)
+    service = ChatService(
+        chats=RedisChatStore(redis, keys),
+        lock=RedisChatLock(redis, keys),
+        personas=RedisPersonaStore(redis, keys),
+        model=model,
+        counter=counter,
+        clock=SystemClock(),
+        policy=ServicePolicy(
+            text=TextLimits(max_chars=settings.max_message_chars), default_model=settings.model
+        ),
+    )
+    return Hearth(settings, redis, service)
+
+
+async def install_personas(hearth: Hearth) -> None:
+    """Check Redis and put the persona files into it (files win over stored copies)."""
+    if not await hearth.ping():
+        raise StorageUnavailable(f"Redis at {_redacted(hearth.settings.redis_url)} does not answer.")
+    for persona in load_personas(hearth.settings.personas_path):
+        await hearth.service.personas.put(persona)
+        log.info("persona %r (%s) loaded", persona.id, persona.name)
+
+
+async def session_secret(hearth: Hearth) -> str:
+    """``HEARTH_SESSION_SECRET``, or one generated once and shared through Redis."""
+    if hearth.settings.session_secret is not None:
+        return str(hearth.settings.session_secret)
+    key = hearth.keys.setting("session_secret")
+    with map_redis_errors():
+        await hearth.redis.set(key, secrets.token_hex(32), nx=True)
+        value = await hearth.redis.get(key)
+    return value.decode()
+
+
+def _redacted(url: str) -> str:
+    """A Redis URL without its password, for logs."""
+    scheme, sep, rest = url.partition("://")
+    if "@" in rest:
+        rest = "***@" + rest.split("@", 1)[1]
+    return f"{scheme}{sep}{rest}"
+
+
+def create_web_app(settings: Settings) -> Litestar:
+    """The ``web`` process's app."""
+    hearth = build(settings)
+    state = WebState(
+        settings=settings,
+        service=hearth.service,
+        signer=SessionSigner("unset"),
+        clock=SystemClock(),
+        ping=hearth.ping,
+    )
+
+    async def startup() -> None:
+        await install_personas(hearth)
+        state.signer = SessionSigner(await session_secret(hearth))
+        mode = "offline model" if settings.offline else f"Claude {settings.model}"
+        log.info("Hearth web ready on port %d (%s)", settings.port, mode)
+
+    return create_app(state, on_startup=[startup], on_shutdown=[hearth.close])

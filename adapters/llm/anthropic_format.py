@@ -1,0 +1,68 @@
+"""Map Hearth's provider-neutral prompt onto Anthropic's Messages API (PRM-2).
+
+- Leading system messages become ``system`` text blocks (the persona first).
+- Later system messages (system-role lore, recalled memories, documents) become clearly marked
+  system notes inside user turns, because the Messages API has no system role in the
+  conversation.
+- Consecutive messages of one role are merged into one turn with several text blocks, and a
+  conversation that starts with the persona (its greeting) gets a short user opener, because
+  the API wants turns that alternate and start with the user.
+- The prompt-cache breakpoint (``cache_control``) goes on the block of the last message of the
+  stable prefix, so the prefix is cached and re-read while it stays byte-identical (DEC-15).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.model import ModelSettings
+from engine.prompt import Prompt
+
+__all__ = ["CONVERSATION_OPENER", "SYSTEM_NOTE", "to_messages_request"]
+
+SYSTEM_NOTE = "[System note: {text}]"
+CONVERSATION_OPENER = "[The conversation begins.]"
+_CACHE = {"type": "ephemeral"}
+
+
+def to_messages_request(prompt: Prompt, settings: ModelSettings) -> dict[str, Any]:
+    """Build the keyword arguments of ``messages.create`` for a prompt.
+
+    Args:
+        prompt: the assembled prompt.
+        settings: the model settings (``name`` already resolved).
+
+    Returns:
+        ``model``, ``max_tokens``, ``system`` and ``messages``.
+    """
+    system: list[dict[str, Any]] = []
+    turns: list[dict[str, Any]] = []
+    blocks: list[dict[str, Any]] = []
+    leading = True
+    for message in prompt.messages:
+        if leading and message.role == "system":
+            block = {"type": "text", "text": message.text}
+            system.append(block)
+            blocks.append(block)
+            continue
+        leading = False
+        role = "assistant" if message.role == "assistant" else "user"
+        text = SYSTEM_NOTE.format(text=message.text) if message.role == "system" else message.text
+        block = {"type": "text", "text": text}
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"].append(block)
+        else:
+            turns.append({"role": role, "content": [block]})
+        blocks.append(block)
+    if not turns or turns[0]["role"] != "user":
+        turns.insert(0, {"role": "user", "content": [{"type": "text", "text": CONVERSATION_OPENER}]})
+    if prompt.stable_count > 0:
+        blocks[prompt.stable_count - 1]["cache_control"] = dict(_CACHE)
+    request: dict[str, Any] = {
+        "model": settings.name,
+        "max_tokens": settings.max_tokens,
+        "messages": turns,
+    }
+    if system:
+        request["system"] = system
+    return request

@@ -1,0 +1,42 @@
+"""``python -m adapters.web``: the Procfile's ``web`` process (Litestar under uvicorn)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+import uvicorn
+
+from config.settings import load_settings
+from engine.errors import ConfigError
+
+
+def main() -> None:
+    """Read the environment, build the app and serve it on 0.0.0.0:$PORT."""
+    logging.basicConfig(
+        level=os.environ.get("HEARTH_LOG_LEVEL", "INFO").upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    for noisy in ("httpx", "httpx2", "httpcore", "httpcore2"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    try:
+        settings = load_settings(os.environ)
+    except ConfigError as exc:
+        sys.stderr.write(f"hearth: {exc.message}\n")
+        raise SystemExit(2) from None
+    from adapters.bootstrap import create_web_app
+
+    app = create_web_app(settings)
+    uvicorn.run(
+        app,
+        host=os.environ.get("HEARTH_HOST", "0.0.0.0"),
+        port=settings.port,
+        log_level=os.environ.get("HEARTH_LOG_LEVEL", "info").lower(),
+        proxy_headers=True,
+        ws_max_size=1_048_576,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""The Litestar application: chat page, WebSocket, REST API, OpenAPI, health (PLT-4, API.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from litestar import Litestar, Request, Response, get
+from litestar.exceptions import HTTPException
+from litestar.openapi import OpenAPIConfig
+from litestar.static_files import create_static_files_router
+
+from adapters.web.api import ChatController, PersonaController
+from adapters.web.chat_ws import chat_socket, session_info
+from adapters.web.errors import error_body, handle_domain_error, handle_http_error
+from adapters.web.state import WebState
+from engine.errors import PersonaBotError
+
+__all__ = ["STATIC", "create_app"]
+
+STATIC = Path(__file__).parent / "static"
+_INDEX = STATIC / "index.html"
+
+
+@get("/", include_in_schema=False, media_type="text/html")
+async def index() -> Response[bytes]:
+    """The chat page."""
+    return Response(_INDEX.read_bytes(), media_type="text/html; charset=utf-8")
+
+
+@get("/healthz", tags=["ops"])
+async def healthz(request: Request[Any, Any, Any]) -> Response[dict[str, Any]]:
+    """Liveness and Redis reachability."""
+    state: WebState = request.app.state.web
+    redis_ok = await state.ping()
+    body = {
+        "status": "ok" if redis_ok else "unavailable",
+        "redis": "ok" if redis_ok else "down",
+        "model": "offline" if state.settings.offline else state.settings.model,
+    }
+    if not redis_ok:
+        return Response(
+            {**body, **error_body("storage_unavailable", "Redis is unreachable.")}, status_code=503
+        )
+    return Response(body)
+
+
+def create_app(
+    state: WebState,
+    *,
+    on_startup: list[Any] | None = None,
+    on_shutdown: list[Any] | None = None,
+) -> Litestar:
+    """Build the web app around an already built service (STYLE P8).
+
+    Args:
+        state: the service and web helpers.
+        on_startup: callables run before the first request (loading personas...).
+        on_shutdown: callables run when the app stops (closing Redis, clients).
+
+    Returns:
+        The Litestar app.
+    """
+    app = Litestar(
+        route_handlers=[
+            index,
+            healthz,
+            session_info,
+            chat_socket,
+            ChatController,
+            PersonaController,
+            create_static_files_router(path="/static", directories=[STATIC]),
+        ],
+        exception_handlers={
+            PersonaBotError: handle_domain_error,
+            HTTPException: handle_http_error,
+        },
+        openapi_config=OpenAPIConfig(title="Hearth", version="0.1.0", path="/schema"),
+        on_startup=on_startup or [],
+        on_shutdown=on_shutdown or [],
+        request_max_body_size=25_000_000,
+        debug=False,
+    )
+    app.state.web = state
+    return app

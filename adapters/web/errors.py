@@ -1,0 +1,80 @@
+"""One table from Hearth's errors to HTTP statuses, and the ``{"error": {...}}`` body (API.md)."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+
+from engine.errors import (
+    ConfigError,
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    LLMUnavailable,
+    NotFound,
+    PersonaBotError,
+    StorageUnavailable,
+    Unauthorized,
+)
+
+__all__ = ["STATUS", "error_body", "handle_domain_error", "handle_http_error", "status_of"]
+
+log = logging.getLogger("hearth.web")
+
+STATUS: tuple[tuple[type[PersonaBotError], int], ...] = (
+    (InvalidInput, 422),
+    (NotFound, 404),
+    (Conflict, 409),
+    (Unauthorized, 401),
+    (Forbidden, 403),
+    (ConfigError, 500),
+    (LLMUnavailable, 502),
+    (StorageUnavailable, 503),
+)
+_BAD_REQUEST_CODES = {"invalid_json", "body_not_object"}
+
+
+def status_of(exc: PersonaBotError) -> int:
+    """The HTTP status of a domain error."""
+    if exc.code in _BAD_REQUEST_CODES:
+        return 400
+    for kind, status in STATUS:
+        if isinstance(exc, kind):
+            return status
+    return 500
+
+
+def error_body(code: str, message: str, **extra: object) -> dict[str, object]:
+    """The API's error body."""
+    return {"error": {"code": code, "message": message, **extra}}
+
+
+def handle_domain_error(_: Request, exc: PersonaBotError) -> Response[dict[str, object]]:
+    """Render a domain error."""
+    status = status_of(exc)
+    if status >= 500:
+        log.error("request failed: %s: %s", exc.code, exc.message)
+    return Response(error_body(exc.code, exc.message), status_code=status)
+
+
+def _snake(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "error"
+
+
+def handle_http_error(_: Request, exc: HTTPException) -> Response[dict[str, object]]:
+    """Render Litestar's own errors (unknown route, bad body, too large) in the API's shape."""
+    if isinstance(exc, ValidationException):
+        detail = str(exc.detail)
+        if "malformed" in detail.lower() or ("json" in detail.lower() and "decode" in detail.lower()):
+            return Response(error_body("invalid_json", "The body is not valid JSON."), status_code=400)
+        extra = exc.extra if isinstance(exc.extra, list) else []
+        message = "; ".join(str(e.get("message", e)) for e in extra if isinstance(e, dict)) or detail
+        return Response(error_body("invalid_body", message), status_code=422)
+    status = exc.status_code
+    codes = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large", 401: "unauthorized"}
+    return Response(
+        error_body(codes.get(status, _snake(str(exc.detail))), str(exc.detail)), status_code=status
+    )

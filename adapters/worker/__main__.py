@@ -1,0 +1,61 @@
+"""``python -m adapters.worker``: the Procfile's ``worker`` process.
+
+It will run Telegram long polling and the background passes (summaries, deep memory, archive
+sweep, dream) as those features land. Today it checks Redis, announces itself with a heartbeat
+key that expires when the process dies, and waits for SIGTERM, so a PaaS can already scale it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import socket
+import sys
+
+import redis.asyncio as aioredis
+
+from config.settings import load_settings
+from engine.errors import ConfigError
+from storage.keys import KeyBuilder
+
+log = logging.getLogger("hearth.worker")
+HEARTBEAT_SECONDS = 15
+
+
+async def run() -> None:
+    """Heartbeat until SIGTERM/SIGINT."""
+    settings = load_settings(os.environ)
+    redis = aioredis.from_url(settings.redis_url)
+    key = KeyBuilder(prefix=settings.namespace).setting(f"worker:{socket.gethostname()}:{os.getpid()}")
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await redis.ping()
+    log.info("Hearth worker ready (no background jobs are configured yet)")
+    try:
+        while not stop.is_set():
+            await redis.set(key, "alive", ex=HEARTBEAT_SECONDS * 2)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=HEARTBEAT_SECONDS)
+    finally:
+        await redis.delete(key)
+        await redis.aclose()
+        log.info("Hearth worker stopped")
+
+
+def main() -> None:
+    """Entry point."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        asyncio.run(run())
+    except ConfigError as exc:
+        sys.stderr.write(f"hearth: {exc.message}\n")
+        raise SystemExit(2) from None
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+"""Domain types shared by the engine, the service, storage and the adapters (STYLE D1).
+
+Every type is a frozen, keyword-only msgspec Struct; collections are tuples. Persisted Structs
+evolve only by adding fields with defaults (STYLE D4).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+import msgspec
+
+__all__ = [
+    "PLATFORMS",
+    "ROLES",
+    "IncomingMessage",
+    "JournalEntry",
+    "MessageStored",
+    "ModelSettings",
+    "Persona",
+    "Platform",
+    "Role",
+    "StoredMessage",
+    "Turn",
+    "TurnStatus",
+]
+
+Platform = Literal["web", "telegram"]
+Role = Literal["system", "user", "assistant"]
+TurnStatus = Literal["done", "failed", "superseded"]
+
+PLATFORMS: tuple[str, ...] = ("web", "telegram")
+ROLES: tuple[str, ...] = ("system", "user", "assistant")
+
+
+class IncomingMessage(msgspec.Struct, frozen=True, kw_only=True):
+    """One message from any platform, normalized by its adapter (PLT-5).
+
+    Ids are platform-qualified (``web:room1``, ``tg:-1001234/topic/7``, ``tg:42``).
+    """
+
+    platform: Platform
+    space: str
+    chat: str
+    user: str
+    display_name: str
+    text: str
+    sent_at: datetime
+    reply_to: str | None = None
+    is_mention: bool = False
+    attachments: tuple[str, ...] = ()
+    guest: bool = False
+
+
+class ModelSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Which model a persona talks through and how.
+
+    ``name`` empty means "the deployment's HEARTH_MODEL".
+    """
+
+    name: str = ""
+    max_tokens: int = 1024
+    context_window: int = 200_000
+
+
+class Persona(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A bot character (SPEC §0). Loaded from TOML or a card, stored in Redis."""
+
+    id: str
+    name: str
+    system_prompt: str
+    greeting: str = ""
+    description: str = ""
+    model: ModelSettings = msgspec.field(default_factory=ModelSettings)
+    template: tuple[str, ...] = ()
+    learn_from_chat: bool = True
+    lorebooks: tuple[str, ...] = ()
+
+
+class StoredMessage(msgspec.Struct, frozen=True, kw_only=True):
+    """A message as kept in a chat's log.
+
+    ``position`` orders the log: a user message sits at its arrival number; a reply sits just
+    after the message it answers (``answers`` + 0.5), so the log reads as a conversation even
+    when messages arrive faster than replies.
+    """
+
+    id: str
+    chat: str
+    role: Literal["user", "assistant"]
+    user: str
+    name: str
+    text: str
+    sent_at: datetime
+    position: float
+    tokens: int
+    persona: str = "default"
+    turn: str | None = None
+    reply_to: str | None = None
+
+
+class Turn(msgspec.Struct, frozen=True, kw_only=True):
+    """One reply of the persona and everything it changed (SPEC §0 'turn').
+
+    ``journal`` lists the state changes the turn made, oldest first, so that regenerate can
+    roll them back (MEM-7); it is empty until memory writes land.
+    """
+
+    id: str
+    chat: str
+    persona: str
+    answers: tuple[str, ...]
+    position: float
+    status: TurnStatus
+    created_at: datetime
+    reply: str | None = None
+    reply_message: str | None = None
+    error_code: str | None = None
+    journal: tuple[JournalEntry, ...] = ()
+    replaces: str | None = None
+
+
+class MessageStored(msgspec.Struct, frozen=True, kw_only=True, tag="message_stored"):
+    """The turn added a message (its reply) to the chat's log."""
+
+    message: str
+
+
+JournalEntry = MessageStored

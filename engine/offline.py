@@ -1,0 +1,74 @@
+"""The offline model: a deterministic, clearly labelled stand-in for Claude (RUN-2).
+
+It answers from the context it was given so that every feature is demonstrable without a key:
+it repeats what the person said and quotes the piece of context (a lore entry, a memory, a
+summary, a document) that shares the most words with it. It never pretends to be Claude.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.prompt import Prompt, PromptMessage
+
+__all__ = ["OFFLINE_LABEL", "offline_reply"]
+
+OFFLINE_LABEL = "Offline model (no Claude key)"
+_WORD = re.compile(r"\w{3,}", re.UNICODE)
+_CONTEXT_SLOTS = frozenset({"pinned_memories", "active_memories", "summaries", "lore", "recalled"})
+
+
+def _words(text: str) -> set[str]:
+    return {w.casefold() for w in _WORD.findall(text)}
+
+
+def _last_user(prompt: Prompt) -> str:
+    for message in reversed(prompt.messages):
+        if message.slot == "window" and message.role == "user":
+            return message.text
+    return ""
+
+
+def _context_lines(prompt: Prompt) -> list[str]:
+    lines: list[str] = []
+    for message in prompt.messages:
+        if message.slot in _CONTEXT_SLOTS:
+            lines.extend(_split(message))
+    return lines
+
+
+def _split(message: PromptMessage) -> list[str]:
+    if message.slot == "lore":
+        return [message.text.strip()]
+    return [line.lstrip("- ").strip() for line in message.text.splitlines()[1:] if line.strip()]
+
+
+def offline_reply(prompt: Prompt, persona_name: str) -> str:
+    """Compose the offline model's reply to a prompt.
+
+    Args:
+        prompt: the assembled prompt.
+        persona_name: the persona's display name.
+
+    Returns:
+        A short reply that says it comes from the offline model, echoes the newest user
+        message and quotes the best-overlapping context line, if any.
+    """
+    said = _last_user(prompt).strip()
+    asked = _words(said)
+    best, best_overlap = "", 0
+    for line in _context_lines(prompt):
+        overlap = len(asked & _words(line))
+        if overlap > best_overlap:
+            best, best_overlap = line, overlap
+    echo = said if len(said) <= 280 else said[:277] + "..."
+    parts = [
+        f"[{OFFLINE_LABEL}] This is {persona_name}'s offline stand-in, not Claude.",
+        f"You said: “{echo}”.",
+    ]
+    if best:
+        quoted = best if len(best) <= 400 else best[:397] + "..."
+        parts.append(f"From what I was given: “{quoted}”")
+    else:
+        parts.append("Nothing I was given touches that yet.")
+    return " ".join(parts)

@@ -1,0 +1,207 @@
+"""The ports the service drives (STYLE P1): small Protocols, implemented in storage/ and adapters/.
+
+Fakes for tests live in ``tests/fakes/``; the real adapters are built by
+``adapters/bootstrap.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager
+from datetime import datetime
+from typing import Protocol
+
+import msgspec
+
+from engine.model import ModelSettings, Persona, StoredMessage, Turn
+from engine.prompt import Prompt
+from engine.requestlog import RequestLog, Usage
+
+__all__ = [
+    "ChatLock",
+    "ChatModel",
+    "ChatStore",
+    "Clock",
+    "MessageLog",
+    "ModelDone",
+    "ModelEvent",
+    "NewMessage",
+    "PersonaStore",
+    "TextDelta",
+    "TokenCounter",
+    "TurnStore",
+]
+
+
+class TextDelta(msgspec.Struct, frozen=True, kw_only=True, tag="delta"):
+    """A piece of the reply as the model produced it."""
+
+    text: str
+
+
+class ModelDone(msgspec.Struct, frozen=True, kw_only=True, tag="done"):
+    """The model finished; usage and how many attempts the request took."""
+
+    usage: Usage
+    stop_reason: str | None = None
+    attempts: int = 1
+
+
+ModelEvent = TextDelta | ModelDone
+
+
+class NewMessage(msgspec.Struct, frozen=True, kw_only=True):
+    """A message to append to a chat's log (the store assigns id and position)."""
+
+    role: str
+    user: str
+    name: str
+    text: str
+    sent_at: datetime
+    tokens: int
+    persona: str
+    reply_to: str | None = None
+
+
+class Clock(Protocol):
+    """The only source of the current time (STYLE C2)."""
+
+    def now(self) -> datetime:
+        """Returns the current time, timezone-aware UTC."""
+        ...
+
+
+class ChatModel(Protocol):
+    """An LLM that streams a reply to a provider-neutral prompt."""
+
+    provider: str
+
+    def stream(self, prompt: Prompt, settings: ModelSettings, persona_name: str) -> AsyncIterator[ModelEvent]:
+        """Stream the reply.
+
+        Args:
+            prompt: the assembled prompt.
+            settings: model id (resolved) and max tokens.
+            persona_name: the persona's name (for labelling).
+
+        Returns:
+            An async iterator of ``TextDelta``s followed by one ``ModelDone``.
+
+        Raises:
+            LLMUnavailable: the provider failed after retries (``LLMRateLimited`` for 429/529).
+        """
+        ...
+
+
+class TokenCounter(Protocol):
+    """Counts tokens as the active model sees them (LORE-11)."""
+
+    name: str
+
+    async def count(self, texts: Sequence[str]) -> list[int]:
+        """Count the tokens of each text.
+
+        Args:
+            texts: texts to count.
+
+        Returns:
+            One count per text, never below the true count by more than the documented margin.
+        """
+        ...
+
+
+class MessageLog(Protocol):
+    """A chat's messages, ordered by position."""
+
+    async def append(
+        self, chat: str, message: NewMessage, *, pending: bool, greeting: NewMessage | None
+    ) -> StoredMessage:
+        """Append a user message; first put ``greeting`` at position 0 if the log is empty.
+
+        Args:
+            chat: chat id.
+            message: the message.
+            pending: whether the message awaits a reply.
+            greeting: the persona's greeting, stored only when the chat is new.
+
+        Returns:
+            The stored message with its id and position.
+        """
+        ...
+
+    async def upto(self, chat: str, position: float, limit: int) -> list[StoredMessage]:
+        """The newest ``limit`` messages at or before ``position``, oldest first."""
+        ...
+
+    async def history(self, chat: str, limit: int) -> list[StoredMessage]:
+        """The newest ``limit`` messages of the chat, oldest first."""
+        ...
+
+    async def message(self, chat: str, message: str) -> StoredMessage | None:
+        """One message by id, or None."""
+        ...
+
+
+class TurnStore(Protocol):
+    """Turns, their request logs and the queue of messages awaiting a reply."""
+
+    async def oldest_pending(self, chat: str, upto: float) -> StoredMessage | None:
+        """The oldest message at or before ``upto`` that still awaits a reply."""
+        ...
+
+    async def finish(
+        self, turn: Turn, log: RequestLog, reply: NewMessage | None, superseded: Turn | None
+    ) -> StoredMessage | None:
+        """Atomically record a finished (or failed) turn, its log and its reply.
+
+        Removes the answered messages from the pending queue, stores the reply after the
+        message it answers, and marks ``superseded`` (a regenerated turn) as replaced.
+
+        Returns:
+            The stored reply, if any.
+        """
+        ...
+
+    async def get(self, chat: str, turn: str) -> tuple[Turn, RequestLog] | None:
+        """A turn and its request log, or None."""
+        ...
+
+    async def answer_of(self, chat: str, message: str) -> Turn | None:
+        """The turn that answered a message, or None."""
+        ...
+
+    async def latest(self, chat: str) -> Turn | None:
+        """The chat's most recent finished turn, or None."""
+        ...
+
+
+class ChatStore(MessageLog, TurnStore, Protocol):
+    """A chat's messages and turns together (one Redis adapter implements both)."""
+
+
+class ChatLock(Protocol):
+    """Serializes the turns of one chat across processes."""
+
+    def hold(self, chat: str) -> AbstractAsyncContextManager[None]:
+        """Hold the chat's lock for the duration of the ``async with`` block.
+
+        Raises:
+            Conflict: ``chat_busy`` when the lock could not be had in time.
+        """
+        ...
+
+
+class PersonaStore(Protocol):
+    """Personas by id."""
+
+    async def get(self, persona: str) -> Persona | None:
+        """The persona, or None."""
+        ...
+
+    async def put(self, persona: Persona) -> None:
+        """Create or replace a persona."""
+        ...
+
+    async def all(self) -> list[Persona]:
+        """Every persona, sorted by id."""
+        ...

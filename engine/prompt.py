@@ -1,0 +1,203 @@
+"""Prompt assembly (PRM-1, PRM-2, DEC-15).
+
+A prompt template is an ordered tuple of slot names. Each slot renders, from ``PromptParts``,
+zero or more provider-neutral ``PromptMessage``s. The *stable prefix* is the leading run of
+slots whose content changes rarely (persona, pinned and active memories, summaries): it ends at
+the last message of that run, which is where the LLM adapter puts the prompt-cache breakpoint.
+Everything after it (lore, the live window, recalled memories and documents) may change every
+turn. Moving a slot in a persona's template moves its content; a template that puts a
+volatile slot early simply gets a shorter stable prefix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import msgspec
+
+from engine.errors import ConfigError
+from engine.model import Persona, Role
+from engine.window import Window
+
+__all__ = [
+    "DEFAULT_TEMPLATE",
+    "SLOTS",
+    "STABLE_SLOTS",
+    "MemoryLine",
+    "Prompt",
+    "PromptMessage",
+    "PromptParts",
+    "assemble_prompt",
+    "resolve_template",
+]
+
+SLOTS: tuple[str, ...] = (
+    "persona",
+    "pinned_memories",
+    "active_memories",
+    "summaries",
+    "lore",
+    "window",
+    "recalled",
+)
+DEFAULT_TEMPLATE: tuple[str, ...] = SLOTS
+STABLE_SLOTS: frozenset[str] = frozenset({"persona", "pinned_memories", "active_memories", "summaries"})
+
+
+class PromptMessage(msgspec.Struct, frozen=True, kw_only=True):
+    """One provider-neutral message of a prompt, tagged with the slot it came from."""
+
+    role: Role
+    text: str
+    slot: str
+    source: str | None = None
+
+
+class MemoryLine(msgspec.Struct, frozen=True, kw_only=True):
+    """A memory as the prompt shows it."""
+
+    id: str
+    text: str
+    recent: bool = False
+
+
+class PromptParts(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything a turn's prompt is built from; later features fill the empty slots."""
+
+    persona: Persona
+    window: Window
+    pinned: tuple[MemoryLine, ...] = ()
+    active: tuple[MemoryLine, ...] = ()
+    summaries: tuple[str, ...] = ()
+    lore: tuple[PromptMessage, ...] = ()
+    recalled: tuple[MemoryLine, ...] = ()
+    documents: tuple[str, ...] = ()
+
+
+class Prompt(msgspec.Struct, frozen=True, kw_only=True):
+    """An assembled prompt: messages in template order, the first ``stable_count`` stable."""
+
+    messages: tuple[PromptMessage, ...]
+    stable_count: int
+
+    @property
+    def stable_prefix(self) -> tuple[PromptMessage, ...]:
+        """The messages that stay byte-identical between turns (DEC-15)."""
+        return self.messages[: self.stable_count]
+
+
+def _render_persona(parts: PromptParts) -> tuple[PromptMessage, ...]:
+    persona = parts.persona
+    text = persona.system_prompt.strip()
+    if persona.description.strip():
+        text = f"{text}\n\n{persona.description.strip()}"
+    return (PromptMessage(role="system", text=text, slot="persona"),)
+
+
+def _memory_block(title: str, lines: tuple[MemoryLine, ...], slot: str) -> tuple[PromptMessage, ...]:
+    if not lines:
+        return ()
+    body = "\n".join(f"- {m.text}{' (recent)' if m.recent else ''}" for m in lines)
+    return (PromptMessage(role="system", text=f"{title}\n{body}", slot=slot),)
+
+
+def _render_pinned(parts: PromptParts) -> tuple[PromptMessage, ...]:
+    return _memory_block("Things you must always keep in mind:", parts.pinned, "pinned_memories")
+
+
+def _render_active(parts: PromptParts) -> tuple[PromptMessage, ...]:
+    return _memory_block("Things you remember:", parts.active, "active_memories")
+
+
+def _render_summaries(parts: PromptParts) -> tuple[PromptMessage, ...]:
+    if not parts.summaries:
+        return ()
+    body = "\n\n".join(parts.summaries)
+    text = f"The story so far (oldest first):\n{body}"
+    return (PromptMessage(role="system", text=text, slot="summaries"),)
+
+
+def _render_lore(parts: PromptParts) -> tuple[PromptMessage, ...]:
+    return parts.lore
+
+
+def _render_window(parts: PromptParts) -> tuple[PromptMessage, ...]:
+    speakers = {m.user for m in parts.window.messages if m.role == "user"}
+    named = len(speakers) > 1
+    return tuple(
+        PromptMessage(
+            role=m.role,
+            text=f"{m.name}: {m.text}" if named and m.role == "user" else m.text,
+            slot="window",
+            source=m.id,
+        )
+        for m in parts.window.messages
+    )
+
+
+def _render_recalled(parts: PromptParts) -> tuple[PromptMessage, ...]:
+    recalled = _memory_block("This came back to you just now:", parts.recalled, "recalled")
+    if not parts.documents:
+        return recalled
+    docs = "\n\n".join(parts.documents)
+    text = f"From your documents:\n{docs}"
+    return (*recalled, PromptMessage(role="system", text=text, slot="recalled"))
+
+
+_RENDERERS: dict[str, Callable[[PromptParts], tuple[PromptMessage, ...]]] = {
+    "persona": _render_persona,
+    "pinned_memories": _render_pinned,
+    "active_memories": _render_active,
+    "summaries": _render_summaries,
+    "lore": _render_lore,
+    "window": _render_window,
+    "recalled": _render_recalled,
+}
+
+
+def resolve_template(template: tuple[str, ...]) -> tuple[str, ...]:
+    """Check a persona's template (empty = default).
+
+    Args:
+        template: slot names in order.
+
+    Returns:
+        The template to use.
+
+    Raises:
+        ConfigError: a slot is unknown or repeated, or "window" is missing.
+    """
+    if not template:
+        return DEFAULT_TEMPLATE
+    unknown = [s for s in template if s not in _RENDERERS]
+    if unknown:
+        raise ConfigError(
+            f"unknown prompt slot(s) {unknown}; known slots: {list(SLOTS)}", code="invalid_template"
+        )
+    if len(set(template)) != len(template):
+        raise ConfigError("a prompt slot appears twice in the template", code="invalid_template")
+    if "window" not in template:
+        raise ConfigError("the prompt template must contain the 'window' slot", code="invalid_template")
+    return template
+
+
+def assemble_prompt(parts: PromptParts, template: tuple[str, ...] = DEFAULT_TEMPLATE) -> Prompt:
+    """Render every slot of ``template`` in order (PRM-1).
+
+    Args:
+        parts: what the turn's prompt is built from.
+        template: slot names in order (see ``resolve_template``).
+
+    Returns:
+        The prompt; ``stable_count`` counts the messages of the leading run of stable slots.
+    """
+    messages: list[PromptMessage] = []
+    stable_count = 0
+    stable = True
+    for slot in template:
+        rendered = _RENDERERS[slot](parts)
+        messages.extend(rendered)
+        stable = stable and slot in STABLE_SLOTS
+        if stable:
+            stable_count = len(messages)
+    return Prompt(messages=tuple(messages), stable_count=stable_count)

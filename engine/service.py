@@ -1,0 +1,331 @@
+"""The chat service: the one async module of the engine (STYLE C3, P6).
+
+It drives the ports and performs what the pure functions decide. A message is first stored
+(so it is never lost), then answered under the chat's lock. Under the lock the service answers
+the chat's pending messages oldest first, up to and including its own, so two messages sent at
+once are both answered, in order, even with several web processes; a message another process
+already answered is reported with that turn.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator, Callable
+from datetime import datetime
+
+import msgspec
+
+from engine.errors import Conflict, LLMUnavailable, NotFound
+from engine.model import IncomingMessage, ModelSettings, Persona, StoredMessage, Turn
+from engine.ports import (
+    ChatLock,
+    ChatModel,
+    ChatStore,
+    Clock,
+    ModelDone,
+    NewMessage,
+    PersonaStore,
+    TextDelta,
+    TokenCounter,
+)
+from engine.prompt import PromptParts, assemble_prompt, resolve_template
+from engine.requestlog import Context, RequestLog, Usage, build_request_log, summarize_context
+from engine.validate import TextLimits, check_text
+from engine.window import WindowPolicy, select_window
+
+__all__ = [
+    "Accepted",
+    "ChatService",
+    "ReplyDelta",
+    "ReplyDone",
+    "ReplyEvent",
+    "ReplyFailed",
+    "ServicePolicy",
+]
+
+
+class ServicePolicy(msgspec.Struct, frozen=True, kw_only=True):
+    """The service's knobs, taken from settings."""
+
+    window: WindowPolicy = msgspec.field(default_factory=WindowPolicy)
+    text: TextLimits = msgspec.field(default_factory=TextLimits)
+    default_model: str = "claude-sonnet-5-5"
+
+
+class ReplyDelta(msgspec.Struct, frozen=True, kw_only=True, tag="delta"):
+    """A piece of the reply, as it streams."""
+
+    text: str
+
+
+class ReplyDone(msgspec.Struct, frozen=True, kw_only=True, tag="done"):
+    """The reply is complete and stored."""
+
+    turn: str
+    reply: str
+    context: Context
+
+
+class ReplyFailed(msgspec.Struct, frozen=True, kw_only=True, tag="error"):
+    """No reply this time; the person's message is stored all the same."""
+
+    code: str
+    message: str
+    turn: str | None = None
+
+
+ReplyEvent = ReplyDelta | ReplyDone | ReplyFailed
+
+
+class Accepted(msgspec.Struct, frozen=True, kw_only=True):
+    """A stored message; ``events`` answers it (or yields nothing when no reply was asked)."""
+
+    message: StoredMessage
+    events: AsyncIterator[ReplyEvent]
+
+
+async def _nothing() -> AsyncIterator[ReplyEvent]:
+    return
+    yield  # pragma: no cover - makes this an async generator
+
+
+class ChatService:
+    """Receives normalized messages from every adapter and answers them."""
+
+    def __init__(
+        self,
+        *,
+        chats: ChatStore,
+        lock: ChatLock,
+        personas: PersonaStore,
+        model: ChatModel,
+        counter: TokenCounter,
+        clock: Clock,
+        policy: ServicePolicy,
+        new_id: Callable[[], str] | None = None,
+    ) -> None:
+        self.chats = chats
+        self.personas = personas
+        self.model = model
+        self.counter = counter
+        self.policy = policy
+        self._lock = lock
+        self._clock = clock
+        self._new_id = new_id or (lambda: secrets.token_hex(6))
+
+    async def persona(self, persona_id: str) -> Persona:
+        """The persona, or ``NotFound(persona_not_found)``."""
+        persona = await self.personas.get(persona_id)
+        if persona is None:
+            raise NotFound(f"There is no persona {persona_id!r}.", code="persona_not_found")
+        return persona
+
+    async def accept(self, message: IncomingMessage, persona_id: str, *, reply: bool = True) -> Accepted:
+        """Validate and store a message; return the stream that answers it.
+
+        Raises:
+            InvalidInput: the text is empty, too long or not valid text (nothing is stored).
+            NotFound: the persona does not exist (nothing is stored).
+        """
+        text = check_text(message.text, self.policy.text)
+        persona = await self.persona(persona_id)
+        (tokens,) = await self.counter.count([text])
+        new = NewMessage(
+            role="user",
+            user=message.user,
+            name=message.display_name,
+            text=text,
+            sent_at=message.sent_at,
+            tokens=tokens,
+            persona=persona.id,
+            reply_to=message.reply_to,
+        )
+        greeting = await self._greeting(persona, message.sent_at)
+        stored = await self.chats.append(message.chat, new, pending=reply, greeting=greeting)
+        events = self._answer(stored) if reply else _nothing()
+        return Accepted(message=stored, events=events)
+
+    async def _greeting(self, persona: Persona, sent_at: datetime) -> NewMessage | None:
+        if not persona.greeting.strip():
+            return None
+        (tokens,) = await self.counter.count([persona.greeting])
+        return NewMessage(
+            role="assistant",
+            user=f"persona:{persona.id}",
+            name=persona.name,
+            text=persona.greeting,
+            sent_at=sent_at,
+            tokens=tokens,
+            persona=persona.id,
+        )
+
+    async def _answer(self, stored: StoredMessage) -> AsyncIterator[ReplyEvent]:
+        chat = stored.chat
+        async with self._lock.hold(chat):
+            while (pending := await self.chats.oldest_pending(chat, stored.position)) is not None:
+                mine = pending.id == stored.id
+                persona = await self.persona(pending.persona)
+                async for event in self._run_turn(pending, persona, None):
+                    if mine:
+                        yield event
+                if mine:
+                    return
+        yield await self._already_answered(stored)
+
+    async def _already_answered(self, stored: StoredMessage) -> ReplyEvent:
+        turn = await self.chats.answer_of(stored.chat, stored.id)
+        found = await self.chats.get(stored.chat, turn.id) if turn is not None else None
+        if turn is None or found is None or turn.reply is None:
+            return ReplyFailed(
+                code="not_answered",
+                message="This message was not answered; your message is saved, send another.",
+            )
+        return ReplyDone(turn=turn.id, reply=turn.reply, context=summarize_context(found[1]))
+
+    async def turn(self, chat: str, turn_id: str) -> tuple[Turn, RequestLog]:
+        """A turn and its request log.
+
+        Raises:
+            NotFound: ``turn_not_found``.
+        """
+        found = await self.chats.get(chat, turn_id)
+        if found is None:
+            raise NotFound(f"There is no turn {turn_id!r} in this chat.", code="turn_not_found")
+        return found
+
+    async def regenerate(self, chat: str, turn_id: str) -> AsyncIterator[ReplyEvent]:
+        """Answer the latest turn's message again, replacing its reply (MEM-7 applies).
+
+        Raises:
+            NotFound: no such turn.
+            Conflict: ``not_latest_turn`` when the turn is not the chat's latest reply.
+        """
+        turn, _ = await self.turn(chat, turn_id)
+        latest = await self.chats.latest(chat)
+        if latest is None or latest.id != turn.id or turn.status != "done":
+            raise Conflict("Only the chat's latest reply can be regenerated.", code="not_latest_turn")
+        answered = await self.chats.message(chat, turn.answers[-1])
+        if answered is None:
+            raise NotFound("The message this turn answered is gone.", code="message_not_found")
+        persona = await self.persona(turn.persona)
+        return self._regenerate(answered, persona, turn)
+
+    async def _regenerate(
+        self, answered: StoredMessage, persona: Persona, old: Turn
+    ) -> AsyncIterator[ReplyEvent]:
+        async with self._lock.hold(answered.chat):
+            latest = await self.chats.latest(answered.chat)
+            if latest is None or latest.id != old.id:
+                yield ReplyFailed(code="not_latest_turn", message="A newer reply arrived meanwhile.")
+                return
+            async for event in self._run_turn(answered, persona, old):
+                yield event
+
+    def _settings(self, persona: Persona) -> ModelSettings:
+        if persona.model.name:
+            return persona.model
+        return msgspec.structs.replace(persona.model, name=self.policy.default_model)
+
+    async def _run_turn(
+        self, answered: StoredMessage, persona: Persona, replaces: Turn | None
+    ) -> AsyncIterator[ReplyEvent]:
+        chat, started = answered.chat, self._clock.now()
+        settings = self._settings(persona)
+        candidates = await self.chats.upto(chat, answered.position, self.policy.window.max_messages)
+        window = select_window(candidates, self.policy.window, settings.context_window)
+        template = resolve_template(persona.template)
+        prompt = assemble_prompt(PromptParts(persona=persona, window=window), template)
+        counts = await self._count_prompt(prompt.messages)
+        turn_id = self._new_id()
+        log = build_request_log(
+            turn=turn_id,
+            chat=chat,
+            persona=persona.id,
+            provider=self.model.provider,
+            model=settings.name if self.model.provider != "offline" else "offline",
+            created_at=started,
+            prompt=prompt,
+            window=window,
+            template=template,
+            message_tokens=counts,
+        )
+        answers = _answered_ids(window.messages, answered)
+        turn = Turn(
+            id=turn_id,
+            chat=chat,
+            persona=persona.id,
+            answers=answers,
+            position=answered.position,
+            status="done",
+            created_at=started,
+            replaces=replaces.id if replaces else None,
+        )
+        parts: list[str] = []
+        usage, attempts = Usage(), 0
+        try:
+            async for event in self.model.stream(prompt, settings, persona.name):
+                if isinstance(event, TextDelta):
+                    parts.append(event.text)
+                    yield ReplyDelta(text=event.text)
+                elif isinstance(event, ModelDone):
+                    usage, attempts = event.usage, event.attempts
+        except LLMUnavailable as exc:
+            yield await self._fail(turn, log, exc)
+            return
+        text = "".join(parts).strip()
+        if not text:
+            yield await self._fail(turn, log, LLMUnavailable("The model returned an empty reply."))
+            return
+        (reply_tokens,) = await self.counter.count([text])
+        log = msgspec.structs.replace(
+            log, usage=usage, attempts=attempts, duration_ms=self._elapsed_ms(started)
+        )
+        turn = msgspec.structs.replace(turn, reply=text, reply_message=f"r-{turn_id}")
+        reply = NewMessage(
+            role="assistant",
+            user=f"persona:{persona.id}",
+            name=persona.name,
+            text=text,
+            sent_at=self._clock.now(),
+            tokens=reply_tokens,
+            persona=persona.id,
+            reply_to=answered.id,
+        )
+        old = msgspec.structs.replace(replaces, status="superseded") if replaces else None
+        await self.chats.finish(turn, log, reply, old)
+        yield ReplyDone(turn=turn_id, reply=text, context=summarize_context(log))
+
+    async def _count_prompt(self, messages: tuple[msgspec.Struct, ...]) -> dict[int, int]:
+        texts = [m.text for m in messages]  # type: ignore[attr-defined]
+        counted = await self.counter.count(texts)
+        return dict(enumerate(counted))
+
+    def _elapsed_ms(self, started: datetime) -> int:
+        return int((self._clock.now() - started).total_seconds() * 1000)
+
+    async def _fail(self, turn: Turn, log: RequestLog, exc: LLMUnavailable) -> ReplyFailed:
+        turn = msgspec.structs.replace(turn, status="failed", error_code=exc.code)
+        log = msgspec.structs.replace(
+            log, error=f"{exc.code}: {exc.message}", duration_ms=self._elapsed_ms(turn.created_at)
+        )
+        await self.chats.finish(turn, log, None, None)
+        return ReplyFailed(
+            code=exc.code,
+            message=(
+                f"The model could not answer ({exc.message}). "
+                "Your message is saved; send it again or regenerate later."
+            ),
+            turn=turn.id,
+        )
+
+
+def _answered_ids(window: tuple[StoredMessage, ...], answered: StoredMessage) -> tuple[str, ...]:
+    """The user messages a turn answers: those after the last reply, up to ``answered``."""
+    ids: list[str] = []
+    for message in reversed(window):
+        if message.role == "assistant":
+            break
+        ids.append(message.id)
+    if answered.id not in ids:
+        ids.insert(0, answered.id)
+    return tuple(reversed(ids))

@@ -1,0 +1,79 @@
+"""The live window (WIN-1..3).
+
+Theory of operation: the window is the newest *suffix* of a chat's log (user and persona
+messages alike, WIN-3). It grows backwards from the newest message while two caps hold: at most
+``max_messages`` messages and at most ``budget`` tokens, where the budget is
+``min(max_tokens, max_share × context_window)`` (WIN-1). The budget deliberately does not grow
+with big-context models (WIN-2): only what else fits around the window changes.
+
+Invariants:
+- the newest message is always in the window, even when it alone exceeds the budget;
+- apart from that single case the window's tokens never exceed the budget;
+- the window is contiguous: a message that does not fit stops the walk (no skipping back to
+  smaller, older ones, which would tear the conversation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import msgspec
+
+from engine.model import StoredMessage
+
+__all__ = ["Window", "WindowPolicy", "select_window", "window_budget"]
+
+
+class WindowPolicy(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Caps of the live window (WIN-1)."""
+
+    max_tokens: int = 10_000
+    max_share: float = 0.25
+    max_messages: int = 50
+
+
+class Window(msgspec.Struct, frozen=True, kw_only=True):
+    """The messages a turn sends raw, oldest first, and what was left out."""
+
+    messages: tuple[StoredMessage, ...]
+    tokens: int
+    budget: int
+    dropped: int
+
+
+def window_budget(policy: WindowPolicy, context_window: int) -> int:
+    """Token budget of the live window for a model with ``context_window`` tokens (WIN-1, WIN-2).
+
+    Args:
+        policy: the window caps.
+        context_window: the model's context window in tokens.
+
+    Returns:
+        ``min(policy.max_tokens, floor(policy.max_share * context_window))``.
+    """
+    return min(policy.max_tokens, int(policy.max_share * context_window))
+
+
+def select_window(messages: Sequence[StoredMessage], policy: WindowPolicy, context_window: int) -> Window:
+    """Choose the live window from a chat's newest messages.
+
+    Args:
+        messages: candidate messages, oldest first (usually the last ``max_messages``).
+        policy: the window caps.
+        context_window: the model's context window in tokens.
+
+    Returns:
+        The newest contiguous run that fits both caps; the newest message always included.
+    """
+    budget = window_budget(policy, context_window)
+    kept: list[StoredMessage] = []
+    used = 0
+    for message in reversed(messages):
+        if len(kept) >= policy.max_messages:
+            break
+        if kept and used + message.tokens > budget:
+            break
+        kept.append(message)
+        used += message.tokens
+    kept.reverse()
+    return Window(messages=tuple(kept), tokens=used, budget=budget, dropped=len(messages) - len(kept))

@@ -1,0 +1,16 @@
+"""Module-level msgpack encoders/decoders for persisted Structs (STYLE D4)."""
+
+from __future__ import annotations
+
+import msgspec
+
+from engine.model import Persona, StoredMessage, Turn
+from engine.requestlog import RequestLog
+
+__all__ = ["ENCODER", "MESSAGE", "PERSONA", "REQUEST_LOG", "TURN"]
+
+ENCODER = msgspec.msgpack.Encoder()
+MESSAGE = msgspec.msgpack.Decoder(StoredMessage)
+TURN = msgspec.msgpack.Decoder(Turn)
+REQUEST_LOG = msgspec.msgpack.Decoder(RequestLog)
+PERSONA = msgspec.msgpack.Decoder(Persona)

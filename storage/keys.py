@@ -1,0 +1,47 @@
+"""Every Redis key Hearth uses, built by one pure function (STYLE P3).
+
+Keys carry a namespace prefix (``hearth`` by default) so several deployments can share one
+Redis. Everything that belongs to one chat carries the chat id as a Redis Cluster hash tag
+(``{web:room1}``), so one chat's keys live in one slot and multi-key transactions and scripts
+on a chat work on a cluster. Chat ids cannot contain braces (engine.validate.qualify_id).
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+__all__ = ["KeyBuilder"]
+
+
+class KeyBuilder(msgspec.Struct, frozen=True, kw_only=True):
+    """Builds keys under a namespace prefix."""
+
+    prefix: str = "hearth"
+
+    def chat(self, chat: str, part: str) -> str:
+        """A key of one chat, e.g. ``hearth:chat:{web:room1}:log``."""
+        return f"{self.prefix}:chat:{{{chat}}}:{part}"
+
+    def request_log(self, chat: str, turn: str) -> str:
+        """The request log of one turn (kept for a limited time)."""
+        return f"{self.prefix}:chat:{{{chat}}}:req:{turn}"
+
+    def lock(self, chat: str) -> str:
+        """The lock that serializes a chat's turns."""
+        return f"{self.prefix}:chat:{{{chat}}}:lock"
+
+    def personas(self) -> str:
+        """The hash of personas by id."""
+        return f"{self.prefix}:personas"
+
+    def setting(self, name: str) -> str:
+        """A deployment-wide value (e.g. the generated session secret)."""
+        return f"{self.prefix}:setting:{name}"
+
+    def room_owner(self, chat: str) -> str:
+        """Which browser user owns a web room."""
+        return f"{self.prefix}:chat:{{{chat}}}:owner"
+
+    def token_cache(self, model: str) -> str:
+        """Cached exact token counts of one model, by content hash."""
+        return f"{self.prefix}:tokens:{model}"

@@ -1,0 +1,80 @@
+"""Real Chromium (Debian's) driven by Playwright against the web process (PLT-4)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser, Page, async_playwright, expect
+
+from tests.fixtures.servers import WebApp
+
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
+    async with async_playwright() as p:
+        launched = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield launched
+        await launched.close()
+
+
+async def open_chat(browser: Browser, app: WebApp, *, width: int = 1280, height: int = 800) -> Page:
+    page = await browser.new_page(viewport={"width": width, "height": height})
+    await page.goto(app.base_url + "/")
+    await expect(page.locator("#send")).to_be_enabled(timeout=15_000)
+    return page
+
+
+async def test_plt_4_browser_sends_a_message_and_sees_the_reply_stream_in(
+    browser: Browser, offline_app: WebApp
+) -> None:
+    page = await open_chat(browser, offline_app)
+    await expect(page.locator("#persona-name")).to_have_text("Ember")
+    await expect(page.locator("#offline-badge")).to_be_visible()
+    await page.fill("#composer", "Hello from Chromium")
+    await page.click("#send")
+    await expect(page.locator('.msg[data-role="user"] .msg-text').last).to_have_text("Hello from Chromium")
+    streaming = page.locator('.msg[data-role="assistant"][data-streaming="true"]')
+    await expect(streaming).to_have_count(1, timeout=10_000)  # the reply is visibly streaming
+    reply = page.locator('.msg[data-role="assistant"]').last
+    await expect(reply).not_to_have_attribute("data-streaming", "true", timeout=15_000)
+    text = await reply.locator(".msg-text").inner_text()
+    assert text.startswith("[Offline model (no Claude key)]") and "Hello from Chromium" in text
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=str(ARTIFACTS / "chat-desktop.png"))
+    # the conversation survives a reload: it was stored in Redis for this browser's session
+    await page.reload()
+    await expect(page.locator('.msg[data-role="user"] .msg-text').last).to_have_text("Hello from Chromium")
+    await page.close()
+
+
+async def test_plt_4_chat_page_works_on_a_phone(browser: Browser, offline_app: WebApp) -> None:
+    page = await open_chat(browser, offline_app, width=390, height=844)
+    await page.fill("#composer", "<img src=x onerror=alert(1)> tiny screen")
+    await page.keyboard.press("Enter")
+    reply = page.locator('.msg[data-role="assistant"]').last
+    await expect(reply.locator(".msg-text")).to_contain_text("tiny screen", timeout=15_000)
+    await expect(page.locator("img")).to_have_count(0)  # text is never rendered as HTML
+    box = await page.locator("#composer").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 844
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=str(ARTIFACTS / "chat-phone.png"))
+    await page.close()

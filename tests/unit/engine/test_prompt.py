@@ -1,0 +1,154 @@
+"""Prompt assembly: PRM-1, PRM-2 (provider mapping), DEC-15 (stable prefix)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import msgspec
+import pytest
+
+from adapters.llm.anthropic_format import CONVERSATION_OPENER, to_messages_request
+from engine.errors import ConfigError
+from engine.model import ModelSettings, Persona, StoredMessage
+from engine.prompt import (
+    DEFAULT_TEMPLATE,
+    MemoryLine,
+    PromptMessage,
+    PromptParts,
+    assemble_prompt,
+    resolve_template,
+)
+from engine.window import Window
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+PERSONA = Persona(id="p", name="Ember", system_prompt="You are Ember.", greeting="Hi!")
+SETTINGS = ModelSettings(name="claude-test", max_tokens=100)
+
+
+def msg(i: int, role: str, text: str, user: str = "web:alice", name: str = "Alice") -> StoredMessage:
+    return StoredMessage(
+        id=f"m{i}",
+        chat="web:c",
+        role=role,
+        user=user,
+        name=name,
+        text=text,  # type: ignore[arg-type]
+        sent_at=NOW,
+        position=float(i),
+        tokens=5,
+    )
+
+
+def window(*messages: StoredMessage) -> Window:
+    return Window(messages=messages, tokens=5 * len(messages), budget=10_000, dropped=0)
+
+
+def full_parts(last: str = "hello") -> PromptParts:
+    return PromptParts(
+        persona=PERSONA,
+        window=window(msg(0, "assistant", "Hi!"), msg(1, "user", last)),
+        pinned=(MemoryLine(id="a", text="Alice is allergic to peanuts"),),
+        active=(MemoryLine(id="b", text="Alice's cat is Mochi", recent=True),),
+        summaries=("They met at the inn.",),
+        lore=(PromptMessage(role="system", text="Dragons sleep in winter.", slot="lore"),),
+        recalled=(MemoryLine(id="c", text="Alice went to Lisbon"),),
+    )
+
+
+def test_prm_1_slots_render_in_template_order() -> None:
+    prompt = assemble_prompt(full_parts())
+    slots = [m.slot for m in prompt.messages]
+    assert slots == [
+        "persona",
+        "pinned_memories",
+        "active_memories",
+        "summaries",
+        "lore",
+        "window",
+        "window",
+        "recalled",
+    ]
+    assert prompt.messages[0].text == "You are Ember."
+    assert "(recent)" in prompt.messages[2].text
+
+
+def test_prm_1_empty_slots_render_nothing() -> None:
+    prompt = assemble_prompt(PromptParts(persona=PERSONA, window=window(msg(1, "user", "hi"))))
+    assert [m.slot for m in prompt.messages] == ["persona", "window"]
+    assert prompt.stable_count == 1
+
+
+def test_prm_1_a_custom_template_moves_a_slot_and_shortens_the_stable_prefix() -> None:
+    template = ("persona", "lore", "pinned_memories", "active_memories", "summaries", "window", "recalled")
+    prompt = assemble_prompt(full_parts(), resolve_template(template))
+    assert [m.slot for m in prompt.messages][:2] == ["persona", "lore"]
+    assert prompt.stable_count == 1
+
+
+@pytest.mark.parametrize(
+    "template", [("persona", "nope", "window"), ("persona", "persona", "window"), ("persona",)]
+)
+def test_prm_1_bad_templates_are_refused(template: tuple[str, ...]) -> None:
+    with pytest.raises(ConfigError):
+        resolve_template(template)
+
+
+def test_dec_15_stable_prefix_is_identical_between_turns() -> None:
+    first = assemble_prompt(full_parts("hello"))
+    second = assemble_prompt(full_parts("and how is Mochi?"))
+    assert first.stable_count == second.stable_count == 4
+    assert first.stable_prefix == second.stable_prefix
+    assert first.messages != second.messages
+
+
+def test_prm_1_group_messages_name_their_speakers() -> None:
+    parts = PromptParts(
+        persona=PERSONA,
+        window=window(msg(1, "user", "hi"), msg(2, "user", "yo", user="web:bob", name="Bob")),
+    )
+    texts = [m.text for m in assemble_prompt(parts).messages if m.slot == "window"]
+    assert texts == ["Alice: hi", "Bob: yo"]
+
+
+def test_prm_2_anthropic_mapping_system_blocks_breakpoint_and_alternation() -> None:
+    request = to_messages_request(assemble_prompt(full_parts()), SETTINGS)
+    system = request["system"]
+    assert system[0]["text"] == "You are Ember."
+    # the breakpoint closes the stable prefix; leading lore after it is still a system block
+    assert [b.get("cache_control") for b in system] == [None, None, None, {"type": "ephemeral"}, None]
+    assert system[4]["text"] == "Dragons sleep in winter."
+    roles = [m["role"] for m in request["messages"]]
+    assert roles == ["user", "assistant", "user"]
+    assert request["messages"][0]["content"] == [{"type": "text", "text": CONVERSATION_OPENER}]
+    last = request["messages"][-1]["content"]
+    assert last[0]["text"] == "hello"
+    assert "[System note: This came back to you just now:" in last[1]["text"]
+    assert request["model"] == "claude-test" and request["max_tokens"] == 100
+
+
+def test_prm_2_system_role_lore_inside_the_conversation_becomes_a_marked_note() -> None:
+    template = ("persona", "pinned_memories", "active_memories", "summaries", "window", "lore", "recalled")
+    request = to_messages_request(assemble_prompt(full_parts(), resolve_template(template)), SETTINGS)
+    last = request["messages"][-1]
+    assert last["role"] == "user"
+    assert [b["text"] for b in last["content"]][:2] == ["hello", "[System note: Dragons sleep in winter.]"]
+
+
+def test_prm_2_two_turns_send_byte_identical_prefixes() -> None:
+    a = to_messages_request(assemble_prompt(full_parts("one")), SETTINGS)
+    b = to_messages_request(assemble_prompt(full_parts("two")), SETTINGS)
+    assert msgspec.json.encode(a["system"]) == msgspec.json.encode(b["system"])
+    assert a["messages"] != b["messages"]
+
+
+def test_prm_2_breakpoint_on_the_persona_when_nothing_else_is_stable() -> None:
+    prompt = assemble_prompt(PromptParts(persona=PERSONA, window=window(msg(1, "user", "hi"))))
+    request = to_messages_request(prompt, SETTINGS)
+    assert request["system"] == [
+        {"type": "text", "text": "You are Ember.", "cache_control": {"type": "ephemeral"}}
+    ]
+    assert request["messages"] == [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
+
+
+def test_default_template_lists_every_slot_once() -> None:
+    assert len(set(DEFAULT_TEMPLATE)) == len(DEFAULT_TEMPLATE) == 7
