@@ -18,7 +18,7 @@ from adapters.llm.tokens import OfflineTokenCounter
 from adapters.web.app import create_app
 from adapters.web.session import SessionSigner
 from adapters.web.state import WebState
-from config.personas import load_personas
+from config.load import load_personas
 from config.settings import Settings
 from engine.errors import StorageUnavailable
 from engine.ports import ChatModel, TokenCounter

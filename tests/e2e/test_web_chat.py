@@ -44,7 +44,7 @@ async def browser(claude_app: WebApp) -> AsyncIterator[BrowserClient]:
 
 
 def persona_prompt() -> str:
-    from config.personas import load_personas
+    from config.load import load_personas
 
     return load_personas("config/personas")[0].system_prompt.strip()
 

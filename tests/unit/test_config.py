@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from config.personas import load_personas, parse_persona_toml
+from config.load import load_personas, parse_persona_toml
 from config.settings import load_settings
 from engine.errors import ConfigError
 
