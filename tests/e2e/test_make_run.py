@@ -32,7 +32,7 @@ def start(workdir: Path, port: int) -> subprocess.Popen[bytes]:
     }
     log = workdir / "run.log"
     with log.open("ab") as out:
-        proc = subprocess.Popen(  # noqa: S603
+        proc = subprocess.Popen(
             [sys.executable, "-m", "adapters.devrun"],
             cwd=workdir,
             env=env,
