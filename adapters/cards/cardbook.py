@@ -1,0 +1,253 @@
+"""Character Card V2/V3 ``character_book`` <-> ``LoreBook``.
+
+A card lorebook has ``entries`` as an array. The fields the engine models are decoded into
+``LoreEntry`` fields; the tuning SillyTavern keeps in the entry's ``extensions`` (probability,
+selective logic, role, scan depth, ...) is read from there, but ``extensions`` itself is kept
+verbatim and only the keys whose value was *changed* are rewritten on export, so an unchanged
+entry exports its ``extensions`` byte for byte. Every unknown entry field (``name``,
+``position``, anything an application added) is kept in ``LoreEntry.extra``.
+
+Normalizations on export (documented, tested): the V3 entry fields the engine models are
+always written (``id``, ``comment``, ``constant``, ``selective``, ``secondary_keys``,
+``priority`` -- equal to ``insertion_order`` when the file had none -- and ``use_regex``);
+``case_sensitive`` is written when set; a missing book ``extensions`` becomes ``{}``; missing
+ids are numbered; a decorator line is re-rendered ``@@name value``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from adapters.cards.jsondoc import child_path, convert_at, require_object
+from adapters.cards.limits import CardLimits, invalid
+from adapters.cards.mapping import (
+    DEFAULT_INSERTION_ORDER,
+    ROLES,
+    SELECTIVE_LOGIC,
+    ST_ONLY_FIELDS,
+    ST_TO_CARD_EXT,
+    CardTuning,
+    Num,
+    assign_ids,
+    insertion_from_order,
+    is_enabled,
+    order_from_insertion,
+    split_keys,
+    to_int,
+    tuning_values,
+)
+from adapters.cards.worldinfo import ALIASES, book_settings
+from engine.lorebook.model import (
+    LoreBook,
+    LoreEntry,
+    join_decorators,
+    json_pairs,
+    pairs_to_dict,
+    split_decorators,
+)
+
+__all__ = ["decode_card_book", "encode_card_book"]
+
+_CANONICAL_INT = re.compile(r"-?(0|[1-9][0-9]{0,17})")
+_TUNING_ATTRS = tuple(f.name for f in msgspec.structs.fields(CardTuning))
+_TUNING_EXT_NAME = {f.name: f.encode_name for f in msgspec.structs.fields(CardTuning)}
+_ST_TUNING_NAMES = frozenset(
+    {
+        "probability",
+        "useProbability",
+        "selectiveLogic",
+        "scanDepth",
+        "matchWholeWords",
+        "caseSensitive",
+        "role",
+        "excludeRecursion",
+        "preventRecursion",
+    }
+)
+
+
+class _CardEntry(msgspec.Struct, kw_only=True):
+    id: int | str | None = None
+    keys: list[str] | str | None = None
+    key: list[str] | str | None = None
+    secondary_keys: list[str] | str | None = None
+    keysecondary: list[str] | str | None = None
+    comment: str | None = None
+    content: str | None = None
+    constant: bool | None = None
+    selective: bool | None = None
+    enabled: bool | None = None
+    disable: bool | None = None
+    insertion_order: Num | None = None
+    order: Num | None = None
+    priority: Num | None = None
+    use_regex: bool | None = None
+    case_sensitive: bool | None = None
+    extensions: dict[str, Any] | None = None
+
+
+_BASE_NAMES = frozenset(
+    {
+        "id",
+        "comment",
+        "content",
+        "constant",
+        "selective",
+        "priority",
+        "use_regex",
+        "case_sensitive",
+        "extensions",
+    }
+)
+
+
+def decode_card_book(raw: dict[str, Any], limits: CardLimits, path: str) -> LoreBook:
+    """Build a ``LoreBook`` from a decoded card ``character_book`` object.
+
+    Args:
+        raw: The ``character_book`` object (or a standalone ``lorebook_v3`` ``data``).
+        limits: ``max_entries`` caps the entry count.
+        path: Its document path, e.g. ``data.character_book``.
+
+    Returns:
+        The book; ``id`` is left empty for the service to set.
+
+    Raises:
+        InvalidInput: ``invalid_field`` (with the field path) or ``too_many_entries``.
+    """
+    where = child_path(path, "entries")
+    items = raw.get("entries", [])
+    if not isinstance(items, list):
+        raise invalid("invalid_field", f"Field `{where}` must be an array.")
+    if len(items) > limits.max_entries:
+        raise invalid(
+            "too_many_entries",
+            f"The lorebook has {len(items)} entries; the limit is {limits.max_entries}.",
+        )
+    values, unknown = book_settings(raw, path)
+    decoded = [
+        _decode_entry(require_object(item, f"{where}[{i}]"), f"{where}[{i}]") for i, item in enumerate(items)
+    ]
+    ids = assign_ids(e.id or None for e in decoded)
+    entries = tuple(msgspec.structs.replace(e, id=i) for e, i in zip(decoded, ids, strict=True))
+    return LoreBook(entries=entries, extra=json_pairs(unknown), **values)
+
+
+def _decode_entry(raw: dict[str, Any], path: str) -> LoreEntry:
+    wire = convert_at(raw, _CardEntry, path)
+    used = set(_BASE_NAMES) | {card if card in raw else st for st, card in ALIASES}
+    keys = wire.keys if "keys" in raw else wire.key
+    secondary = wire.secondary_keys if "secondary_keys" in raw else wire.keysecondary
+    enabled = is_enabled(raw, wire.disable, wire.enabled, prefer_disable=False)
+    number = wire.insertion_order if "insertion_order" in raw else wire.order
+    field = "insertion_order" if "insertion_order" in raw else "order"
+    insertion = DEFAULT_INSERTION_ORDER if number is None else to_int(number, child_path(path, field))
+    priority = insertion if wire.priority is None else to_int(wire.priority, child_path(path, "priority"))
+    tuning = tuning_values(wire.extensions or {}, CardTuning, child_path(path, "extensions"))
+    if wire.case_sensitive is not None:
+        tuning["case_sensitive"] = wire.case_sensitive
+    decorators, body = split_decorators(wire.content or "")
+    return LoreEntry(
+        id="" if wire.id is None else str(wire.id),
+        keys=split_keys(keys),
+        secondary_keys=split_keys(secondary),
+        content=body,
+        decorators=decorators,
+        comment=wire.comment or "",
+        constant=bool(wire.constant),
+        enabled=enabled,
+        selective=bool(wire.selective),
+        use_regex=bool(wire.use_regex),
+        priority=priority,
+        order=order_from_insertion(insertion),
+        extensions=json_pairs(wire.extensions or {}),
+        extra=json_pairs({k: v for k, v in raw.items() if k not in used}),
+        **tuning,
+    )
+
+
+def encode_card_book(book: LoreBook) -> dict[str, Any]:
+    """Render a ``LoreBook`` as a CCv3 ``character_book`` object (also valid CCv2).
+
+    Args:
+        book: The book.
+
+    Returns:
+        The lorebook object: unknown top-level fields, ``name``/``description`` when set,
+        scan settings when set, ``extensions`` and ``entries``.
+    """
+    doc: dict[str, Any] = pairs_to_dict(book.extra)
+    for name in ("name", "description"):
+        if getattr(book, name):
+            doc[name] = getattr(book, name)
+    for name in ("scan_depth", "token_budget", "recursive_scanning"):
+        if getattr(book, name) is not None:
+            doc[name] = getattr(book, name)
+    doc["extensions"] = pairs_to_dict(book.extensions)
+    doc["entries"] = [_encode_entry(entry) for entry in book.entries]
+    return doc
+
+
+def _encode_entry(entry: LoreEntry) -> dict[str, Any]:
+    top, ext = _card_places(entry)
+    out: dict[str, Any] = {
+        "id": int(entry.id) if _CANONICAL_INT.fullmatch(entry.id) else entry.id,
+        "keys": list(entry.keys),
+        "secondary_keys": list(entry.secondary_keys),
+        "comment": entry.comment,
+        "content": join_decorators(entry.decorators, entry.content),
+        "constant": entry.constant,
+        "selective": entry.selective,
+        "insertion_order": insertion_from_order(entry.order),
+        "enabled": entry.enabled,
+        "priority": entry.priority,
+        "use_regex": entry.use_regex,
+    }
+    if entry.case_sensitive is not None:
+        out["case_sensitive"] = entry.case_sensitive
+    _patch_tuning(ext, entry, entry.case_sensitive)
+    out["extensions"] = ext
+    return {**top, **out}
+
+
+def _card_places(entry: LoreEntry) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Split unknown fields into card top-level fields and ``extensions`` keys.
+
+    Fields a World Info file kept at the top level go where SillyTavern puts them in a card:
+    mapped names into ``extensions`` (numeric ``position`` also as ``before_char``/
+    ``after_char``); anything else stays a top-level field.
+    """
+    ext = pairs_to_dict(entry.extensions)
+    top: dict[str, Any] = {}
+    for name, value in pairs_to_dict(entry.extra).items():
+        if name == "position" and isinstance(value, int) and not isinstance(value, bool):
+            top["position"] = "before_char" if value == 0 else "after_char"
+            ext["position"] = value
+        elif name == "position":
+            top[name] = value
+        elif name in ST_TO_CARD_EXT and name not in _ST_TUNING_NAMES:
+            ext[ST_TO_CARD_EXT[name]] = value
+        elif name in ST_ONLY_FIELDS:
+            ext[name] = value
+        else:
+            top[name] = value
+    return top, ext
+
+
+def _patch_tuning(ext: dict[str, Any], entry: LoreEntry, top_case: bool | None) -> None:
+    """Rewrite only the tuning keys whose value, as read back, differs from the entry."""
+    current = tuning_values(ext, CardTuning, "extensions")
+    if top_case is not None:
+        current["case_sensitive"] = top_case
+    for attr in _TUNING_ATTRS:
+        wanted = getattr(entry, attr)
+        if current[attr] == wanted:
+            continue
+        if attr == "selective_logic":
+            wanted = SELECTIVE_LOGIC.index(wanted)
+        elif attr == "role":
+            wanted = ROLES.index(wanted)
+        ext[_TUNING_EXT_NAME[attr]] = wanted

@@ -1,0 +1,284 @@
+"""Field mappings shared by the World Info and character-card codecs.
+
+Order (LORE-8, LORE-13). SillyTavern sorts activated entries with ``b.order - a.order`` and
+``unshift``s each into its block, so the block reads in *ascending* ``order``: a lower World
+Info ``order`` goes earlier, exactly like a card's ``insertion_order`` ("the lower the number,
+the earlier", CCv3). The same pass fills the token budget from the highest ``order`` down, so
+ST's ``order`` is also its budget priority. Here a *higher* ``order`` goes earlier, so:
+
+    order = -insertion_order        insertion_order = -order
+
+an involution on integers, hence exact in both directions. A card's ``priority`` (higher
+survives the budget, CCv3/AgnAI) maps unchanged; without one, and for World Info, ``priority``
+is the file's ``insertion_order``/``order`` (CCv3: "MAY remove the lowest insertion_order
+first"; ST: the budget pass runs in ``order`` order).
+
+Tuning fields (probability, selective logic, role, scan depth, whole words, case, recursion
+flags) are top-level fields in World Info and live in the entry's ``extensions`` in a card,
+under the names SillyTavern uses when it converts between the two (``ST_TO_CARD_EXT``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+
+from adapters.cards.jsondoc import child_path, convert_at
+from adapters.cards.limits import invalid
+from engine.lorebook.model import Role, SelectiveLogic
+
+__all__ = [
+    "DEFAULT_INSERTION_ORDER",
+    "ROLES",
+    "SELECTIVE_LOGIC",
+    "ST_ONLY_FIELDS",
+    "ST_TO_CARD_EXT",
+    "CardTuning",
+    "StTuning",
+    "Tuning",
+    "assign_ids",
+    "insertion_from_order",
+    "is_enabled",
+    "order_from_insertion",
+    "split_keys",
+    "to_int",
+    "tuning_values",
+]
+
+SELECTIVE_LOGIC: tuple[SelectiveLogic, ...] = ("AND_ANY", "NOT_ALL", "NOT_ANY", "AND_ALL")
+"""Index = SillyTavern ``world_info_logic`` number (verified in ST's world-info.js)."""
+
+ROLES: tuple[Role, ...] = ("system", "user", "assistant")
+"""Index = SillyTavern ``extension_prompt_roles`` number."""
+
+DEFAULT_INSERTION_ORDER = 100
+"""SillyTavern's default ``order`` for a new entry; used when a file has none."""
+
+ST_TO_CARD_EXT: dict[str, str] = {
+    "position": "position",
+    "excludeRecursion": "exclude_recursion",
+    "displayIndex": "display_index",
+    "probability": "probability",
+    "useProbability": "useProbability",
+    "depth": "depth",
+    "selectiveLogic": "selectiveLogic",
+    "outletName": "outlet_name",
+    "group": "group",
+    "groupOverride": "group_override",
+    "groupWeight": "group_weight",
+    "preventRecursion": "prevent_recursion",
+    "delayUntilRecursion": "delay_until_recursion",
+    "scanDepth": "scan_depth",
+    "matchWholeWords": "match_whole_words",
+    "useGroupScoring": "use_group_scoring",
+    "caseSensitive": "case_sensitive",
+    "automationId": "automation_id",
+    "role": "role",
+    "vectorized": "vectorized",
+    "sticky": "sticky",
+    "cooldown": "cooldown",
+    "delay": "delay",
+    "matchPersonaDescription": "match_persona_description",
+    "matchCharacterDescription": "match_character_description",
+    "matchCharacterPersonality": "match_character_personality",
+    "matchCharacterDepthPrompt": "match_character_depth_prompt",
+    "matchScenario": "match_scenario",
+    "matchCreatorNotes": "match_creator_notes",
+    "triggers": "triggers",
+    "ignoreBudget": "ignore_budget",
+}
+"""World Info entry field -> card entry ``extensions`` key, as SillyTavern converts them."""
+
+ST_ONLY_FIELDS = ("addMemo", "characterFilter")
+"""World Info fields with no card place; a card keeps them in ``extensions`` by their ST name."""
+
+Num = int | float
+
+
+def order_from_insertion(insertion_order: int) -> int:
+    """Return our ``order`` (higher = earlier) for a file's ``insertion_order`` (lower = earlier).
+
+    Args:
+        insertion_order: Card ``insertion_order`` or World Info ``order``.
+
+    Returns:
+        ``-insertion_order``.
+    """
+    return -insertion_order
+
+
+def insertion_from_order(order: int) -> int:
+    """Return a file's ``insertion_order`` for our ``order`` (inverse of the above).
+
+    Args:
+        order: ``LoreEntry.order``.
+
+    Returns:
+        ``-order``.
+    """
+    return -order
+
+
+class Tuning(msgspec.Struct, kw_only=True):
+    """Typed view of the tuning fields; ``None`` = absent or null in the file."""
+
+    probability: Num | None = None
+    use_probability: bool | None = None
+    selective_logic: int | None = None
+    scan_depth: int | None = None
+    match_whole_words: bool | None = None
+    case_sensitive: bool | None = None
+    role: int | None = None
+    exclude_recursion: bool | None = None
+    prevent_recursion: bool | None = None
+
+
+class StTuning(Tuning, kw_only=True):
+    """The tuning fields as World Info names them (top level of an entry)."""
+
+    use_probability: bool | None = msgspec.field(default=None, name="useProbability")
+    selective_logic: int | None = msgspec.field(default=None, name="selectiveLogic")
+    scan_depth: int | None = msgspec.field(default=None, name="scanDepth")
+    match_whole_words: bool | None = msgspec.field(default=None, name="matchWholeWords")
+    case_sensitive: bool | None = msgspec.field(default=None, name="caseSensitive")
+    exclude_recursion: bool | None = msgspec.field(default=None, name="excludeRecursion")
+    prevent_recursion: bool | None = msgspec.field(default=None, name="preventRecursion")
+
+
+class CardTuning(Tuning, kw_only=True):
+    """The tuning fields as a card's entry ``extensions`` name them (ST's conversion)."""
+
+    use_probability: bool | None = msgspec.field(default=None, name="useProbability")
+    selective_logic: int | None = msgspec.field(default=None, name="selectiveLogic")
+
+
+def tuning_values(raw: dict[str, Any], type_: type[Tuning], path: str) -> dict[str, Any]:
+    """Validate the tuning fields of a file object and return ``LoreEntry`` keyword values.
+
+    Args:
+        raw: The entry (World Info) or the entry's ``extensions`` object (card).
+        type_: ``StTuning`` or ``CardTuning``.
+        path: Document path of ``raw``, for error messages.
+
+    Returns:
+        ``probability``, ``use_probability``, ``selective_logic``, ``scan_depth``,
+        ``match_whole_words``, ``case_sensitive``, ``role``, ``exclude_recursion`` and
+        ``prevent_recursion``, defaults filled in as SillyTavern does.
+
+    Raises:
+        InvalidInput: ``invalid_field`` naming the field.
+    """
+    tuning = convert_at(raw, type_, path)
+    names = {f.name: child_path(path, f.encode_name) for f in msgspec.structs.fields(type_)}
+    probability = _ranged(tuning.probability, 100, 0, 100, names["probability"])
+    logic = _ranged(tuning.selective_logic, 0, 0, 3, names["selective_logic"])
+    role = _ranged(tuning.role, 0, 0, 2, names["role"])
+    scan_depth = tuning.scan_depth
+    if scan_depth is not None and scan_depth < 0:
+        raise invalid("invalid_field", f"Field `{names['scan_depth']}` must be >= 0.")
+    return {
+        "probability": probability,
+        "use_probability": True if tuning.use_probability is None else tuning.use_probability,
+        "selective_logic": SELECTIVE_LOGIC[logic],
+        "scan_depth": scan_depth,
+        "match_whole_words": tuning.match_whole_words,
+        "case_sensitive": tuning.case_sensitive,
+        "role": ROLES[role],
+        "exclude_recursion": bool(tuning.exclude_recursion),
+        "prevent_recursion": bool(tuning.prevent_recursion),
+    }
+
+
+def _ranged(value: Num | None, default: int, low: int, high: int, path: str) -> int:
+    number = default if value is None else to_int(value, path)
+    if not low <= number <= high:
+        raise invalid("invalid_field", f"Field `{path}` must be {low}..{high}, got {number}.")
+    return number
+
+
+def to_int(value: Num, path: str) -> int:
+    """Accept an integer, or a float with an integral value (some writers emit ``100.0``).
+
+    Args:
+        value: A JSON number.
+        path: Its document path, for the message.
+
+    Returns:
+        The integer.
+
+    Raises:
+        InvalidInput: ``invalid_field`` for a fractional or non-finite number.
+    """
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise invalid("invalid_field", f"Field `{path}` must be an integer, got {value}.")
+        return int(value)
+    return value
+
+
+def is_enabled(
+    raw: dict[str, Any], disable: bool | None, enabled: bool | None, *, prefer_disable: bool
+) -> bool:
+    """Read the enabled flag from ``disable`` (World Info) or ``enabled`` (card).
+
+    Args:
+        raw: The entry object, to see which of the two names it has.
+        disable: Its typed ``disable`` value.
+        enabled: Its typed ``enabled`` value.
+        prefer_disable: Which name wins when both are present (the format's native one).
+
+    Returns:
+        True unless the entry is switched off; absent or ``null`` means enabled.
+    """
+    if (prefer_disable and "disable" in raw) or "enabled" not in raw:
+        return not disable
+    return True if enabled is None else enabled
+
+
+def split_keys(value: list[str] | str | None) -> tuple[str, ...]:
+    """Keys as a tuple; a legacy comma-separated string is split and trimmed.
+
+    Args:
+        value: A JSON array of strings, a comma-separated string, or ``None``.
+
+    Returns:
+        The keys, empty strings dropped from a split string.
+    """
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return tuple(part.strip() for part in value.split(",") if part.strip())
+    return tuple(value)
+
+
+def assign_ids(candidates: Iterable[str | None]) -> tuple[str, ...]:
+    """Make entry ids unique: the first use of an id keeps it, the rest get fresh numbers.
+
+    Fresh ids are the smallest unused non-negative integers, as SillyTavern assigns them.
+
+    Args:
+        candidates: The id each entry carries in the file, or ``None`` when it has none.
+
+    Returns:
+        One unique id per candidate, in order.
+    """
+    wanted = list(candidates)
+    used: set[str] = set()
+    keep: list[bool] = []
+    for cand in wanted:
+        keep.append(cand is not None and cand not in used)
+        if cand is not None:
+            used.add(cand)
+    counter = 0
+    result: list[str] = []
+    for cand, kept in zip(wanted, keep, strict=True):
+        if kept and cand is not None:
+            result.append(cand)
+            continue
+        while str(counter) in used:
+            counter += 1
+        used.add(str(counter))
+        result.append(str(counter))
+    return tuple(result)

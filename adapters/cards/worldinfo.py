@@ -1,0 +1,278 @@
+"""SillyTavern World Info JSON <-> ``LoreBook``.
+
+A World Info file is ``{"entries": {uid: entry, ...}}`` (some tools write an array). Entry
+fields the engine models are decoded into ``LoreEntry`` fields; the entry's ``extensions``
+object is kept verbatim in ``LoreEntry.extensions``; every other field (``position``,
+``depth``, ``group``, ``sticky``, ``displayIndex``, ...) is kept verbatim in
+``LoreEntry.extra``. Card-style names are accepted as aliases (``keys``, ``secondary_keys``,
+``enabled``, ``insertion_order``); the native name wins when both are present and the alias
+then stays in ``extra``.
+
+Normalizations on export (documented, tested): entries become an object keyed by ``uid``;
+aliases are written under their native names; fields the engine models are always written
+(absent or ``null`` ones with SillyTavern's defaults, nullable overrides as ``null``); an
+empty ``extensions`` object is omitted; a decorator line is re-rendered ``@@name value``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from adapters.cards.jsondoc import child_path, convert_at, require_object
+from adapters.cards.limits import CardLimits, invalid
+from adapters.cards.mapping import (
+    DEFAULT_INSERTION_ORDER,
+    ROLES,
+    SELECTIVE_LOGIC,
+    ST_ONLY_FIELDS,
+    ST_TO_CARD_EXT,
+    Num,
+    StTuning,
+    assign_ids,
+    insertion_from_order,
+    is_enabled,
+    order_from_insertion,
+    split_keys,
+    to_int,
+    tuning_values,
+)
+from engine.lorebook.model import (
+    LoreBook,
+    LoreEntry,
+    join_decorators,
+    json_pairs,
+    pairs_to_dict,
+    split_decorators,
+)
+
+__all__ = ["ALIASES", "BookSettings", "book_settings", "decode_world_info", "encode_world_info"]
+
+ALIASES: tuple[tuple[str, str], ...] = (
+    ("key", "keys"),
+    ("keysecondary", "secondary_keys"),
+    ("disable", "enabled"),
+    ("order", "insertion_order"),
+)
+"""(World Info name, card name) pairs of the same field."""
+
+_TUNING_NAMES = frozenset(f.encode_name for f in msgspec.structs.fields(StTuning))
+
+
+class _StEntry(msgspec.Struct, kw_only=True):
+    uid: int | str | None = None
+    key: list[str] | str | None = None
+    keys: list[str] | str | None = None
+    keysecondary: list[str] | str | None = None
+    secondary_keys: list[str] | str | None = None
+    comment: str | None = None
+    content: str | None = None
+    constant: bool | None = None
+    selective: bool | None = None
+    disable: bool | None = None
+    enabled: bool | None = None
+    order: Num | None = None
+    insertion_order: Num | None = None
+    extensions: dict[str, Any] | None = None
+
+
+_CANONICAL_INT = re.compile(r"0|[1-9][0-9]{0,17}")
+_BASE_NAMES = frozenset({"uid", "comment", "content", "constant", "selective", "extensions"})
+
+
+class BookSettings(msgspec.Struct, kw_only=True):
+    """Book-level fields shared by World Info files that carry them and card lorebooks."""
+
+    name: str | None = None
+    description: str | None = None
+    scan_depth: int | None = None
+    token_budget: int | None = None
+    recursive_scanning: bool | None = None
+    extensions: dict[str, Any] | None = None
+
+
+_BOOK_NAMES = frozenset(f.encode_name for f in msgspec.structs.fields(BookSettings))
+
+
+def book_settings(raw: dict[str, Any], path: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Validate book-level settings and split off the unknown top-level fields.
+
+    Args:
+        raw: The book object (World Info file or card ``character_book``).
+        path: Its document path.
+
+    Returns:
+        ``(LoreBook keyword values, unknown fields)``; ``entries`` is in neither.
+
+    Raises:
+        InvalidInput: ``invalid_field`` for a wrongly typed or negative setting.
+    """
+    settings = convert_at(raw, BookSettings, path)
+    for name in ("scan_depth", "token_budget"):
+        value = getattr(settings, name)
+        if value is not None and value < 0:
+            raise invalid("invalid_field", f"Field `{child_path(path, name)}` must be >= 0.")
+    values = {
+        "name": settings.name or "",
+        "description": settings.description or "",
+        "scan_depth": settings.scan_depth,
+        "token_budget": settings.token_budget,
+        "recursive_scanning": settings.recursive_scanning,
+        "extensions": json_pairs(settings.extensions or {}),
+    }
+    unknown = {k: v for k, v in raw.items() if k not in _BOOK_NAMES and k != "entries"}
+    return values, unknown
+
+
+def decode_world_info(raw: dict[str, Any], limits: CardLimits, path: str = "") -> LoreBook:
+    """Build a ``LoreBook`` from a decoded World Info file.
+
+    Args:
+        raw: The decoded JSON object (must have ``entries``).
+        limits: ``max_entries`` caps the entry count.
+        path: Document path of ``raw`` (``""`` for a file).
+
+    Returns:
+        The book; ``id`` is left empty for the service to set.
+
+    Raises:
+        InvalidInput: ``invalid_field`` (with the field path) or ``too_many_entries``.
+    """
+    items = _entry_items(raw.get("entries"), child_path(path, "entries"), limits)
+    values, unknown = book_settings(raw, path)
+    decoded = [_decode_entry(item, where) for where, _, item in items]
+    ids = assign_ids(_candidate_id(e, key) for (_, key, _), e in zip(items, decoded, strict=True))
+    entries = tuple(msgspec.structs.replace(e, id=i) for e, i in zip(decoded, ids, strict=True))
+    return LoreBook(entries=entries, extra=json_pairs(unknown), **values)
+
+
+def _entry_items(entries: Any, path: str, limits: CardLimits) -> list[tuple[str, str | None, dict[str, Any]]]:
+    """``(path, object key, entry)`` for each entry of an object- or array-shaped ``entries``."""
+    if isinstance(entries, dict):
+        pairs: list[tuple[str, str | None, Any]] = [(f'{path}["{k}"]', k, v) for k, v in entries.items()]
+    elif isinstance(entries, list):
+        pairs = [(f"{path}[{i}]", None, v) for i, v in enumerate(entries)]
+    else:
+        raise invalid("invalid_field", f"Field `{path}` must be an object or an array.")
+    if len(pairs) > limits.max_entries:
+        raise invalid(
+            "too_many_entries",
+            f"The lorebook has {len(pairs)} entries; the limit is {limits.max_entries}.",
+        )
+    return [(where, key, require_object(value, where)) for where, key, value in pairs]
+
+
+def _candidate_id(entry: LoreEntry, key: str | None) -> str | None:
+    return entry.id or key
+
+
+def _decode_entry(raw: dict[str, Any], path: str) -> LoreEntry:
+    wire = convert_at(raw, _StEntry, path)
+    used = set(_BASE_NAMES) | _TUNING_NAMES
+    used |= {native if native in raw else alias for native, alias in ALIASES}
+    keys = wire.key if "key" in raw else wire.keys
+    secondary = wire.keysecondary if "keysecondary" in raw else wire.secondary_keys
+    enabled = is_enabled(raw, wire.disable, wire.enabled, prefer_disable=True)
+    number = wire.order if "order" in raw else wire.insertion_order
+    where = child_path(path, "order" if "order" in raw else "insertion_order")
+    insertion = DEFAULT_INSERTION_ORDER if number is None else to_int(number, where)
+    decorators, body = split_decorators(wire.content or "")
+    return LoreEntry(
+        id="" if wire.uid is None else str(wire.uid),
+        keys=split_keys(keys),
+        secondary_keys=split_keys(secondary),
+        content=body,
+        decorators=decorators,
+        comment=wire.comment or "",
+        constant=bool(wire.constant),
+        enabled=enabled,
+        selective=bool(wire.selective),
+        priority=insertion,
+        order=order_from_insertion(insertion),
+        extensions=json_pairs(wire.extensions or {}),
+        extra=json_pairs({k: v for k, v in raw.items() if k not in used}),
+        **tuning_values(raw, StTuning, path),
+    )
+
+
+def encode_world_info(book: LoreBook) -> dict[str, Any]:
+    """Render a ``LoreBook`` as a SillyTavern World Info JSON object.
+
+    Args:
+        book: The book.
+
+    Returns:
+        ``{"entries": {uid: entry}}`` plus the book's unknown top-level fields and, when set,
+        ``name``, ``description``, scan settings and ``extensions``.
+    """
+    doc: dict[str, Any] = pairs_to_dict(book.extra)
+    for name in ("name", "description"):
+        if getattr(book, name):
+            doc[name] = getattr(book, name)
+    for name in ("scan_depth", "token_budget", "recursive_scanning"):
+        if getattr(book, name) is not None:
+            doc[name] = getattr(book, name)
+    if book.extensions:
+        doc["extensions"] = pairs_to_dict(book.extensions)
+    uids = _export_uids(book.entries)
+    doc["entries"] = {str(u): _encode_entry(e, u) for e, u in zip(book.entries, uids, strict=True)}
+    return doc
+
+
+def _export_uids(entries: tuple[LoreEntry, ...]) -> list[int]:
+    """World Info uids are integers: keep numeric ids, number the others freshly."""
+    numeric = (e.id if _CANONICAL_INT.fullmatch(e.id) else None for e in entries)
+    return [int(i) for i in assign_ids(numeric)]
+
+
+def _encode_entry(entry: LoreEntry, uid: int) -> dict[str, Any]:
+    out = _st_extras(entry)
+    out.update(
+        uid=uid,
+        key=list(entry.keys),
+        keysecondary=list(entry.secondary_keys),
+        comment=entry.comment,
+        content=join_decorators(entry.decorators, entry.content),
+        constant=entry.constant,
+        selective=entry.selective,
+        selectiveLogic=SELECTIVE_LOGIC.index(entry.selective_logic),
+        order=insertion_from_order(entry.order),
+        disable=not entry.enabled,
+        probability=entry.probability,
+        useProbability=entry.use_probability,
+        caseSensitive=entry.case_sensitive,
+        matchWholeWords=entry.match_whole_words,
+        scanDepth=entry.scan_depth,
+        role=ROLES.index(entry.role),
+        excludeRecursion=entry.exclude_recursion,
+        preventRecursion=entry.prevent_recursion,
+    )
+    if entry.extensions:
+        out["extensions"] = pairs_to_dict(entry.extensions)
+    return out
+
+
+def _st_extras(entry: LoreEntry) -> dict[str, Any]:
+    """Unknown fields for World Info, translating what a card kept in its own places.
+
+    A card writes ``position`` as ``"before_char"``/``"after_char"`` and keeps ST's fields in
+    ``extensions`` under ST's card names; World Info wants them at the top level.
+    """
+    extra = pairs_to_dict(entry.extra)
+    ext = pairs_to_dict(entry.extensions)
+    out: dict[str, Any] = {}
+    for name, value in extra.items():
+        out[name] = value
+        if name == "position" and isinstance(value, str):
+            fallback = 0 if value == "before_char" else 1
+            native = ext.get("position")
+            out[name] = native if isinstance(native, int) else fallback
+    for st_name, card_name in ST_TO_CARD_EXT.items():
+        if st_name not in out and st_name not in _TUNING_NAMES and card_name in ext:
+            out[st_name] = ext[card_name]
+    for st_name in ST_ONLY_FIELDS:
+        if st_name not in out and st_name in ext:
+            out[st_name] = ext[st_name]
+    return out
