@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import logging
 import secrets
+from pathlib import Path
 
+import msgspec
 import redis.asyncio as aioredis
 from litestar import Litestar
 
+from adapters.cards import decode_card
+from adapters.cards.persona import persona_from_card, slug
 from adapters.clock import SystemClock
 from adapters.llm.offline import OfflineChatModel
 from adapters.llm.tokens import OfflineTokenCounter
@@ -20,13 +24,16 @@ from adapters.web.session import SessionSigner
 from adapters.web.state import WebState
 from config.load import load_personas
 from config.settings import Settings
-from engine.errors import StorageUnavailable
+from engine.errors import ConfigError, InvalidInput, StorageUnavailable
+from engine.lorebook import validate_book
+from engine.model import Persona
 from engine.ports import ChatModel, TokenCounter
 from engine.service import ChatService, ServicePolicy
 from engine.validate import TextLimits
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.redis_chat import RedisChatLock, RedisChatStore, RedisPersonaStore
+from storage.redis_lore import RedisLoreStore
 
 __all__ = ["Hearth", "build", "create_web_app", "install_personas", "session_secret"]
 
@@ -36,10 +43,13 @@ log = logging.getLogger("hearth")
 class Hearth:
     """The built object graph of one process."""
 
-    def __init__(self, settings: Settings, redis: aioredis.Redis, service: ChatService) -> None:
+    def __init__(
+        self, settings: Settings, redis: aioredis.Redis, service: ChatService, lore: RedisLoreStore
+    ) -> None:
         self.settings = settings
         self.redis = redis
         self.service = service
+        self.lore = lore
         self.keys = KeyBuilder(prefix=settings.namespace)
 
     async def ping(self) -> bool:
@@ -70,10 +80,12 @@ def build(settings: Settings) -> Hearth:
     redis = aioredis.from_url(settings.redis_url, health_check_interval=30)
     keys = KeyBuilder(prefix=settings.namespace)
     model, counter = _model(settings, redis, keys)
+    lore = RedisLoreStore(redis, keys)
     service = ChatService(
         chats=RedisChatStore(redis, keys),
         lock=RedisChatLock(redis, keys),
         personas=RedisPersonaStore(redis, keys),
+        lore=lore,
         model=model,
         counter=counter,
         clock=SystemClock(),
@@ -81,16 +93,44 @@ def build(settings: Settings) -> Hearth:
             text=TextLimits(max_chars=settings.max_message_chars), default_model=settings.model
         ),
     )
-    return Hearth(settings, redis, service)
+    return Hearth(settings, redis, service, lore)
 
 
 async def install_personas(hearth: Hearth) -> None:
-    """Check Redis and put the persona files into it (files win over stored copies)."""
+    """Check Redis and put the persona files and cards into it (files win over stored copies).
+
+    ``HEARTH_PERSONAS`` may hold TOML persona files and character cards (``.png``, ``.charx``,
+    card ``.json``); a card's embedded lorebook is stored and attached to its persona.
+    """
     if not await hearth.ping():
         raise StorageUnavailable(f"Redis at {_redacted(hearth.settings.redis_url)} does not answer.")
-    for persona in load_personas(hearth.settings.personas_path):
+    root = Path(hearth.settings.personas_path)
+    cards = sorted(p for p in root.glob("*") if p.suffix.lower() in _CARD_SUFFIXES) if root.is_dir() else []
+    personas = load_personas(root) if (not cards or any(root.glob("*.toml"))) else []
+    for card_file in cards:
+        personas.append(await _install_card(hearth, card_file))
+    for persona in personas:
         await hearth.service.personas.put(persona)
         log.info("persona %r (%s) loaded", persona.id, persona.name)
+
+
+_CARD_SUFFIXES = {".png", ".charx", ".json"}
+
+
+async def _install_card(hearth: Hearth, path: Path) -> Persona:
+    try:
+        card = decode_card(path.read_bytes(), None)
+    except InvalidInput as exc:
+        raise ConfigError(f"Character card {path}: {exc.message}") from exc
+    book = None
+    if card.book is not None:
+        # a stable id per file, so restarts update the same book instead of adding copies
+        named = msgspec.structs.replace(
+            card.book, id=f"card-{slug(path.stem)}", name=card.book.name or card.name
+        )
+        validate_book(named)
+        book = await hearth.lore.put(named)
+    return persona_from_card(card, persona_id=slug(path.stem), book_id=book.id if book else None)
 
 
 async def session_secret(hearth: Hearth) -> str:
@@ -121,6 +161,7 @@ def create_web_app(settings: Settings) -> Litestar:
         signer=SessionSigner("unset"),
         clock=SystemClock(),
         ping=hearth.ping,
+        lore=hearth.lore,
     )
 
     async def startup() -> None:

@@ -72,6 +72,10 @@ class Persona(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     system_prompt: str
     greeting: str = ""
     description: str = ""
+    personality: str = ""
+    scenario: str = ""
+    alternate_greetings: tuple[str, ...] = ()
+    post_history_instructions: str = ""
     model: ModelSettings = msgspec.field(default_factory=ModelSettings)
     template: tuple[str, ...] = ()
     learn_from_chat: bool = True

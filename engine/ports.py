@@ -13,6 +13,7 @@ from typing import Protocol
 
 import msgspec
 
+from engine.lorebook import CompiledBook, LoreState
 from engine.model import ModelSettings, Persona, StoredMessage, Turn
 from engine.prompt import Prompt
 from engine.requestlog import RequestLog, Usage
@@ -22,6 +23,7 @@ __all__ = [
     "ChatModel",
     "ChatStore",
     "Clock",
+    "LoreSource",
     "MessageLog",
     "ModelDone",
     "ModelEvent",
@@ -109,6 +111,10 @@ class TokenCounter(Protocol):
         """
         ...
 
+    def estimate(self, text: str) -> int:
+        """Count one text without IO: the exact count if already known, else the offline estimate."""
+        ...
+
 
 class MessageLog(Protocol):
     """A chat's messages, ordered by position."""
@@ -141,6 +147,10 @@ class MessageLog(Protocol):
         """One message by id, or None."""
         ...
 
+    async def count(self, chat: str, upto: float) -> int:
+        """How many messages the chat's log holds at or before ``upto``."""
+        ...
+
 
 class TurnStore(Protocol):
     """Turns, their request logs and the queue of messages awaiting a reply."""
@@ -150,12 +160,18 @@ class TurnStore(Protocol):
         ...
 
     async def finish(
-        self, turn: Turn, log: RequestLog, reply: NewMessage | None, superseded: Turn | None
+        self,
+        turn: Turn,
+        log: RequestLog,
+        reply: NewMessage | None,
+        superseded: Turn | None,
+        lore_state: LoreState | None = None,
     ) -> StoredMessage | None:
         """Atomically record a finished (or failed) turn, its log and its reply.
 
         Removes the answered messages from the pending queue, stores the reply after the
-        message it answers, and marks ``superseded`` (a regenerated turn) as replaced.
+        message it answers, marks ``superseded`` (a regenerated turn) as replaced, and keeps
+        the chat's new lorebook decorator state.
 
         Returns:
             The stored reply, if any.
@@ -188,6 +204,22 @@ class ChatLock(Protocol):
         Raises:
             Conflict: ``chat_busy`` when the lock could not be had in time.
         """
+        ...
+
+
+class LoreSource(Protocol):
+    """The lorebooks a turn scans."""
+
+    async def attached(self, chat: str) -> list[str]:
+        """The ids of the books attached to a chat."""
+        ...
+
+    async def compiled(self, books: list[str]) -> list[CompiledBook]:
+        """Compiled books for ``books`` (unknown ids skipped), cached per book version."""
+        ...
+
+    async def state(self, chat: str) -> LoreState:
+        """The chat's lorebook decorator state."""
         ...
 
 

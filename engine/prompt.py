@@ -28,6 +28,7 @@ __all__ = [
     "PromptMessage",
     "PromptParts",
     "assemble_prompt",
+    "fill_macros",
     "resolve_template",
 ]
 
@@ -39,6 +40,7 @@ SLOTS: tuple[str, ...] = (
     "lore",
     "window",
     "recalled",
+    "post_history",
 )
 DEFAULT_TEMPLATE: tuple[str, ...] = SLOTS
 STABLE_SLOTS: frozenset[str] = frozenset({"persona", "pinned_memories", "active_memories", "summaries"})
@@ -72,6 +74,7 @@ class PromptParts(msgspec.Struct, frozen=True, kw_only=True):
     lore: tuple[PromptMessage, ...] = ()
     recalled: tuple[MemoryLine, ...] = ()
     documents: tuple[str, ...] = ()
+    user_name: str = "the user"
 
 
 class Prompt(msgspec.Struct, frozen=True, kw_only=True):
@@ -86,11 +89,30 @@ class Prompt(msgspec.Struct, frozen=True, kw_only=True):
         return self.messages[: self.stable_count]
 
 
+def fill_macros(text: str, *, char: str, user: str) -> str:
+    """Replace the card macros ``{{char}}`` and ``{{user}}`` (any case) with names."""
+    for macro, value in (("{{char}}", char), ("{{user}}", user)):
+        text = _replace_folded(text, macro, value)
+    return text
+
+
+def _replace_folded(text: str, needle: str, value: str) -> str:
+    lowered, out, start = text.lower(), [], 0
+    while (hit := lowered.find(needle, start)) >= 0:
+        out.append(text[start:hit] + value)
+        start = hit + len(needle)
+    out.append(text[start:])
+    return "".join(out)
+
+
 def _render_persona(parts: PromptParts) -> tuple[PromptMessage, ...]:
     persona = parts.persona
-    text = persona.system_prompt.strip()
-    if persona.description.strip():
-        text = f"{text}\n\n{persona.description.strip()}"
+    sections = [persona.system_prompt.strip(), persona.description.strip()]
+    if persona.personality.strip():
+        sections.append(f"{persona.name}'s personality: {persona.personality.strip()}")
+    if persona.scenario.strip():
+        sections.append(f"Scenario: {persona.scenario.strip()}")
+    text = fill_macros("\n\n".join(s for s in sections if s), char=persona.name, user=parts.user_name)
     return (PromptMessage(role="system", text=text, slot="persona"),)
 
 
@@ -144,6 +166,14 @@ def _render_recalled(parts: PromptParts) -> tuple[PromptMessage, ...]:
     return (*recalled, PromptMessage(role="system", text=text, slot="recalled"))
 
 
+def _render_post_history(parts: PromptParts) -> tuple[PromptMessage, ...]:
+    text = parts.persona.post_history_instructions.strip()
+    if not text:
+        return ()
+    filled = fill_macros(text, char=parts.persona.name, user=parts.user_name)
+    return (PromptMessage(role="system", text=filled, slot="post_history"),)
+
+
 _RENDERERS: dict[str, Callable[[PromptParts], tuple[PromptMessage, ...]]] = {
     "persona": _render_persona,
     "pinned_memories": _render_pinned,
@@ -152,6 +182,7 @@ _RENDERERS: dict[str, Callable[[PromptParts], tuple[PromptMessage, ...]]] = {
     "lore": _render_lore,
     "window": _render_window,
     "recalled": _render_recalled,
+    "post_history": _render_post_history,
 }
 
 

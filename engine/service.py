@@ -16,20 +16,29 @@ from datetime import datetime
 import msgspec
 
 from engine.errors import Conflict, LLMUnavailable, NotFound
+from engine.lorebook import LoreResult, LoreState, scan_lore
 from engine.model import IncomingMessage, ModelSettings, Persona, StoredMessage, Turn
 from engine.ports import (
     ChatLock,
     ChatModel,
     ChatStore,
     Clock,
+    LoreSource,
     ModelDone,
     NewMessage,
     PersonaStore,
     TextDelta,
     TokenCounter,
 )
-from engine.prompt import PromptParts, assemble_prompt, resolve_template
-from engine.requestlog import Context, RequestLog, Usage, build_request_log, summarize_context
+from engine.prompt import PromptMessage, PromptParts, assemble_prompt, fill_macros, resolve_template
+from engine.requestlog import (
+    Context,
+    LoreLog,
+    RequestLog,
+    Usage,
+    build_request_log,
+    summarize_context,
+)
 from engine.validate import TextLimits, check_text
 from engine.window import WindowPolicy, select_window
 
@@ -50,6 +59,7 @@ class ServicePolicy(msgspec.Struct, frozen=True, kw_only=True):
     window: WindowPolicy = msgspec.field(default_factory=WindowPolicy)
     text: TextLimits = msgspec.field(default_factory=TextLimits)
     default_model: str = "claude-sonnet-5-5"
+    scan_limit: int = 100  # LORE-2: the deepest scan a book may ask for
 
 
 class ReplyDelta(msgspec.Struct, frozen=True, kw_only=True, tag="delta"):
@@ -98,6 +108,7 @@ class ChatService:
         chats: ChatStore,
         lock: ChatLock,
         personas: PersonaStore,
+        lore: LoreSource,
         model: ChatModel,
         counter: TokenCounter,
         clock: Clock,
@@ -106,6 +117,7 @@ class ChatService:
     ) -> None:
         self.chats = chats
         self.personas = personas
+        self.lore = lore
         self.model = model
         self.counter = counter
         self.policy = policy
@@ -140,20 +152,21 @@ class ChatService:
             persona=persona.id,
             reply_to=message.reply_to,
         )
-        greeting = await self._greeting(persona, message.sent_at)
+        greeting = await self._greeting(persona, message.sent_at, message.display_name)
         stored = await self.chats.append(message.chat, new, pending=reply, greeting=greeting)
         events = self._answer(stored) if reply else _nothing()
         return Accepted(message=stored, events=events)
 
-    async def _greeting(self, persona: Persona, sent_at: datetime) -> NewMessage | None:
+    async def _greeting(self, persona: Persona, sent_at: datetime, user_name: str) -> NewMessage | None:
         if not persona.greeting.strip():
             return None
-        (tokens,) = await self.counter.count([persona.greeting])
+        text = fill_macros(persona.greeting, char=persona.name, user=user_name)
+        (tokens,) = await self.counter.count([text])
         return NewMessage(
             role="assistant",
             user=f"persona:{persona.id}",
             name=persona.name,
-            text=persona.greeting,
+            text=text,
             sent_at=sent_at,
             tokens=tokens,
             persona=persona.id,
@@ -231,10 +244,28 @@ class ChatService:
     ) -> AsyncIterator[ReplyEvent]:
         chat, started = answered.chat, self._clock.now()
         settings = self._settings(persona)
-        candidates = await self.chats.upto(chat, answered.position, self.policy.window.max_messages)
-        window = select_window(candidates, self.policy.window, settings.context_window)
+        limit = max(self.policy.window.max_messages, self.policy.scan_limit)
+        candidates = await self.chats.upto(chat, answered.position, limit)
+        window = select_window(
+            candidates[-self.policy.window.max_messages :], self.policy.window, settings.context_window
+        )
+        lore = await self._scan_lore(persona, answered, candidates)
         template = resolve_template(persona.template)
-        prompt = assemble_prompt(PromptParts(persona=persona, window=window), template)
+        parts = PromptParts(
+            persona=persona,
+            window=window,
+            lore=tuple(
+                PromptMessage(
+                    role=m.role,
+                    text=fill_macros(m.text, char=persona.name, user=answered.name),
+                    slot="lore",
+                    source=f"{m.book}/{m.entry}",
+                )
+                for m in lore.messages
+            ),
+            user_name=answered.name,
+        )
+        prompt = assemble_prompt(parts, template)
         counts = await self._count_prompt(prompt.messages)
         turn_id = self._new_id()
         log = build_request_log(
@@ -248,6 +279,10 @@ class ChatService:
             window=window,
             template=template,
             message_tokens=counts,
+            lore=tuple(
+                LoreLog(book=d.book, entry=d.entry, name=d.name, included=d.included, reason=d.reason)
+                for d in lore.decisions
+            ),
         )
         answers = _answered_ids(window.messages, answered)
         turn = Turn(
@@ -292,8 +327,31 @@ class ChatService:
             reply_to=answered.id,
         )
         old = msgspec.structs.replace(replaces, status="superseded") if replaces else None
-        await self.chats.finish(turn, log, reply, old)
+        keep_state = lore.state if (lore.decisions or lore.state.marks) else None
+        await self.chats.finish(turn, log, reply, old, keep_state)
         yield ReplyDone(turn=turn_id, reply=text, context=summarize_context(log))
+        # learn the exact token counts of the lore that entered, for the next budget (LORE-11)
+        await self.counter.count([m.text for m in lore.messages])
+
+    async def _scan_lore(
+        self, persona: Persona, answered: StoredMessage, candidates: list[StoredMessage]
+    ) -> LoreResult:
+        """Scan the persona's and the chat's lorebooks over the recent messages (LORE-1..12)."""
+        chat = answered.chat
+        ids = list(dict.fromkeys([*persona.lorebooks, *await self.lore.attached(chat)]))
+        books = await self.lore.compiled(ids)
+        if not books:
+            return LoreResult(state=LoreState())
+        return scan_lore(
+            books,
+            [m.text for m in candidates],
+            await self.lore.state(chat),
+            # seeded by the answered message, so a regenerate re-renders the same rolls (LORE-10)
+            turn_id=f"{chat}#{answered.id}",
+            message_count=await self.chats.count(chat, answered.position),
+            at_greeting=all(m.role == "user" or m.id == "m0" for m in candidates),
+            count_tokens=self.counter.estimate,
+        )
 
     async def _count_prompt(self, messages: tuple[msgspec.Struct, ...]) -> dict[int, int]:
         texts = [m.text for m in messages]  # type: ignore[attr-defined]

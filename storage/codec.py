@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import msgspec
 
+from engine.lorebook import LoreBook, LoreState
 from engine.model import Persona, StoredMessage, Turn
 from engine.requestlog import RequestLog
 
-__all__ = ["ENCODER", "MESSAGE", "PERSONA", "REQUEST_LOG", "TURN"]
+__all__ = ["ENCODER", "LOREBOOK", "LORE_STATE", "MESSAGE", "PERSONA", "REQUEST_LOG", "TURN"]
 
 ENCODER = msgspec.msgpack.Encoder()
 MESSAGE = msgspec.msgpack.Decoder(StoredMessage)
 TURN = msgspec.msgpack.Decoder(Turn)
 REQUEST_LOG = msgspec.msgpack.Decoder(RequestLog)
 PERSONA = msgspec.msgpack.Decoder(Persona)
+LOREBOOK = msgspec.msgpack.Decoder(LoreBook)
+LORE_STATE = msgspec.msgpack.Decoder(LoreState)

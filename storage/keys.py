@@ -42,6 +42,14 @@ class KeyBuilder(msgspec.Struct, frozen=True, kw_only=True):
         """Which browser user owns a web room."""
         return f"{self.prefix}:chat:{{{chat}}}:owner"
 
+    def lorebook(self, book: str, part: str) -> str:
+        """A key of one lorebook: ``data`` (the book) or ``version`` (bumped on every change)."""
+        return f"{self.prefix}:lore:{{{book}}}:{part}"
+
+    def lorebooks(self) -> str:
+        """The hash of lorebook summaries by id."""
+        return f"{self.prefix}:lorebooks"
+
     def token_cache(self, model: str) -> str:
         """Cached exact token counts of one model, by content hash."""
         return f"{self.prefix}:tokens:{model}"

@@ -24,6 +24,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import LockError
 
 from engine.errors import Conflict
+from engine.lorebook import LoreState
 from engine.model import Persona, StoredMessage, Turn
 from engine.ports import NewMessage
 from engine.requestlog import RequestLog
@@ -107,6 +108,11 @@ class RedisChatStore:
             found = await self._messages(chat, [message])
         return found[0] if found else None
 
+    async def count(self, chat: str, upto: float) -> int:
+        """See ``engine.ports.MessageLog.count``."""
+        with map_redis_errors():
+            return int(await self._r.zcount(self._k.chat(chat, "log"), "-inf", upto))
+
     async def oldest_pending(self, chat: str, upto: float) -> StoredMessage | None:
         """See ``engine.ports.TurnStore.oldest_pending``."""
         with map_redis_errors():
@@ -115,7 +121,12 @@ class RedisChatStore:
         return found[0] if found else None
 
     async def finish(
-        self, turn: Turn, log: RequestLog, reply: NewMessage | None, superseded: Turn | None
+        self,
+        turn: Turn,
+        log: RequestLog,
+        reply: NewMessage | None,
+        superseded: Turn | None,
+        lore_state: LoreState | None = None,
     ) -> StoredMessage | None:
         """See ``engine.ports.TurnStore.finish``."""
         k, chat = self._k, turn.chat
@@ -137,6 +148,8 @@ class RedisChatStore:
                     tx.zadd(k.chat(chat, "log"), {stored.id: stored.position})
                     tx.hset(k.chat(chat, "answers"), mapping=dict.fromkeys(turn.answers, turn.id))
                     tx.set(k.chat(chat, "latest"), turn.id)
+                if lore_state is not None:
+                    tx.set(k.chat(chat, "lore_state"), codec.ENCODER.encode(lore_state))
                 if superseded is not None:
                     tx.hset(k.chat(chat, "turns"), superseded.id, codec.ENCODER.encode(superseded))
                     if superseded.reply_message:

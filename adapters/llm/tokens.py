@@ -54,6 +54,10 @@ class OfflineTokenCounter:
         """See ``engine.ports.TokenCounter.count``."""
         return [offline_count(t) for t in texts]
 
+    def estimate(self, text: str) -> int:
+        """See ``engine.ports.TokenCounter.estimate``."""
+        return offline_count(text)
+
 
 class AnthropicTokenCounter:
     """Implements ``TokenCounter`` with ``messages.count_tokens``, cached by content hash."""
@@ -92,6 +96,11 @@ class AnthropicTokenCounter:
                 log.warning("count_tokens failed (%s); using the offline estimate", type(exc).__name__)
                 return offline_count(text)
         return int(result.input_tokens)
+
+    def estimate(self, text: str) -> int:
+        """See ``engine.ports.TokenCounter.estimate``: exact once counted, else the estimate."""
+        known = self._memory.get(hashlib.sha256(text.encode()).hexdigest())
+        return known if known is not None else offline_count(text)
 
     async def count(self, texts: Sequence[str]) -> list[int]:
         """See ``engine.ports.TokenCounter.count``."""

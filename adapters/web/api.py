@@ -1,4 +1,4 @@
-"""The operator REST API (API.md): chats, turns, personas. Handlers translate; the service acts."""
+"""The operator REST API (API.md): chats and turns. Handlers translate; the service acts."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ from litestar.params import Parameter
 from adapters.web.errors import error_body
 from adapters.web.state import WebState
 from engine.errors import InvalidInput, Unauthorized
-from engine.model import IncomingMessage, Persona
+from engine.model import IncomingMessage
 from engine.requestlog import Context, RequestLog, WindowLog
 from engine.service import ReplyDone, ReplyEvent, ReplyFailed
 from engine.validate import qualify_id
 
-__all__ = ["ChatController", "PersonaController", "admin_guard", "incoming"]
+__all__ = ["ChatController", "admin_guard", "decode_body", "incoming"]
 
 _LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 EMPTY_CONTEXT = Context(
@@ -90,7 +90,7 @@ def incoming(
     )
 
 
-def _decode(body: bytes, kind: type[msgspec.Struct]) -> Any:
+def decode_body(body: bytes, kind: type[msgspec.Struct]) -> Any:
     """Decode a JSON body: 400 ``invalid_json`` for bad syntax, 422 ``invalid_body`` for bad shape."""
     try:
         msgspec.json.decode(body)
@@ -126,7 +126,7 @@ class ChatController(Controller):
     async def send(self, request: Request[Any, Any, Any], chat: str) -> Response[Any]:
         """Store a message and (unless ``reply`` is false) answer it."""
         state: WebState = request.app.state.web
-        body: SendMessage = _decode(await request.body(), SendMessage)
+        body: SendMessage = decode_body(await request.body(), SendMessage)
         chat_id = qualify_id(chat, what="chat")
         user = qualify_id(body.user, what="user")
         if body.sent_at is not None and body.sent_at.tzinfo is None:
@@ -168,48 +168,3 @@ class ChatController(Controller):
         state: WebState = request.app.state.web
         found = await state.service.chats.history(qualify_id(chat, what="chat"), limit)
         return {"messages": [msgspec.to_builtins(m) for m in found]}
-
-
-class NewPersona(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Body of ``POST /api/personas`` (the plain form; cards arrive with the lorebook work)."""
-
-    id: str
-    name: str
-    system_prompt: str
-    greeting: str = ""
-    description: str = ""
-
-
-class PersonaController(Controller):
-    """Persona endpoints."""
-
-    path = "/api/personas"
-    guards = [admin_guard]  # noqa: RUF012
-    tags = ["personas"]  # noqa: RUF012
-
-    @get("/")
-    async def list_personas(self, request: Request[Any, Any, Any]) -> dict[str, list[Persona]]:
-        """Every persona."""
-        state: WebState = request.app.state.web
-        return {"personas": await state.service.personas.all()}
-
-    @post("/", status_code=201)
-    async def create(self, request: Request[Any, Any, Any]) -> Persona:
-        """Create or replace a persona."""
-        state: WebState = request.app.state.web
-        body: NewPersona = _decode(await request.body(), NewPersona)
-        qualify_id(body.id, what="persona")
-        if ":" in body.id or "/" in body.id or not body.name.strip() or not body.system_prompt.strip():
-            raise InvalidInput(
-                "A persona needs a plain id (letters, digits, _ - .), a name and a system prompt.",
-                code="invalid_persona",
-            )
-        persona = Persona(
-            id=body.id,
-            name=body.name.strip(),
-            system_prompt=body.system_prompt,
-            greeting=body.greeting,
-            description=body.description,
-        )
-        await state.service.personas.put(persona)
-        return persona

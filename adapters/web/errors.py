@@ -34,13 +34,13 @@ STATUS: tuple[tuple[type[PersonaBotError], int], ...] = (
     (LLMUnavailable, 502),
     (StorageUnavailable, 503),
 )
-_BAD_REQUEST_CODES = {"invalid_json", "body_not_object"}
+_STATUS_BY_CODE = {"invalid_json": 400, "file_too_large": 413}
 
 
 def status_of(exc: PersonaBotError) -> int:
     """The HTTP status of a domain error."""
-    if exc.code in _BAD_REQUEST_CODES:
-        return 400
+    if exc.code in _STATUS_BY_CODE:
+        return _STATUS_BY_CODE[exc.code]
     for kind, status in STATUS:
         if isinstance(exc, kind):
             return status

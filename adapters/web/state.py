@@ -9,6 +9,7 @@ from adapters.web.session import SessionSigner
 from config.settings import Settings
 from engine.ports import Clock
 from engine.service import ChatService
+from storage.redis_lore import RedisLoreStore
 
 __all__ = ["WebState"]
 
@@ -24,12 +25,14 @@ class WebState:
         signer: SessionSigner,
         clock: Clock,
         ping: Callable[[], Awaitable[bool]],
+        lore: RedisLoreStore,
     ) -> None:
         self.settings = settings
         self.service = service
         self.signer = signer
         self.clock = clock
         self.ping = ping
+        self.lore = lore
 
     def check_admin(self, token: str) -> bool:
         """Constant-time comparison with ``HEARTH_ADMIN_TOKEN``."""

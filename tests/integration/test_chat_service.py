@@ -14,6 +14,7 @@ from engine.model import IncomingMessage, Persona
 from engine.service import ChatService, ReplyDelta, ReplyDone, ReplyEvent, ReplyFailed, ServicePolicy
 from storage.keys import KeyBuilder
 from storage.redis_chat import RedisChatLock, RedisChatStore, RedisPersonaStore
+from storage.redis_lore import RedisLoreStore
 from tests.fakes.ports import FixedClock, ScriptedChatModel
 from tests.fixtures.servers import RedisServer
 
@@ -37,6 +38,7 @@ async def make_service(redis: aioredis.Redis, model: ScriptedChatModel, clock: F
         chats=RedisChatStore(redis, keys),
         lock=RedisChatLock(redis, keys),
         personas=RedisPersonaStore(redis, keys),
+        lore=RedisLoreStore(redis, keys),
         model=model,
         counter=OfflineTokenCounter(),
         clock=clock,

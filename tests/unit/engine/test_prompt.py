@@ -151,4 +151,4 @@ def test_prm_2_breakpoint_on_the_persona_when_nothing_else_is_stable() -> None:
 
 
 def test_default_template_lists_every_slot_once() -> None:
-    assert len(set(DEFAULT_TEMPLATE)) == len(DEFAULT_TEMPLATE) == 7
+    assert len(set(DEFAULT_TEMPLATE)) == len(DEFAULT_TEMPLATE) == 8

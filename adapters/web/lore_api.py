@@ -1,0 +1,193 @@
+"""Lorebooks, cards and personas (LORE-13, API.md): import, read, export, attach to a chat."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+from litestar import Controller, Request, Response, get, post, put
+
+from adapters.cards import decode_card, decode_lorebook, encode_lorebook
+from adapters.cards.persona import persona_from_card
+from adapters.web.api import admin_guard, decode_body
+from adapters.web.state import WebState
+from engine.errors import InvalidInput, NotFound
+from engine.lorebook import LoreBook, pairs_to_dict, validate_book
+from engine.model import Persona
+from engine.validate import qualify_id
+
+__all__ = [
+    "LorebookController",
+    "PersonaController",
+    "attach_lorebooks",
+    "create_persona_from_card",
+    "is_card",
+]
+
+_CARD_KEYS = {"spec", "data", "first_mes", "char_name"}
+
+
+class AttachBooks(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``PUT /api/chats/{chat}/lorebooks``."""
+
+    books: list[str]
+
+
+def book_view(book: LoreBook) -> dict[str, Any]:
+    """A book as the API shows it: unknown fields as JSON objects, entries in file order."""
+    view = msgspec.to_builtins(book)
+    view["extensions"], view["extra"] = pairs_to_dict(book.extensions), pairs_to_dict(book.extra)
+    for raw, entry in zip(view["entries"], book.entries, strict=True):
+        raw["extensions"], raw["extra"] = pairs_to_dict(entry.extensions), pairs_to_dict(entry.extra)
+    return view
+
+
+async def store_book(state: WebState, book: LoreBook, fallback_name: str) -> LoreBook:
+    """Validate (bad regex keys, decorators, ranges) and store; nothing is stored on error."""
+    if not book.name.strip():
+        book = msgspec.structs.replace(book, name=fallback_name)
+    validate_book(book)
+    return await state.lore.put(book)
+
+
+class LorebookController(Controller):
+    """``/api/lorebooks``."""
+
+    path = "/api/lorebooks"
+    guards = [admin_guard]  # noqa: RUF012
+    tags = ["lorebooks"]  # noqa: RUF012
+
+    @post("/", status_code=201)
+    async def upload(self, request: Request[Any, Any, Any], name: str | None = None) -> dict[str, Any]:
+        """Import SillyTavern World Info JSON, a CCv2/CCv3 card (JSON, PNG, CHARX) or its book."""
+        state: WebState = request.app.state.web
+        book = decode_lorebook(await request.body(), request.headers.get("content-type"))
+        stored = await store_book(state, book, name or "Imported lorebook")
+        return {"id": stored.id, "name": stored.name, "entries": len(stored.entries)}
+
+    @get("/")
+    async def list_books(self, request: Request[Any, Any, Any]) -> dict[str, Any]:
+        """Every lorebook (id, name, number of entries)."""
+        state: WebState = request.app.state.web
+        return {"lorebooks": [msgspec.to_builtins(b) for b in await state.lore.all()]}
+
+    @get("/{book:str}")
+    async def read(self, request: Request[Any, Any, Any], book: str) -> dict[str, Any]:
+        """One book with its entries."""
+        state: WebState = request.app.state.web
+        return book_view(await _book(state, book))
+
+    @get("/{book:str}/export")
+    async def export(
+        self,
+        request: Request[Any, Any, Any],
+        book: str,
+        format: Literal["sillytavern", "ccv3"] = "sillytavern",  # API.md's name
+    ) -> Response[bytes]:
+        """The book as a SillyTavern World Info file or a CCv3 lorebook."""
+        state: WebState = request.app.state.web
+        found = await _book(state, book)
+        filename = f"{found.name or found.id}.{format}.json".replace('"', "")
+        return Response(
+            encode_lorebook(found, format),
+            media_type="application/json",
+            headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        )
+
+
+async def _book(state: WebState, book: str) -> LoreBook:
+    found = await state.lore.get(book)
+    if found is None:
+        raise NotFound(f"There is no lorebook {book!r}.", code="lorebook_not_found")
+    return found
+
+
+@put("/api/chats/{chat:str}/lorebooks", guards=[admin_guard], tags=["lorebooks"])
+async def attach_lorebooks(request: Request[Any, Any, Any], chat: str) -> dict[str, Any]:
+    """Attach lorebooks to a chat (replacing the previous set); all are scanned as one pool."""
+    state: WebState = request.app.state.web
+    body: AttachBooks = decode_body(await request.body(), AttachBooks)
+    chat_id = qualify_id(chat, what="chat")
+    books = list(dict.fromkeys(body.books))
+    missing = await state.lore.exist(books)
+    if missing:
+        raise NotFound(f"There is no lorebook {missing[0]!r}.", code="lorebook_not_found")
+    await state.lore.attach(chat_id, books)
+    return {"chat": chat_id, "books": books}
+
+
+def is_card(content_type: str, body: bytes) -> bool:
+    """Whether a persona upload is a card (PNG/CHARX bytes or card JSON) rather than the plain form."""
+    if not content_type.startswith("application/json") or body[:4] in (b"\x89PNG", b"PK\x03\x04"):
+        return True
+    try:
+        keys = msgspec.json.decode(body, type=dict[str, msgspec.Raw])
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return False
+    return bool(_CARD_KEYS & keys.keys())
+
+
+async def create_persona_from_card(
+    state: WebState, body: bytes, content_type: str, persona_id: str | None
+) -> Persona:
+    """Import a card as a persona; its embedded lorebook is imported and attached (LORE-13)."""
+    card = decode_card(body, content_type)
+    if persona_id is not None:
+        qualify_id(persona_id, what="persona")
+        if ":" in persona_id or "/" in persona_id:
+            raise InvalidInput("A persona id is plain: letters, digits, _ - .", code="invalid_persona_id")
+    if card.book is not None:
+        validate_book(card.book)
+    book = await store_book(state, card.book, f"{card.name}'s lorebook") if card.book is not None else None
+    persona = persona_from_card(card, persona_id=persona_id, book_id=book.id if book else None)
+    await state.service.personas.put(persona)
+    return persona
+
+
+class NewPersona(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``POST /api/personas`` in the plain form (a card is the other form)."""
+
+    id: str
+    name: str
+    system_prompt: str
+    greeting: str = ""
+    description: str = ""
+
+
+class PersonaController(Controller):
+    """Persona endpoints."""
+
+    path = "/api/personas"
+    guards = [admin_guard]  # noqa: RUF012
+    tags = ["personas"]  # noqa: RUF012
+
+    @get("/")
+    async def list_personas(self, request: Request[Any, Any, Any]) -> dict[str, list[Persona]]:
+        """Every persona."""
+        state: WebState = request.app.state.web
+        return {"personas": await state.service.personas.all()}
+
+    @post("/", status_code=201)
+    async def create(self, request: Request[Any, Any, Any], id: str | None = None) -> Persona:
+        """Create or replace a persona: the plain form, or a card (JSON, PNG, CHARX) with its book."""
+        state: WebState = request.app.state.web
+        raw = await request.body()
+        content_type = request.headers.get("content-type", "application/json")
+        if is_card(content_type, raw):
+            return await create_persona_from_card(state, raw, content_type, id)
+        body: NewPersona = decode_body(raw, NewPersona)
+        qualify_id(body.id, what="persona")
+        if ":" in body.id or "/" in body.id or not body.name.strip() or not body.system_prompt.strip():
+            raise InvalidInput(
+                "A persona needs a plain id (letters, digits, _ - .), a name and a system prompt.",
+                code="invalid_persona",
+            )
+        persona = Persona(
+            id=body.id,
+            name=body.name.strip(),
+            system_prompt=body.system_prompt,
+            greeting=body.greeting,
+            description=body.description,
+        )
+        await state.service.personas.put(persona)
+        return persona
