@@ -13,7 +13,12 @@ from litestar.static_files import create_static_files_router
 from adapters.web.api import ChatController
 from adapters.web.chat_ws import chat_socket, session_info
 from adapters.web.errors import error_body, handle_domain_error, handle_http_error
-from adapters.web.lore_api import LorebookController, PersonaController, attach_lorebooks
+from adapters.web.lore_api import (
+    LorebookController,
+    PersonaController,
+    attach_lorebooks,
+    attach_persona_lorebooks,
+)
 from adapters.web.state import WebState
 from engine.errors import PersonaBotError
 
@@ -72,6 +77,7 @@ def create_app(
             PersonaController,
             LorebookController,
             attach_lorebooks,
+            attach_persona_lorebooks,
             create_static_files_router(path="/static", directories=[STATIC]),
         ],
         exception_handlers={

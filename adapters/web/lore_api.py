@@ -20,6 +20,7 @@ __all__ = [
     "LorebookController",
     "PersonaController",
     "attach_lorebooks",
+    "attach_persona_lorebooks",
     "create_persona_from_card",
     "is_card",
 ]
@@ -114,6 +115,20 @@ async def attach_lorebooks(request: Request[Any, Any, Any], chat: str) -> dict[s
         raise NotFound(f"There is no lorebook {missing[0]!r}.", code="lorebook_not_found")
     await state.lore.attach(chat_id, books)
     return {"chat": chat_id, "books": books}
+
+
+@put("/api/personas/{persona:str}/lorebooks", guards=[admin_guard], tags=["lorebooks"])
+async def attach_persona_lorebooks(request: Request[Any, Any, Any], persona: str) -> dict[str, Any]:
+    """Attach lorebooks to a persona (replacing its set); they join every chat's pool."""
+    state: WebState = request.app.state.web
+    body: AttachBooks = decode_body(await request.body(), AttachBooks)
+    found = await state.service.persona(persona)
+    books = list(dict.fromkeys(body.books))
+    missing = await state.lore.exist(books)
+    if missing:
+        raise NotFound(f"There is no lorebook {missing[0]!r}.", code="lorebook_not_found")
+    await state.service.personas.put(msgspec.structs.replace(found, lorebooks=tuple(books)))
+    return {"persona": found.id, "books": books}
 
 
 def is_card(content_type: str, body: bytes) -> bool:

@@ -122,8 +122,10 @@ def _trigger(entry: CompiledEntry, hits: Hits, ctx: ScanContext) -> tuple[str, b
     if entry.constant:
         return ("@@activate" if entry.options.always else "constant"), False
     for mid, key in zip(entry.primary, entry.primary_keys, strict=True):
-        if hits.chat.get(mid, _FAR) < entry.scan_depth:
-            return f"key {key!r} matched", True
+        depth = hits.chat.get(mid, _FAR)
+        if depth < entry.scan_depth:
+            where = "the newest message" if depth == 0 else f"message {depth + 1} from the end"
+            return f"key {key!r} matched in {where}", True
     for mid, key in zip(entry.primary, entry.primary_keys, strict=True):
         source = hits.lore.get(mid)
         if source is not None:

@@ -215,3 +215,32 @@ async def test_cards_in_hearth_personas_load_at_start(
         await client.close()
     finally:
         app.stop()
+
+
+async def test_lore_1_books_of_the_persona_and_the_chat_are_one_pool(
+    api: HearthClient, anthropic_fake: FakeAnthropic
+) -> None:
+    persona_book = (
+        await upload(api, json.dumps(world({"key": ["comet"], "content": "Comets are omens."})).encode())
+    ).json()
+    chat_book = (
+        await upload(api, json.dumps(world({"key": ["tide"], "content": "Tides obey the moon."})).encode())
+    ).json()
+    pid = f"p-{secrets.token_hex(3)}"
+    created = await api.http.post(
+        "/api/personas", json={"id": pid, "name": "Oracle", "system_prompt": "You foresee."}
+    )
+    assert created.status_code == 201
+    attached = await api.http.put(f"/api/personas/{pid}/lorebooks", json={"books": [persona_book["id"]]})
+    assert attached.status_code == 200
+    chat = room()
+    await attach(api, chat, chat_book["id"])
+    reply = await api.send(chat, "A comet at high tide!", persona=pid)
+    system, _ = texts(last_call(anthropic_fake))
+    assert "Comets are omens." in system and "Tides obey the moon." in system
+    assert {d["book"] for d in reply.json()["context"]["lore"] if d["included"]} == {
+        persona_book["id"],
+        chat_book["id"],
+    }
+    missing = await api.http.put(f"/api/personas/{pid}/lorebooks", json={"books": ["lb-missing"]})
+    assert missing.status_code == 404

@@ -76,7 +76,7 @@ def test_lore_3_any_primary_key_activates() -> None:
     compiled = book(entry("1", "sakura", "桜", content="Cherry blossoms."))
     result = scan(compiled, ["満開の桜を見た"])
     assert result.messages == (LoreMessage(role="system", text="Cherry blossoms.", book="b", entry="1"),)
-    assert decision(result, "1").reason == "key '桜' matched"
+    assert decision(result, "1").reason == "key '桜' matched in the newest message"
 
 
 @pytest.mark.parametrize(
@@ -106,7 +106,10 @@ def test_lore_4_selective_logic(logic: str, text: str, expected: bool) -> None:
     assert (included(result) == ["1"]) is expected
     if not expected:
         label = logic.replace("_", " ")
-        assert decision(result, "1").reason == f"key 'магия' matched; secondary: {label} failed"
+        assert (
+            decision(result, "1").reason
+            == f"key 'магия' matched in the newest message; secondary: {label} failed"
+        )
 
 
 def test_lore_4_selective_with_empty_secondary_keys_uses_primary_alone() -> None:
@@ -220,7 +223,7 @@ def test_lore_12_decisions_explain_inclusion_and_drops() -> None:
     )
     result = scan(compiled, ["Có một con rồng"])
     assert [(d.entry, d.included, d.reason) for d in result.decisions] == [
-        ("1", True, "key 'rồng' matched"),
+        ("1", True, "key 'rồng' matched in the newest message"),
         ("2", False, "dropped: token budget (priority -1, 201 tokens, 97 left)"),
         (
             "3",
@@ -282,3 +285,9 @@ def test_lore_2_recursion_setting_of_the_triggered_book_decides() -> None:
     assert decision(result, "1", "rec").reason == (
         "recursion pass 2: key 'Казань' matched in entry 1 of plain"
     )
+
+
+def test_lore_12_reason_says_where_the_key_matched() -> None:
+    compiled = book(entry("1", "harbor", content="The harbor."))
+    result = scan(compiled, ["the harbor at dawn", "nice weather", "indeed"])
+    assert decision(result, "1").reason == "key 'harbor' matched in message 3 from the end"
