@@ -1,0 +1,24 @@
+"""The async service layer: drives the ports and performs what the pure engine decides.
+
+``chat`` answers messages (ChatService); the rest of the engine stays pure and synchronous.
+"""
+
+from engine.service.chat import (
+    Accepted,
+    ChatService,
+    ReplyDelta,
+    ReplyDone,
+    ReplyEvent,
+    ReplyFailed,
+    ServicePolicy,
+)
+
+__all__ = [
+    "Accepted",
+    "ChatService",
+    "ReplyDelta",
+    "ReplyDone",
+    "ReplyEvent",
+    "ReplyFailed",
+    "ServicePolicy",
+]
