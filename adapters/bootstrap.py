@@ -26,14 +26,18 @@ from config.load import load_personas
 from config.settings import Settings
 from engine.errors import ConfigError, InvalidInput, StorageUnavailable
 from engine.lorebook import validate_book
+from engine.memory import MemoryPolicy
 from engine.model import Persona
 from engine.ports import ChatModel, TokenCounter
 from engine.service import ChatService, ServicePolicy
+from engine.service.memory import MemoryDesk
 from engine.validate import TextLimits
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.redis_chat import RedisChatLock, RedisChatStore, RedisPersonaStore
 from storage.redis_lore import RedisLoreStore
+from storage.redis_memory import RedisMemoryStore
+from storage.redis_memory_directory import RedisMemoryDirectory
 
 __all__ = ["Hearth", "build", "create_web_app", "install_personas", "session_secret"]
 
@@ -75,17 +79,32 @@ def _model(settings: Settings, redis: aioredis.Redis, keys: KeyBuilder) -> tuple
     return model, AnthropicTokenCounter(model.client, redis, settings.model, keys)
 
 
+def _memory(settings: Settings, redis: aioredis.Redis, keys: KeyBuilder) -> MemoryDesk:
+    """The memory desk with the configured embedder (loaded once; ``none`` = no search, DEC-1)."""
+    from adapters.embedding import make_embedder
+    from adapters.recall import EmbeddingRecall, NoRecall
+    from adapters.vector import FaissVectorIndex
+
+    store = RedisMemoryStore(redis, keys)
+    embedder = make_embedder(settings.embedder)
+    recall = NoRecall(store) if embedder is None else EmbeddingRecall(store, embedder, FaissVectorIndex())
+    policy = MemoryPolicy(decay_enabled=settings.memory_decay_enabled)
+    return MemoryDesk(store=store, recall=recall, directory=RedisMemoryDirectory(redis, keys), policy=policy)
+
+
 def build(settings: Settings) -> Hearth:
-    """Build every adapter and the service (no IO happens yet)."""
+    """Build every adapter and the service (no IO happens yet; the embedder model loads)."""
     redis = aioredis.from_url(settings.redis_url, health_check_interval=30)
     keys = KeyBuilder(prefix=settings.namespace)
     model, counter = _model(settings, redis, keys)
     lore = RedisLoreStore(redis, keys)
+    memory = _memory(settings, redis, keys)
     service = ChatService(
         chats=RedisChatStore(redis, keys),
         lock=RedisChatLock(redis, keys),
         personas=RedisPersonaStore(redis, keys),
         lore=lore,
+        memory=memory,
         model=model,
         counter=counter,
         clock=SystemClock(),
@@ -162,6 +181,7 @@ def create_web_app(settings: Settings) -> Litestar:
         clock=SystemClock(),
         ping=hearth.ping,
         lore=hearth.lore,
+        directory=RedisMemoryDirectory(hearth.redis, hearth.keys),
     )
 
     async def startup() -> None:
@@ -170,4 +190,15 @@ def create_web_app(settings: Settings) -> Litestar:
         mode = "offline model" if settings.offline else f"Claude {settings.model}"
         log.info("Hearth web ready on port %d (%s)", settings.port, mode)
 
-    return create_app(state, on_startup=[startup], on_shutdown=[hearth.close])
+    if not settings.telegram_webhook_url:
+        return create_app(state, on_startup=[startup], on_shutdown=[hearth.close])
+    # Imported only in webhook mode: aiogram takes seconds to import.
+    from adapters.telegram.webhook import TelegramWebhook
+
+    hook = TelegramWebhook.from_hearth(hearth)
+    return create_app(
+        state,
+        on_startup=[startup, hook.startup],
+        on_shutdown=[hook.shutdown, hearth.close],
+        extra_routes=[hook.route],
+    )

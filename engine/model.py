@@ -11,6 +11,8 @@ from typing import Literal
 
 import msgspec
 
+from engine.memory.journal import Deleted, Forgotten, Saved, Updated
+
 __all__ = [
     "PLATFORMS",
     "ROLES",
@@ -102,6 +104,7 @@ class StoredMessage(msgspec.Struct, frozen=True, kw_only=True):
     persona: str = "default"
     turn: str | None = None
     reply_to: str | None = None
+    guest: bool = False
 
 
 class Turn(msgspec.Struct, frozen=True, kw_only=True):
@@ -131,4 +134,4 @@ class MessageStored(msgspec.Struct, frozen=True, kw_only=True, tag="message_stor
     message: str
 
 
-JournalEntry = MessageStored
+JournalEntry = MessageStored | Saved | Updated | Deleted | Forgotten

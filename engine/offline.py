@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import re
 
-from engine.prompt import Prompt, PromptMessage
+import msgspec
 
-__all__ = ["OFFLINE_LABEL", "offline_reply"]
+from engine.prompt import Prompt, PromptMessage
+from engine.tools import SaveMemoryInput, ToolCall, ToolSpec
+
+__all__ = ["OFFLINE_LABEL", "REMEMBER", "offline_reply", "offline_tool_calls"]
 
 OFFLINE_LABEL = "Offline model (no Claude key)"
 _WORD = re.compile(r"\w{3,}", re.UNICODE)
+_SPEAKER = re.compile(r"^[^:\n]{1,64}: ")
+_MEMORY_ID = re.compile(r" \[[\w-]+\]$")
 _CONTEXT_SLOTS = frozenset({"pinned_memories", "active_memories", "summaries", "lore", "recalled"})
 
 
@@ -40,7 +45,36 @@ def _context_lines(prompt: Prompt) -> list[str]:
 def _split(message: PromptMessage) -> list[str]:
     if message.slot == "lore":
         return [message.text.strip()]
-    return [line.lstrip("- ").strip() for line in message.text.splitlines()[1:] if line.strip()]
+    lines = [line.lstrip("- ").strip() for line in message.text.splitlines()[1:] if line.strip()]
+    return [_MEMORY_ID.sub("", line).removesuffix(" (recent)") for line in lines]
+
+
+REMEMBER = re.compile(
+    r"^\W*(?:please\s+)?(?:remember|запомни|lembre(?:-se)?|hãy nhớ|nhớ|זכור|זכרי)\b[\s,:]*"
+    r"(?:that|что|que|rằng|ש)?\s*(?P<fact>.+)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def offline_tool_calls(prompt: Prompt, tools: tuple[ToolSpec, ...]) -> tuple[ToolCall, ...]:
+    """The tool calls the offline model makes: "remember that …" saves a personal memory.
+
+    Args:
+        prompt: the assembled prompt.
+        tools: the tools offered (none: the offline model calls nothing).
+
+    Returns:
+        At most one ``save_memory`` call, and only before any tool round of this reply.
+    """
+    if prompt.exchanges or "save_memory" not in {t.name for t in tools}:
+        return ()
+    said = _last_user(prompt).strip()
+    found = REMEMBER.match(said) or REMEMBER.match(_SPEAKER.sub("", said, count=1))
+    if found is None or not found.group("fact").strip(" .!"):
+        return ()
+    fact = found.group("fact").strip().rstrip(".!")
+    arguments = msgspec.json.encode(SaveMemoryInput(text=fact[:1].upper() + fact[1:])).decode()
+    return (ToolCall(id="offline-save-1", name="save_memory", arguments=arguments),)
 
 
 def offline_reply(prompt: Prompt, persona_name: str) -> str:
@@ -66,7 +100,10 @@ def offline_reply(prompt: Prompt, persona_name: str) -> str:
         f"[{OFFLINE_LABEL}] This is {persona_name}'s offline stand-in, not Claude.",
         f"You said: “{echo}”.",
     ]
-    if best:
+    results = [r for exchange in prompt.exchanges for r in exchange.results]
+    if results:
+        parts.extend(r.content for r in results)
+    elif best:
         quoted = best if len(best) <= 400 else best[:397] + "..."
         parts.append(f"From what I was given: “{quoted}”")
     else:

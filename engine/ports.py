@@ -17,6 +17,7 @@ from engine.lorebook import CompiledBook, LoreState
 from engine.model import ModelSettings, Persona, StoredMessage, Turn
 from engine.prompt import Prompt
 from engine.requestlog import RequestLog, Usage
+from engine.tools import ToolCall, ToolSpec
 
 __all__ = [
     "ChatLock",
@@ -49,7 +50,7 @@ class ModelDone(msgspec.Struct, frozen=True, kw_only=True, tag="done"):
     attempts: int = 1
 
 
-ModelEvent = TextDelta | ModelDone
+ModelEvent = TextDelta | ToolCall | ModelDone
 
 
 class NewMessage(msgspec.Struct, frozen=True, kw_only=True):
@@ -63,6 +64,7 @@ class NewMessage(msgspec.Struct, frozen=True, kw_only=True):
     tokens: int
     persona: str
     reply_to: str | None = None
+    guest: bool = False
 
 
 class Clock(Protocol):
@@ -78,16 +80,24 @@ class ChatModel(Protocol):
 
     provider: str
 
-    def stream(self, prompt: Prompt, settings: ModelSettings, persona_name: str) -> AsyncIterator[ModelEvent]:
+    def stream(
+        self,
+        prompt: Prompt,
+        settings: ModelSettings,
+        persona_name: str,
+        tools: tuple[ToolSpec, ...] = (),
+    ) -> AsyncIterator[ModelEvent]:
         """Stream the reply.
 
         Args:
-            prompt: the assembled prompt.
+            prompt: the assembled prompt (with the tool exchanges of this reply so far).
             settings: model id (resolved) and max tokens.
             persona_name: the persona's name (for labelling).
+            tools: tools the model may call; a model without tool support ignores them.
 
         Returns:
-            An async iterator of ``TextDelta``s followed by one ``ModelDone``.
+            An async iterator of ``TextDelta``s and ``ToolCall``s followed by one ``ModelDone``
+            (``stop_reason == "tool_use"`` when the model waits for its tools' results).
 
         Raises:
             LLMUnavailable: the provider failed after retries (``LLMRateLimited`` for 429/529).

@@ -17,6 +17,7 @@ import msgspec
 
 from engine.errors import ConfigError
 from engine.model import Persona, Role
+from engine.tools import ToolExchange
 from engine.window import Window
 
 __all__ = [
@@ -78,10 +79,14 @@ class PromptParts(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Prompt(msgspec.Struct, frozen=True, kw_only=True):
-    """An assembled prompt: messages in template order, the first ``stable_count`` stable."""
+    """An assembled prompt: messages in template order, the first ``stable_count`` stable.
+
+    ``exchanges`` are the tool rounds of the reply being written (they follow the messages).
+    """
 
     messages: tuple[PromptMessage, ...]
     stable_count: int
+    exchanges: tuple[ToolExchange, ...] = ()
 
     @property
     def stable_prefix(self) -> tuple[PromptMessage, ...]:
@@ -119,7 +124,7 @@ def _render_persona(parts: PromptParts) -> tuple[PromptMessage, ...]:
 def _memory_block(title: str, lines: tuple[MemoryLine, ...], slot: str) -> tuple[PromptMessage, ...]:
     if not lines:
         return ()
-    body = "\n".join(f"- {m.text}{' (recent)' if m.recent else ''}" for m in lines)
+    body = "\n".join(f"- {m.text}{' (recent)' if m.recent else ''} [{m.id}]" for m in lines)
     return (PromptMessage(role="system", text=f"{title}\n{body}", slot=slot),)
 
 

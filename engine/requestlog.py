@@ -21,6 +21,7 @@ __all__ = [
     "Context",
     "LoreLog",
     "MemoryLog",
+    "MemoryNote",
     "RequestLog",
     "SlotLog",
     "Usage",
@@ -58,6 +59,15 @@ class MemoryLog(msgspec.Struct, frozen=True, kw_only=True):
     similarity: float | None = None
 
 
+class MemoryNote(msgspec.Struct, frozen=True, kw_only=True):
+    """A memory the turn saved, updated, deleted or forgot to make room (DEC-11 notices)."""
+
+    kind: Literal["saved", "updated", "deleted", "forgotten"]
+    id: str
+    scope: Literal["space", "personal", "global"]
+    text: str
+
+
 class WindowLog(msgspec.Struct, frozen=True, kw_only=True):
     """Size of the live window (WIN-1)."""
 
@@ -91,6 +101,7 @@ class RequestLog(msgspec.Struct, frozen=True, kw_only=True):
     stable_count: int
     lore: tuple[LoreLog, ...] = ()
     memories: tuple[MemoryLog, ...] = ()
+    memory_writes: tuple[MemoryNote, ...] = ()
     summaries: int = 0
     documents: int = 0
     usage: Usage | None = None
@@ -107,6 +118,7 @@ class Context(msgspec.Struct, frozen=True, kw_only=True):
     window: WindowLog
     tokens: dict[str, int]
     usage: Usage | None = None
+    memory_writes: tuple[MemoryNote, ...] = ()
 
 
 def build_request_log(
@@ -193,4 +205,5 @@ def summarize_context(log: RequestLog) -> Context:
         window=log.window,
         tokens={slot.name: slot.tokens for slot in log.slots},
         usage=log.usage,
+        memory_writes=log.memory_writes,
     )

@@ -50,6 +50,7 @@ def _stored(chat: str, msg_id: str, position: float, message: NewMessage) -> Sto
         tokens=message.tokens,
         persona=message.persona,
         reply_to=message.reply_to,
+        guest=message.guest,
     )
 
 

@@ -24,6 +24,7 @@ from engine.model import ModelSettings
 from engine.ports import ModelDone, ModelEvent, TextDelta
 from engine.prompt import Prompt
 from engine.requestlog import Usage
+from engine.tools import ToolCall, ToolSpec
 
 __all__ = ["AnthropicChatModel", "map_status_error"]
 
@@ -91,21 +92,25 @@ class AnthropicChatModel:
         return min(self._max, self._base * 2 ** (attempt - 1)) * (0.5 + random.random() / 2)
 
     async def stream(
-        self, prompt: Prompt, settings: ModelSettings, persona_name: str
+        self,
+        prompt: Prompt,
+        settings: ModelSettings,
+        persona_name: str,
+        tools: tuple[ToolSpec, ...] = (),
     ) -> AsyncIterator[ModelEvent]:
         """See ``engine.ports.ChatModel.stream``."""
-        request = to_messages_request(prompt, settings)
+        request = to_messages_request(prompt, settings, tools)
         attempt = 0
         while True:
             attempt += 1
             emitted = False
             try:
                 async for event in self._once(request):
-                    if isinstance(event, TextDelta):
+                    if isinstance(event, ModelDone):
+                        yield msgspec.structs.replace(event, attempts=attempt)
+                    else:
                         emitted = True
                         yield event
-                    else:
-                        yield msgspec.structs.replace(event, attempts=attempt)
                 return
             except anthropic.APIStatusError as exc:
                 error: LLMUnavailable = map_status_error(exc)
@@ -123,9 +128,18 @@ class AnthropicChatModel:
     async def _once(self, request: dict[str, Any]) -> AsyncIterator[ModelEvent]:
         usage: dict[str, int] = {}
         stop_reason: str | None = None
+        tool: dict[str, Any] | None = None
         stream = await self.client.messages.create(**request, stream=True)
         async for event in stream:
-            if event.type == "message_start":
+            if event.type == "content_block_start" and event.content_block.type == "tool_use":
+                tool = {"id": event.content_block.id, "name": event.content_block.name, "json": []}
+            elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
+                if tool is not None:
+                    tool["json"].append(event.delta.partial_json)
+            elif event.type == "content_block_stop" and tool is not None:
+                yield ToolCall(id=tool["id"], name=tool["name"], arguments="".join(tool["json"]) or "{}")
+                tool = None
+            elif event.type == "message_start":
                 u = event.message.usage
                 usage = {
                     "input_tokens": u.input_tokens or 0,

@@ -15,25 +15,57 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from engine.model import ModelSettings
 from engine.prompt import Prompt
+from engine.tools import ToolExchange, ToolSpec
 
-__all__ = ["CONVERSATION_OPENER", "SYSTEM_NOTE", "to_messages_request"]
+__all__ = ["CONVERSATION_OPENER", "SYSTEM_NOTE", "to_messages_request", "tool_definitions"]
 
 SYSTEM_NOTE = "[System note: {text}]"
 CONVERSATION_OPENER = "[The conversation begins.]"
 _CACHE = {"type": "ephemeral"}
 
 
-def to_messages_request(prompt: Prompt, settings: ModelSettings) -> dict[str, Any]:
+def tool_definitions(tools: tuple[ToolSpec, ...]) -> list[dict[str, Any]]:
+    """Anthropic tool definitions; the input schema comes from each tool's input Struct."""
+    definitions = []
+    for tool in tools:
+        schema = msgspec.json.schema(tool.input_type)
+        if "$ref" in schema:
+            name = schema["$ref"].rsplit("/", 1)[-1]
+            schema = schema["$defs"][name]
+        schema = {k: v for k, v in schema.items() if k != "title"}
+        definitions.append({"name": tool.name, "description": tool.description, "input_schema": schema})
+    return definitions
+
+
+def _exchange_turns(exchange: ToolExchange) -> list[dict[str, Any]]:
+    said: list[dict[str, Any]] = [{"type": "text", "text": exchange.text}] if exchange.text.strip() else []
+    said += [
+        {"type": "tool_use", "id": c.id, "name": c.name, "input": msgspec.json.decode(c.arguments)}
+        for c in exchange.calls
+    ]
+    results = [
+        {"type": "tool_result", "tool_use_id": r.call_id, "content": r.content, "is_error": r.is_error}
+        for r in exchange.results
+    ]
+    return [{"role": "assistant", "content": said}, {"role": "user", "content": results}]
+
+
+def to_messages_request(
+    prompt: Prompt, settings: ModelSettings, tools: tuple[ToolSpec, ...] = ()
+) -> dict[str, Any]:
     """Build the keyword arguments of ``messages.create`` for a prompt.
 
     Args:
-        prompt: the assembled prompt.
+        prompt: the assembled prompt (with this reply's tool exchanges, if any).
         settings: the model settings (``name`` already resolved).
+        tools: tools offered to the model.
 
     Returns:
-        ``model``, ``max_tokens``, ``system`` and ``messages``.
+        ``model``, ``max_tokens``, ``system``, ``messages`` and ``tools`` when offered.
     """
     system: list[dict[str, Any]] = []
     turns: list[dict[str, Any]] = []
@@ -58,6 +90,8 @@ def to_messages_request(prompt: Prompt, settings: ModelSettings) -> dict[str, An
         turns.insert(0, {"role": "user", "content": [{"type": "text", "text": CONVERSATION_OPENER}]})
     if prompt.stable_count > 0:
         blocks[prompt.stable_count - 1]["cache_control"] = dict(_CACHE)
+    for exchange in prompt.exchanges:
+        turns.extend(_exchange_turns(exchange))
     request: dict[str, Any] = {
         "model": settings.name,
         "max_tokens": settings.max_tokens,
@@ -65,4 +99,6 @@ def to_messages_request(prompt: Prompt, settings: ModelSettings) -> dict[str, An
     }
     if system:
         request["system"] = system
+    if tools:
+        request["tools"] = tool_definitions(tools)
     return request

@@ -11,10 +11,11 @@ import re
 from collections.abc import AsyncIterator
 
 from engine.model import ModelSettings
-from engine.offline import offline_reply
+from engine.offline import offline_reply, offline_tool_calls
 from engine.ports import ModelDone, ModelEvent, TextDelta
 from engine.prompt import Prompt
 from engine.requestlog import Usage
+from engine.tools import ToolSpec
 
 __all__ = ["OfflineChatModel"]
 
@@ -30,9 +31,19 @@ class OfflineChatModel:
         self._delay = delay_ms / 1000
 
     async def stream(
-        self, prompt: Prompt, settings: ModelSettings, persona_name: str
+        self,
+        prompt: Prompt,
+        settings: ModelSettings,
+        persona_name: str,
+        tools: tuple[ToolSpec, ...] = (),
     ) -> AsyncIterator[ModelEvent]:
         """See ``engine.ports.ChatModel.stream``."""
+        calls = offline_tool_calls(prompt, tools)
+        if calls:
+            for call in calls:
+                yield call
+            yield ModelDone(usage=Usage(), stop_reason="tool_use", attempts=1)
+            return
         text = offline_reply(prompt, persona_name)
         for piece in _PIECES.findall(text):
             if self._delay:

@@ -19,6 +19,7 @@ from adapters.web.lore_api import (
     attach_lorebooks,
     attach_persona_lorebooks,
 )
+from adapters.web.memory_api import MemoryController, set_privacy
 from adapters.web.state import WebState
 from engine.errors import PersonaBotError
 
@@ -56,6 +57,7 @@ def create_app(
     *,
     on_startup: list[Any] | None = None,
     on_shutdown: list[Any] | None = None,
+    extra_routes: list[Any] | None = None,
 ) -> Litestar:
     """Build the web app around an already built service (STYLE P8).
 
@@ -63,6 +65,7 @@ def create_app(
         state: the service and web helpers.
         on_startup: callables run before the first request (loading personas...).
         on_shutdown: callables run when the app stops (closing Redis, clients).
+        extra_routes: more route handlers (the Telegram webhook when it is configured).
 
     Returns:
         The Litestar app.
@@ -76,9 +79,12 @@ def create_app(
             ChatController,
             PersonaController,
             LorebookController,
+            MemoryController,
+            set_privacy,
             attach_lorebooks,
             attach_persona_lorebooks,
             create_static_files_router(path="/static", directories=[STATIC]),
+            *(extra_routes or []),
         ],
         exception_handlers={
             PersonaBotError: handle_domain_error,

@@ -10,6 +10,7 @@ from config.settings import Settings
 from engine.ports import Clock
 from engine.service import ChatService
 from storage.redis_lore import RedisLoreStore
+from storage.redis_memory_directory import RedisMemoryDirectory
 
 __all__ = ["WebState"]
 
@@ -26,6 +27,7 @@ class WebState:
         clock: Clock,
         ping: Callable[[], Awaitable[bool]],
         lore: RedisLoreStore,
+        directory: RedisMemoryDirectory,
     ) -> None:
         self.settings = settings
         self.service = service
@@ -33,6 +35,7 @@ class WebState:
         self.clock = clock
         self.ping = ping
         self.lore = lore
+        self.directory = directory
 
     def check_admin(self, token: str) -> bool:
         """Constant-time comparison with ``HEARTH_ADMIN_TOKEN``."""

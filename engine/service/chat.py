@@ -17,7 +17,16 @@ import msgspec
 
 from engine.errors import Conflict, LLMUnavailable, NotFound
 from engine.lorebook import LoreResult, LoreState, scan_lore
-from engine.model import IncomingMessage, ModelSettings, Persona, StoredMessage, Turn
+from engine.memory import MemoryWrite
+from engine.model import (
+    IncomingMessage,
+    JournalEntry,
+    MessageStored,
+    ModelSettings,
+    Persona,
+    StoredMessage,
+    Turn,
+)
 from engine.ports import (
     ChatLock,
     ChatModel,
@@ -30,17 +39,29 @@ from engine.ports import (
     TextDelta,
     TokenCounter,
 )
-from engine.prompt import PromptMessage, PromptParts, assemble_prompt, fill_macros, resolve_template
+from engine.prompt import (
+    MemoryLine,
+    Prompt,
+    PromptMessage,
+    PromptParts,
+    assemble_prompt,
+    fill_macros,
+    resolve_template,
+)
 from engine.requestlog import (
     Context,
     LoreLog,
+    MemoryLog,
+    MemoryNote,
     RequestLog,
     Usage,
     build_request_log,
     summarize_context,
 )
+from engine.service.memory import MEMORY_OFF, MemoryContext, MemoryDesk
+from engine.tools import MEMORY_TOOLS, ToolCall, ToolExchange, ToolResult
 from engine.validate import TextLimits, check_text
-from engine.window import WindowPolicy, select_window
+from engine.window import Window, WindowPolicy, select_window
 
 __all__ = [
     "Accepted",
@@ -113,11 +134,13 @@ class ChatService:
         counter: TokenCounter,
         clock: Clock,
         policy: ServicePolicy,
+        memory: MemoryDesk | None = None,
         new_id: Callable[[], str] | None = None,
     ) -> None:
         self.chats = chats
         self.personas = personas
         self.lore = lore
+        self.memory = memory
         self.model = model
         self.counter = counter
         self.policy = policy
@@ -151,6 +174,7 @@ class ChatService:
             tokens=tokens,
             persona=persona.id,
             reply_to=message.reply_to,
+            guest=message.guest,
         )
         greeting = await self._greeting(persona, message.sent_at, message.display_name)
         stored = await self.chats.append(message.chat, new, pending=reply, greeting=greeting)
@@ -231,6 +255,8 @@ class ChatService:
             if latest is None or latest.id != old.id:
                 yield ReplyFailed(code="not_latest_turn", message="A newer reply arrived meanwhile.")
                 return
+            if self.memory is not None:  # MEM-7: the old reply's memory writes are undone
+                await self.memory.rollback([w for w in old.journal if not isinstance(w, MessageStored)])
             async for event in self._run_turn(answered, persona, old):
                 yield event
 
@@ -249,23 +275,11 @@ class ChatService:
         window = select_window(
             candidates[-self.policy.window.max_messages :], self.policy.window, settings.context_window
         )
+        answers = _answered_ids(window.messages, answered)
         lore = await self._scan_lore(persona, answered, candidates)
+        memory = await self._memories(persona, answered, window.messages, answers)
         template = resolve_template(persona.template)
-        parts = PromptParts(
-            persona=persona,
-            window=window,
-            lore=tuple(
-                PromptMessage(
-                    role=m.role,
-                    text=fill_macros(m.text, char=persona.name, user=answered.name),
-                    slot="lore",
-                    source=f"{m.book}/{m.entry}",
-                )
-                for m in lore.messages
-            ),
-            user_name=answered.name,
-        )
-        prompt = assemble_prompt(parts, template)
+        prompt = assemble_prompt(_parts(persona, window, lore, memory, answered), template)
         counts = await self._count_prompt(prompt.messages)
         turn_id = self._new_id()
         log = build_request_log(
@@ -283,8 +297,8 @@ class ChatService:
                 LoreLog(book=d.book, entry=d.entry, name=d.name, included=d.included, reason=d.reason)
                 for d in lore.decisions
             ),
+            memories=_memory_logs(memory),
         )
-        answers = _answered_ids(window.messages, answered)
         turn = Turn(
             id=turn_id,
             chat=chat,
@@ -295,27 +309,26 @@ class ChatService:
             created_at=started,
             replaces=replaces.id if replaces else None,
         )
-        parts: list[str] = []
-        usage, attempts = Usage(), 0
+        if self.memory is not None:
+            await self.memory.commit(memory)
+        draft = _Draft()
+        talk = _Talk(answered=answered, window=window.messages, turn=turn_id, memory=memory)
         try:
-            async for event in self.model.stream(prompt, settings, persona.name):
-                if isinstance(event, TextDelta):
-                    parts.append(event.text)
-                    yield ReplyDelta(text=event.text)
-                elif isinstance(event, ModelDone):
-                    usage, attempts = event.usage, event.attempts
+            async for delta in self._converse(prompt, settings, persona, talk, draft):
+                yield delta
         except LLMUnavailable as exc:
-            yield await self._fail(turn, log, exc)
+            yield await self._fail(turn, draft.finish(log), exc, draft.journal)
             return
-        text = "".join(parts).strip()
+        text = "".join(draft.text).strip()
         if not text:
-            yield await self._fail(turn, log, LLMUnavailable("The model returned an empty reply."))
+            failure = LLMUnavailable("The model returned an empty reply.")
+            yield await self._fail(turn, draft.finish(log), failure, draft.journal)
             return
         (reply_tokens,) = await self.counter.count([text])
-        log = msgspec.structs.replace(
-            log, usage=usage, attempts=attempts, duration_ms=self._elapsed_ms(started)
+        log = msgspec.structs.replace(draft.finish(log), duration_ms=self._elapsed_ms(started))
+        turn = msgspec.structs.replace(
+            turn, reply=text, reply_message=f"r-{turn_id}", journal=tuple(draft.journal)
         )
-        turn = msgspec.structs.replace(turn, reply=text, reply_message=f"r-{turn_id}")
         reply = NewMessage(
             role="assistant",
             user=f"persona:{persona.id}",
@@ -332,6 +345,64 @@ class ChatService:
         yield ReplyDone(turn=turn_id, reply=text, context=summarize_context(log))
         # learn the exact token counts of the lore that entered, for the next budget (LORE-11)
         await self.counter.count([m.text for m in lore.messages])
+
+    async def _converse(
+        self, prompt: Prompt, settings: ModelSettings, persona: Persona, talk: _Talk, draft: _Draft
+    ) -> AsyncIterator[ReplyDelta]:
+        """Stream the model's reply, running its memory tools between rounds (MEM-6a)."""
+        tools = MEMORY_TOOLS if talk.memory.can_write and self.memory is not None else ()
+        for _ in range(MAX_TOOL_ROUNDS):
+            said: list[str] = []
+            calls: list[ToolCall] = []
+            async for event in self.model.stream(prompt, settings, persona.name, tools):
+                if isinstance(event, TextDelta):
+                    said.append(event.text)
+                    draft.text.append(event.text)
+                    yield ReplyDelta(text=event.text)
+                elif isinstance(event, ToolCall):
+                    calls.append(event)
+                else:
+                    draft.add_usage(event)
+            if not calls or self.memory is None:
+                return
+            results = [await self._tool(call, talk, draft) for call in calls]
+            exchange = ToolExchange(text="".join(said), calls=tuple(calls), results=tuple(results))
+            prompt = msgspec.structs.replace(prompt, exchanges=(*prompt.exchanges, exchange))
+
+    async def _tool(self, call: ToolCall, talk: _Talk, draft: _Draft) -> ToolResult:
+        assert self.memory is not None
+        names = {m.name.casefold(): m.user for m in talk.window if m.role == "user"}
+        result, writes = await self.memory.run_tool(
+            talk.memory,
+            call,
+            speaker=talk.answered.user,
+            names=names,
+            turn=talk.turn,
+            now=talk.answered.sent_at,
+        )
+        draft.journal.extend(writes)
+        return result
+
+    async def _memories(
+        self,
+        persona: Persona,
+        answered: StoredMessage,
+        window: tuple[StoredMessage, ...],
+        answers: tuple[str, ...],
+    ) -> MemoryContext:
+        """The turn's memories; participants are the authors of the messages it answers (MEM-4)."""
+        if self.memory is None:
+            return MEMORY_OFF
+        answering = [m for m in window if m.id in answers] or [answered]
+        return await self.memory.for_turn(
+            persona=persona.id,
+            learn_from_chat=persona.learn_from_chat,
+            space=answered.chat.split("/topic/")[0],
+            participants=tuple(dict.fromkeys(m.user for m in answering)),
+            guests=tuple(dict.fromkeys(m.user for m in answering if m.guest)),
+            text=answered.text,
+            message_at=answered.sent_at,
+        )
 
     async def _scan_lore(
         self, persona: Persona, answered: StoredMessage, candidates: list[StoredMessage]
@@ -361,8 +432,10 @@ class ChatService:
     def _elapsed_ms(self, started: datetime) -> int:
         return int((self._clock.now() - started).total_seconds() * 1000)
 
-    async def _fail(self, turn: Turn, log: RequestLog, exc: LLMUnavailable) -> ReplyFailed:
-        turn = msgspec.structs.replace(turn, status="failed", error_code=exc.code)
+    async def _fail(
+        self, turn: Turn, log: RequestLog, exc: LLMUnavailable, journal: list[JournalEntry]
+    ) -> ReplyFailed:
+        turn = msgspec.structs.replace(turn, status="failed", error_code=exc.code, journal=tuple(journal))
         log = msgspec.structs.replace(
             log, error=f"{exc.code}: {exc.message}", duration_ms=self._elapsed_ms(turn.created_at)
         )
@@ -387,3 +460,103 @@ def _answered_ids(window: tuple[StoredMessage, ...], answered: StoredMessage) ->
     if answered.id not in ids:
         ids.insert(0, answered.id)
     return tuple(reversed(ids))
+
+
+MAX_TOOL_ROUNDS = 3
+
+
+class _Talk(msgspec.Struct, frozen=True, kw_only=True):
+    """What the tools of one reply need to know."""
+
+    answered: StoredMessage
+    window: tuple[StoredMessage, ...]
+    turn: str
+    memory: MemoryContext
+
+
+class _Draft:
+    """The reply being written: text, usage over every round, memory writes."""
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.journal: list[JournalEntry] = []
+        self.usage = Usage()
+        self.attempts = 0
+
+    def add_usage(self, done: ModelDone) -> None:
+        u, d = self.usage, done.usage
+        self.usage = Usage(
+            input_tokens=u.input_tokens + d.input_tokens,
+            output_tokens=u.output_tokens + d.output_tokens,
+            cache_creation_input_tokens=u.cache_creation_input_tokens + d.cache_creation_input_tokens,
+            cache_read_input_tokens=u.cache_read_input_tokens + d.cache_read_input_tokens,
+        )
+        self.attempts += done.attempts
+
+    def finish(self, log: RequestLog) -> RequestLog:
+        notes = tuple(_note(w) for w in self.journal if not isinstance(w, MessageStored))
+        return msgspec.structs.replace(log, usage=self.usage, attempts=self.attempts, memory_writes=notes)
+
+
+def _note(write: MemoryWrite) -> MemoryNote:
+    kind = {"memory_saved": "saved", "memory_updated": "updated", "memory_deleted": "deleted"}.get(
+        type(write).__struct_config__.tag, "forgotten"
+    )
+    record = write.after if hasattr(write, "after") else write.before
+    return MemoryNote(kind=kind, id=record.id, scope=record.scope, text=record.text)  # type: ignore[arg-type]
+
+
+def _parts(
+    persona: Persona, window: Window, lore: LoreResult, memory: MemoryContext, answered: StoredMessage
+) -> PromptParts:
+    stable = memory.reply.stable if memory.reply else None
+    return PromptParts(
+        persona=persona,
+        window=window,
+        pinned=tuple(
+            MemoryLine(id=c.record.id, text=c.record.text) for c in (stable.pinned if stable else ())
+        ),
+        active=tuple(
+            MemoryLine(id=c.record.id, text=c.record.text, recent=c.recent)
+            for c in (stable.active if stable else ())
+        ),
+        recalled=tuple(
+            MemoryLine(id=r.record.id, text=r.record.text)
+            for r in (memory.reply.recalled if memory.reply else ())
+        ),
+        lore=tuple(
+            PromptMessage(
+                role=m.role,
+                text=fill_macros(m.text, char=persona.name, user=answered.name),
+                slot="lore",
+                source=f"{m.book}/{m.entry}",
+            )
+            for m in lore.messages
+        ),
+        user_name=answered.name,
+    )
+
+
+def _memory_logs(memory: MemoryContext) -> tuple[MemoryLog, ...]:
+    if memory.reply is None:
+        return ()
+    stable = memory.reply.stable
+    matched = {h.memory_id: h.similarity for h in (memory.plan.matches if memory.plan else ())}
+    return (
+        *(
+            MemoryLog(
+                id=c.record.id, scope=c.record.scope, state="pinned", similarity=matched.get(c.record.id)
+            )
+            for c in stable.pinned
+        ),
+        *(
+            MemoryLog(
+                id=c.record.id, scope=c.record.scope, state="active", similarity=matched.get(c.record.id)
+            )
+            for c in stable.active
+        ),
+        *(
+            MemoryLog(id=r.record.id, scope=r.record.scope, state="recalled", similarity=r.similarity)
+            for r in memory.reply.recalled
+        ),
+    )

@@ -1,0 +1,106 @@
+"""Memory recall: one embedding of the newest message per turn, searched with FAISS (DEC-3, DEC-4).
+
+``EmbeddingRecall`` loads a turn's memories and their vectors in one round trip (refreshing the
+process's FAISS index when a list's vector version changed), embeds memories that have no
+vector yet for the current embedder (so changing the embedder re-embeds instead of mixing
+models), and scores candidates with the calibrated background-relative score of
+``adapters.embedding.scorer`` (docs/RECALL.md). Embedding is CPU work and runs in a thread.
+``NoRecall`` is the ``HEARTH_EMBEDDER=none`` case: memories load, nothing is searched (DEC-1).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+
+import numpy as np
+
+from adapters.embedding import Embedder, MatchScorer, embed_background
+from adapters.vector import VectorIndex, load_memory_vectors, memory_key
+from engine.memory import MemoryRecord, ScopeList, SearchHit, SearchResult
+from storage.redis_memory import RedisMemoryStore
+
+__all__ = ["EmbeddingRecall", "NoRecall"]
+
+log = logging.getLogger("hearth.recall")
+
+
+class NoRecall:
+    """No embedder: memories are loaded but never searched (everything stays active)."""
+
+    available = False
+    model = "none"
+
+    def __init__(self, store: RedisMemoryStore) -> None:
+        self._store = store
+
+    async def load(self, scopes: Sequence[ScopeList]) -> list[MemoryRecord]:
+        """The memories of ``scopes``."""
+        return await self._store.load(scopes)
+
+    async def search(
+        self, text: str, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
+    ) -> SearchResult:
+        """Never called when ``available`` is False."""
+        return SearchResult(ok=False)
+
+
+class EmbeddingRecall:
+    """Search memories with an embedder and a vector index."""
+
+    available = True
+
+    def __init__(self, store: RedisMemoryStore, embedder: Embedder, index: VectorIndex) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._index = index
+        self.model = embedder.name
+        self._scorer = MatchScorer.for_embedder(embedder.name)
+        self._background: np.ndarray | None = None
+        self._fresh: dict[str, np.ndarray] = {}
+
+    async def load(self, scopes: Sequence[ScopeList]) -> list[MemoryRecord]:
+        """The memories of ``scopes``, with vectors cached and missing ones embedded."""
+        snapshot = await load_memory_vectors(self._store, self._index, scopes, self.model)
+        missing = list(snapshot.missing_vectors(self.model))
+        if missing:
+            vectors = await asyncio.to_thread(self._embedder.embed_passages, [r.text for r in missing])
+            await self._store.put_vectors(self.model, missing, vectors)
+            # the index picks them up from Redis next turn; this turn uses them directly
+            self._fresh = {r.id: v for r, v in zip(missing, vectors, strict=True)}
+        else:
+            self._fresh = {}
+        return list(snapshot.records)
+
+    async def _background_vectors(self) -> np.ndarray:
+        if self._background is None:
+            self._background = await asyncio.to_thread(embed_background, self._embedder)
+        return self._background
+
+    async def search(
+        self, text: str, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
+    ) -> SearchResult:
+        """Score every searchable memory against ``text``; hits are those above the threshold.
+
+        ``similarity`` is the calibrated match score (background-relative, see docs/RECALL.md).
+        """
+        allowed = {r.id for r in records if not r.hidden}
+        if not allowed:
+            return SearchResult(ok=True)
+        query = (await asyncio.to_thread(self._embedder.embed_queries, [text]))[0]
+        keys = [memory_key(s, self.model) for s in scopes]
+        ids, vectors = self._index.lookup(keys, sorted(allowed - self._fresh.keys()))
+        fresh = sorted(allowed & self._fresh.keys())
+        if fresh:
+            ids = (*ids, *fresh)
+            vectors = np.vstack([vectors.reshape(-1, query.shape[0]), *(self._fresh[i] for i in fresh)])
+        if not ids:
+            return SearchResult(ok=True)
+        scores = self._scorer.score(query, vectors, await self._background_vectors())
+        hits = tuple(
+            SearchHit(memory_id=i, similarity=round(float(s), 3))
+            for i, s in zip(ids, scores, strict=True)
+            if s >= self._scorer.threshold
+        )
+        return SearchResult(ok=True, hits=hits)

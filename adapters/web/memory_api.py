@@ -1,0 +1,191 @@
+"""People's memory operations over REST (API.md Memories; MEM-1..10, DEC-10..14)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+from litestar import Controller, Request, Response, delete, get, patch, post, put
+from litestar.params import Parameter
+
+from adapters.web.api import admin_guard, decode_body
+from adapters.web.state import WebState
+from engine.errors import InvalidInput
+from engine.memory import (
+    MemoryRecord,
+    ScopeList,
+    global_list,
+    global_personal_list,
+    memory_state,
+    personal_list,
+    space_list,
+)
+from engine.service.memory import MemoryDesk
+from engine.validate import qualify_id
+
+__all__ = ["MemoryController", "memory_view", "set_privacy"]
+
+Scope = Literal["space", "personal", "global"]
+
+
+class NewMemoryBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``POST /api/memories``."""
+
+    scope: Scope
+    text: str
+    persona: str = "default"
+    space: str | None = None
+    owner: str | None = None
+    global_: bool = msgspec.field(default=False, name="global")
+    pinned: bool = False
+    source: Literal["person", "import"] = "person"
+
+
+class EditMemoryBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``PATCH /api/memories/{id}``."""
+
+    text: str | None = None
+    pinned: bool | None = None
+
+
+class ClearBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``POST /api/memories/clear`` (MEM-9)."""
+
+    scope: Scope
+    persona: str = "default"
+    space: str | None = None
+    owner: str | None = None
+    global_: bool = msgspec.field(default=False, name="global")
+    pinned_confirmed: bool = False
+
+
+class PrivacyBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``PUT /api/users/{user}/privacy`` (DEC-10)."""
+
+    personal_memory: bool
+
+
+def target_list(
+    scope: Scope, persona: str, space: str | None, owner: str | None, is_global: bool
+) -> ScopeList:
+    """The list named by API parameters (ids qualified: ``room1`` → ``web:room1``)."""
+
+    def need(value: str | None, what: str) -> str:
+        if not value:
+            raise InvalidInput(f"A {scope} memory needs '{what}'.", code=f"missing_{what}")
+        return qualify_id(value, what=what)
+
+    if scope == "space":
+        return space_list(persona, need(space, "space"))
+    if scope == "global":
+        return global_list(need(owner, "owner"))
+    if is_global:
+        return global_personal_list(persona, need(owner, "owner"))
+    return personal_list(persona, need(owner, "owner"), need(space, "space"))
+
+
+def memory_view(record: MemoryRecord, desk: MemoryDesk) -> dict[str, Any]:
+    """A memory as API.md shows it."""
+    return {
+        "id": record.id,
+        "persona": record.persona,
+        "scope": record.scope,
+        "text": record.text,
+        "space": record.space,
+        "owner": record.owner,
+        "global": record.is_global,
+        "pinned": record.pinned,
+        "protected": record.protected,
+        "source": record.source,
+        "state": memory_state(record, desk.policy),
+        "unused_days": record.unused_days,
+        "last_matched_at": record.last_matched_at,
+        "created_at": record.created_at,
+        "updated_at": record.updated_at,
+    }
+
+
+class MemoryController(Controller):
+    """``/api/memories``."""
+
+    path = "/api/memories"
+    guards = [admin_guard]  # noqa: RUF012
+    tags = ["memories"]  # noqa: RUF012
+
+    @get("/")
+    async def list_memories(
+        self,
+        request: Request[Any, Any, Any],
+        kind: Annotated[Scope, Parameter(query="scope")],
+        persona: str = "default",
+        space: str | None = None,
+        owner: str | None = None,
+        is_global: Annotated[bool, Parameter(query="global")] = False,
+    ) -> dict[str, Any]:
+        """One list's memories, pinned first, then newest first."""
+        desk = _desk(request)
+        targets = [target_list(kind, persona, space, owner, is_global)]
+        records = await desk.list(targets)
+        records.sort(key=lambda r: (not r.pinned, -r.updated_at.timestamp(), r.id))
+        return {"memories": [memory_view(r, desk) for r in records]}
+
+    @post("/", status_code=201)
+    async def add(self, request: Request[Any, Any, Any]) -> dict[str, Any]:
+        """A person saves a memory (protected, DEC-12); a full list forgets one dormant (DEC-11)."""
+        desk = _desk(request)
+        state: WebState = request.app.state.web
+        body: NewMemoryBody = decode_body(await request.body(), NewMemoryBody)
+        await state.service.persona(body.persona)
+        target = target_list(body.scope, body.persona, body.space, body.owner, body.global_)
+        plan = await desk.add(
+            persona=body.persona,
+            target=target,
+            text=body.text,
+            pinned=body.pinned,
+            source=body.source,
+            now=state.clock.now(),
+        )
+        forgotten = memory_view(plan.forgotten, desk) if plan.forgotten else None
+        return {"memory": memory_view(plan.record, desk), "forgotten": forgotten}
+
+    @patch("/{memory:str}")
+    async def edit(self, request: Request[Any, Any, Any], memory: str) -> dict[str, Any]:
+        """Edit text (protects it) or pin/unpin."""
+        desk = _desk(request)
+        state: WebState = request.app.state.web
+        body: EditMemoryBody = decode_body(await request.body(), EditMemoryBody)
+        record = await desk.edit(memory, text=body.text, pinned=body.pinned, now=state.clock.now())
+        return {"memory": memory_view(record, desk)}
+
+    @delete("/{memory:str}", status_code=200)
+    async def forget(self, request: Request[Any, Any, Any], memory: str) -> dict[str, Any]:
+        """Forget one memory."""
+        desk = _desk(request)
+        record = await desk.delete(memory)
+        return {"deleted": memory_view(record, desk)}
+
+    @post("/clear", status_code=200)
+    async def clear(self, request: Request[Any, Any, Any]) -> dict[str, Any]:
+        """Clear all: unpinned first; pinned only with ``pinned_confirmed`` (MEM-9)."""
+        desk = _desk(request)
+        body: ClearBody = decode_body(await request.body(), ClearBody)
+        target = target_list(body.scope, body.persona, body.space, body.owner, body.global_)
+        plan = await desk.clear(target, pinned_confirmed=body.pinned_confirmed)
+        return {"deleted": len(plan.writes), "pinned_left": plan.pinned_left}
+
+
+@put("/api/users/{user:str}/privacy", guards=[admin_guard], tags=["memories"])
+async def set_privacy(request: Request[Any, Any, Any], user: str) -> Response[dict[str, Any]]:
+    """Opt a user out of (or back in to) personal memory (DEC-10)."""
+    state: WebState = request.app.state.web
+    body: PrivacyBody = decode_body(await request.body(), PrivacyBody)
+    user_id = qualify_id(user, what="user")
+    await state.directory.set_privacy(user_id, personal_memory=body.personal_memory)
+    return Response({"user": user_id, "personal_memory": body.personal_memory})
+
+
+def _desk(request: Request[Any, Any, Any]) -> MemoryDesk:
+    state: WebState = request.app.state.web
+    if state.service.memory is None:
+        raise InvalidInput("Memory is not configured in this deployment.", code="memory_unavailable")
+    return state.service.memory

@@ -1,0 +1,374 @@
+"""The memory desk: reads, searches, ages and writes saved memories for the chat service.
+
+Per turn (DEC-3, DEC-15): load the scopes in play with their vectors (one round trip), run the
+one search of the newest message, plan the counters with the pure ``plan_decay``, choose what
+the reply carries with ``memories_for_reply`` (the stable part from the states *before* the
+search, dormant matches recalled into the tail), then apply the counters atomically. Writes
+(model tools, people) are planned by the pure ``plan_*`` functions and applied per list with
+optimistic concurrency: a list that changed meanwhile is re-read and the write re-planned.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Protocol
+
+import msgspec
+
+from engine.errors import Conflict, InvalidInput, NotFound
+from engine.memory import (
+    SEARCH_FAILED,
+    ClearPlan,
+    DecayPlan,
+    MemoryPolicy,
+    MemoryRecord,
+    MemoryTurn,
+    MemoryWrite,
+    NewMemory,
+    ReplyMemories,
+    SavePlan,
+    ScopeList,
+    SearchResult,
+    Source,
+    WritePlan,
+    check_turn_write,
+    global_list,
+    memories_for_reply,
+    memory_enabled,
+    personal_list,
+    plan_clear_all,
+    plan_decay,
+    plan_delete,
+    plan_rollback,
+    plan_save,
+    plan_update,
+    scope_list_of,
+    scopes_in_play,
+    space_list,
+    written_id,
+)
+from engine.memory.journal import Deleted, Forgotten, Saved, Updated
+from engine.tools import DeleteMemoryInput, SaveMemoryInput, ToolCall, ToolResult, UpdateMemoryInput
+
+__all__ = ["MEMORY_OFF", "MemoryContext", "MemoryDesk"]
+
+_RETRIES = 3
+
+
+class Snapshot(Protocol):
+    """Records of some lists and each list's version."""
+
+    @property
+    def records(self) -> tuple[MemoryRecord, ...]: ...
+
+    @property
+    def versions(self) -> dict[ScopeList, int]: ...
+
+
+class Applied(Protocol):
+    """Whether every list accepted a write."""
+
+    @property
+    def ok(self) -> bool: ...
+
+
+class MemoryStore(Protocol):
+    """What the desk needs of ``storage.redis_memory.RedisMemoryStore``."""
+
+    async def snapshot(self, scopes: Sequence[ScopeList]) -> Snapshot: ...
+    async def apply_save(
+        self, plan: SavePlan, expected: dict[ScopeList, int] | None = None
+    ) -> msgspec.Struct: ...
+    async def apply_writes(
+        self, writes: WritePlan, expected: dict[ScopeList, int] | None = None
+    ) -> msgspec.Struct: ...
+    async def apply_decay(self, plan: DecayPlan, records: Sequence[MemoryRecord]) -> msgspec.Struct: ...
+
+
+class Recall(Protocol):
+    """The search port (``adapters.recall``)."""
+
+    available: bool
+
+    async def load(self, scopes: Sequence[ScopeList]) -> list[MemoryRecord]: ...
+    async def search(
+        self, text: str, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
+    ) -> SearchResult: ...
+
+
+class Directory(Protocol):
+    """Where memories live, and privacy opt-outs (``storage.redis_memory_directory``)."""
+
+    async def locate(self, memory: str) -> ScopeList | None: ...
+    async def record(self, placed: Sequence[tuple[str, ScopeList]], removed: Sequence[str]) -> None: ...
+    async def opted_out(self, users: Sequence[str]) -> tuple[str, ...]: ...
+
+
+class MemoryContext(msgspec.Struct, frozen=True, kw_only=True):
+    """A turn's memories: who is in play, what was stored before, what the reply carries."""
+
+    enabled: bool
+    turn: MemoryTurn | None = None
+    scopes: tuple[ScopeList, ...] = ()
+    records: tuple[MemoryRecord, ...] = ()
+    plan: DecayPlan | None = None
+    reply: ReplyMemories | None = None
+    search_ok: bool = False
+    can_write: bool = False
+
+
+MEMORY_OFF = MemoryContext(enabled=False)
+
+
+class MemoryDesk:
+    """Memory operations for turns and for people."""
+
+    def __init__(
+        self,
+        *,
+        store: MemoryStore,
+        recall: Recall,
+        directory: Directory,
+        policy: MemoryPolicy,
+        new_id: Callable[[], str] | None = None,
+    ) -> None:
+        self.store = store
+        self.recall = recall
+        self.directory = directory
+        self.policy = policy if recall.available else msgspec.structs.replace(policy, decay_enabled=False)
+        self._new_id = new_id or (lambda: f"mem-{secrets.token_hex(5)}")
+
+    async def for_turn(
+        self,
+        *,
+        persona: str,
+        learn_from_chat: bool,
+        space: str,
+        participants: tuple[str, ...],
+        guests: tuple[str, ...],
+        text: str,
+        message_at: datetime,
+    ) -> MemoryContext:
+        """Load, search and plan the memories of one turn (nothing is written yet)."""
+        turn = MemoryTurn(
+            persona=persona,
+            space=space,
+            participants=participants,
+            opted_out=await self.directory.opted_out(participants),
+            guests=guests,
+            learn_from_chat=learn_from_chat,
+        )
+        if not memory_enabled(turn):
+            return MEMORY_OFF
+        scopes = scopes_in_play(turn)
+        records = tuple(await self.recall.load(scopes))
+        search = SearchResult(ok=True)
+        if self.recall.available:
+            try:
+                search = await self.recall.search(text, records, scopes)
+            except Exception:
+                search = SEARCH_FAILED
+        plan = plan_decay(records, scopes, search, message_at, self.policy)
+        reply = memories_for_reply(records, scopes, plan, message_at, self.policy)
+        return MemoryContext(
+            enabled=True,
+            turn=turn,
+            scopes=scopes,
+            records=records,
+            plan=plan,
+            reply=reply,
+            search_ok=search.ok,
+            can_write=bool(set(participants) - set(guests)),
+        )
+
+    async def commit(self, ctx: MemoryContext) -> None:
+        """Apply the turn's counter changes (at most once per UTC day per memory, DEC-5)."""
+        if ctx.plan is not None and ctx.plan.changes:
+            await self.store.apply_decay(ctx.plan, ctx.records)
+
+    # --- writes -------------------------------------------------------------------------
+
+    async def _save(self, new: NewMemory, now: datetime) -> SavePlan:
+        for _ in range(_RETRIES):
+            snap = await self.store.snapshot([new.target])
+            plan = plan_save(
+                snap.records, new, now=now, policy=self.policy, search_available=self.recall.available
+            )
+            result = await self.store.apply_save(plan, expected=snap.versions)
+            if result.ok:
+                await self._note(plan.writes)
+                return plan
+        raise Conflict("The memory list kept changing; try again.", code="memory_changed")
+
+    async def _write(
+        self, target: ScopeList, make: Callable[[Sequence[MemoryRecord]], WritePlan]
+    ) -> WritePlan:
+        for _ in range(_RETRIES):
+            snap = await self.store.snapshot([target])
+            plan = make(snap.records)
+            result = await self.store.apply_writes(plan, expected=snap.versions)
+            if result.ok:
+                await self._note(plan.writes)
+                return plan
+        raise Conflict("The memory list kept changing; try again.", code="memory_changed")
+
+    async def _note(self, writes: Sequence[MemoryWrite]) -> None:
+        placed = [(w.after.id, _scope_of(w.after)) for w in writes if isinstance(w, Saved | Updated)]
+        removed = [written_id(w) for w in writes if isinstance(w, Deleted | Forgotten)]
+        await self.directory.record(placed, removed)
+
+    async def locate(self, memory: str) -> tuple[ScopeList, MemoryRecord]:
+        """A memory and its list, or ``NotFound(memory_not_found)``."""
+        scope = await self.directory.locate(memory)
+        if scope is not None:
+            snap = await self.store.snapshot([scope])
+            for record in snap.records:
+                if record.id == memory:
+                    return scope, record
+        raise NotFound(f"There is no memory {memory!r}.", code="memory_not_found")
+
+    async def add(
+        self, *, persona: str, target: ScopeList, text: str, pinned: bool, source: Source, now: datetime
+    ) -> SavePlan:
+        """A person (or an import) saves a memory (MEM-6b); protected unless imported (DEC-12)."""
+        new = NewMemory(
+            id=self._new_id(), persona=persona, target=target, text=text, source=source, pinned=pinned
+        )
+        return await self._save(new, now)
+
+    async def edit(
+        self, memory: str, *, text: str | None, pinned: bool | None, now: datetime
+    ) -> MemoryRecord:
+        """A person edits or pins/unpins a memory; an edit protects it (DEC-12)."""
+        scope, _ = await self.locate(memory)
+        plan = await self._write(
+            scope,
+            lambda records: plan_update(
+                records, memory, writer="person", now=now, policy=self.policy, text=text, pinned=pinned
+            ),
+        )
+        return next(w.after for w in plan.writes if isinstance(w, Updated))
+
+    async def delete(self, memory: str) -> MemoryRecord:
+        """A person forgets one memory (pinned ones too: people may)."""
+        scope, record = await self.locate(memory)
+        await self._write(scope, lambda records: plan_delete(records, memory, writer="person"))
+        return record
+
+    async def clear(self, target: ScopeList, *, pinned_confirmed: bool) -> ClearPlan:
+        """Clear all memories of one list; pinned survive unless confirmed separately (MEM-9)."""
+        cleared: list[ClearPlan] = []
+
+        def make(records: Sequence[MemoryRecord]) -> WritePlan:
+            plan = plan_clear_all(records, target, pinned_confirmed=pinned_confirmed)
+            cleared.append(plan)
+            return WritePlan(writes=plan.writes)
+
+        await self._write(target, make)
+        return cleared[-1]
+
+    async def list(self, targets: Sequence[ScopeList]) -> list[MemoryRecord]:
+        """The memories of some lists."""
+        snap = await self.store.snapshot(targets)
+        return list(snap.records)
+
+    async def rollback(self, journal: Sequence[MemoryWrite]) -> None:
+        """Undo a turn's memory writes (MEM-7); pinned entries are never touched."""
+        if not journal:
+            return
+        scopes = list(dict.fromkeys(_scope_of(_record_of(w)) for w in journal))
+        snap = await self.store.snapshot(scopes)
+        plan = plan_rollback(journal, snap.records)
+        if plan.writes:
+            await self.store.apply_writes(plan)
+            await self._note(plan.writes)
+
+    # --- model tools (MEM-6a) -------------------------------------------------------------
+
+    async def run_tool(
+        self,
+        ctx: MemoryContext,
+        call: ToolCall,
+        *,
+        speaker: str,
+        names: dict[str, str],
+        turn: str,
+        now: datetime,
+    ) -> tuple[ToolResult, tuple[MemoryWrite, ...]]:
+        """Run one memory tool call; errors become error results the model can read."""
+        try:
+            writes, summary = await self._tool(ctx, call, speaker=speaker, names=names, turn=turn, now=now)
+        except (InvalidInput, NotFound, Conflict) as exc:
+            return ToolResult(call_id=call.id, content=f"Not done: {exc.message}", is_error=True), ()
+        return ToolResult(call_id=call.id, content=summary), writes
+
+    async def _tool(
+        self,
+        ctx: MemoryContext,
+        call: ToolCall,
+        *,
+        speaker: str,
+        names: dict[str, str],
+        turn: str,
+        now: datetime,
+    ) -> tuple[tuple[MemoryWrite, ...], str]:
+        if ctx.turn is None or not ctx.can_write:
+            raise Conflict("memory is off in this chat.", code="memory_off")
+        if call.name == "save_memory":
+            args = _decode(call.arguments, SaveMemoryInput)
+            owner = names.get((args.about or "").casefold(), speaker)
+            target = {
+                "personal": personal_list(ctx.turn.persona, owner, ctx.turn.space),
+                "space": space_list(ctx.turn.persona, ctx.turn.space),
+                "global": global_list(owner),
+            }[args.scope]
+            check_turn_write(ctx.turn, target)
+            new = NewMemory(
+                id=self._new_id(),
+                persona=ctx.turn.persona,
+                target=target,
+                text=args.text,
+                source="model",
+                turn=turn,
+            )
+            plan = await self._save(new, now)
+            summary = f"I'll remember that: “{plan.record.text}” [{plan.record.id}]."
+            if plan.forgotten is not None:
+                summary += f" To make room I forgot: “{plan.forgotten.text}”."
+            return plan.writes, summary
+        if call.name in ("update_memory", "delete_memory"):
+            kind = UpdateMemoryInput if call.name == "update_memory" else DeleteMemoryInput
+            args2 = _decode(call.arguments, kind)
+            if args2.id not in {r.id for r in ctx.records}:
+                raise NotFound(
+                    f"there is no memory {args2.id} in this conversation.", code="memory_not_found"
+                )
+            scope, _ = await self.locate(args2.id)
+            if isinstance(args2, UpdateMemoryInput):
+                plan = await self._write(
+                    scope,
+                    lambda rs: plan_update(
+                        rs, args2.id, writer="model", now=now, policy=self.policy, text=args2.text
+                    ),
+                )
+                return plan.writes, f"Updated memory {args2.id}: “{args2.text}”."
+            plan = await self._write(scope, lambda rs: plan_delete(rs, args2.id, writer="model"))
+            return plan.writes, f"Deleted memory {args2.id}."
+        raise InvalidInput(f"unknown tool {call.name!r}.", code="unknown_tool")
+
+
+def _decode(arguments: str, kind: type[msgspec.Struct]) -> msgspec.Struct:
+    try:
+        return msgspec.json.decode(arguments, type=kind)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise InvalidInput(f"the tool input does not fit: {exc}", code="invalid_tool_input") from exc
+
+
+def _record_of(write: MemoryWrite) -> MemoryRecord:
+    return write.after if isinstance(write, Saved | Updated) else write.before
+
+
+def _scope_of(record: MemoryRecord) -> ScopeList:
+    return scope_list_of(record)

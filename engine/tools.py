@@ -1,0 +1,105 @@
+"""Tools the model may call mid-reply (MEM-6a), provider-neutral.
+
+A tool is described by a ``ToolSpec`` whose ``input_type`` is a Struct: the LLM adapter derives
+the JSON schema from it, and the service decodes a call's arguments into it at the edge
+(STYLE D3). A round of calls and their results is a ``ToolExchange``; the prompt carries the
+exchanges of the reply so far, so the model can continue after its tools ran.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+__all__ = [
+    "MEMORY_TOOLS",
+    "DeleteMemoryInput",
+    "SaveMemoryInput",
+    "ToolCall",
+    "ToolExchange",
+    "ToolResult",
+    "ToolSpec",
+    "UpdateMemoryInput",
+]
+
+
+class ToolSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """A tool offered to the model."""
+
+    name: str
+    description: str
+    input_type: type[msgspec.Struct]
+
+
+class ToolCall(msgspec.Struct, frozen=True, kw_only=True, tag="tool_call"):
+    """The model asked to run a tool; ``arguments`` is the JSON text of its input."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+class ToolResult(msgspec.Struct, frozen=True, kw_only=True):
+    """What a tool call did, as the model reads it."""
+
+    call_id: str
+    content: str
+    is_error: bool = False
+
+
+class ToolExchange(msgspec.Struct, frozen=True, kw_only=True):
+    """One round: the text the model wrote before calling, its calls, and their results."""
+
+    text: str
+    calls: tuple[ToolCall, ...]
+    results: tuple[ToolResult, ...]
+
+
+class SaveMemoryInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Save a fact that will stay true for weeks (a name, a birthday, an allergy, a promise).
+
+    scope: "personal" for a fact about one person (default: the person who just wrote),
+    "space" for a fact about this group or room that everyone shares, "global" for a fact about
+    a person that every persona may know. about: the name of the person the fact is about, if
+    it is not the person who just wrote.
+    """
+
+    text: str
+    scope: Literal["personal", "space", "global"] = "personal"
+    about: str | None = None
+
+
+class UpdateMemoryInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Correct one of your saved memories (not a pinned one); id as shown in your notes."""
+
+    id: str
+    text: str
+
+
+class DeleteMemoryInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Delete one of your saved memories that is no longer true (not a pinned one)."""
+
+    id: str
+
+
+MEMORY_TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="save_memory",
+        description=(
+            "Save a durable fact about a person or this space, to remember in later chats. "
+            "Only facts that stay true for weeks; not moods or plot events."
+        ),
+        input_type=SaveMemoryInput,
+    ),
+    ToolSpec(
+        name="update_memory",
+        description="Correct a saved memory that changed. Pinned memories cannot be changed.",
+        input_type=UpdateMemoryInput,
+    ),
+    ToolSpec(
+        name="delete_memory",
+        description="Delete a saved memory that is no longer true. Pinned memories cannot be deleted.",
+        input_type=DeleteMemoryInput,
+    ),
+)

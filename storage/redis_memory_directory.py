@@ -1,0 +1,68 @@
+"""Where each memory lives, and who opted out of personal memory (DEC-10).
+
+- ``mem:where``      HASH memory id → JSON ``ScopeList`` (so ``PATCH/DELETE /api/memories/{id}``
+  find the list; a stale entry only points at a list that no longer has the id → 404).
+- ``privacy:optout`` SET of users whose personal memories are never read, searched or saved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import msgspec
+import redis.asyncio as aioredis
+
+from engine.memory import ScopeList
+from storage.errors import map_redis_errors
+from storage.keys import KeyBuilder
+
+__all__ = ["RedisMemoryDirectory"]
+
+_SCOPE = msgspec.json.Decoder(ScopeList)
+
+
+class RedisMemoryDirectory:
+    """The id → list index and the privacy opt-outs."""
+
+    def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
+        self._r = client
+        prefix = (keys or KeyBuilder()).prefix
+        self._where = f"{prefix}:mem:where"
+        self._optout = f"{prefix}:privacy:optout"
+
+    async def locate(self, memory: str) -> ScopeList | None:
+        """The list a memory id belongs to, or None."""
+        with map_redis_errors():
+            raw = await self._r.hget(self._where, memory)
+        return _SCOPE.decode(raw) if raw is not None else None
+
+    async def record(self, placed: Iterable[tuple[str, ScopeList]], removed: Iterable[str]) -> None:
+        """Note where memories were saved and which were deleted."""
+        mapping = {memory: msgspec.json.encode(scope) for memory, scope in placed}
+        gone = [m for m in removed if m not in mapping]
+        if not mapping and not gone:
+            return
+        with map_redis_errors():
+            async with self._r.pipeline(transaction=True) as tx:
+                if mapping:
+                    tx.hset(self._where, mapping=mapping)
+                if gone:
+                    tx.hdel(self._where, *gone)
+                await tx.execute()
+
+    async def opted_out(self, users: Iterable[str]) -> tuple[str, ...]:
+        """Which of ``users`` opted out of personal memory."""
+        wanted = list(dict.fromkeys(users))
+        if not wanted:
+            return ()
+        with map_redis_errors():
+            flags = await self._r.smismember(self._optout, wanted)
+        return tuple(u for u, f in zip(wanted, flags, strict=True) if f)
+
+    async def set_privacy(self, user: str, *, personal_memory: bool) -> None:
+        """Opt a user in to or out of personal memory."""
+        with map_redis_errors():
+            if personal_memory:
+                await self._r.srem(self._optout, user)
+            else:
+                await self._r.sadd(self._optout, user)
