@@ -35,6 +35,7 @@ from engine.validate import TextLimits
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.redis_chat import RedisChatLock, RedisChatStore, RedisPersonaStore
+from storage.redis_documents import RedisDocumentStore
 from storage.redis_lore import RedisLoreStore
 from storage.redis_memory import RedisMemoryStore
 from storage.redis_memory_directory import RedisMemoryDirectory
@@ -86,10 +87,21 @@ def _memory(settings: Settings, redis: aioredis.Redis, keys: KeyBuilder) -> Memo
     from adapters.vector import FaissVectorIndex
 
     store = RedisMemoryStore(redis, keys)
+    documents = RedisDocumentStore(redis, keys)
     embedder = make_embedder(settings.embedder)
-    recall = NoRecall(store) if embedder is None else EmbeddingRecall(store, embedder, FaissVectorIndex())
+    recall = (
+        NoRecall(store)
+        if embedder is None
+        else EmbeddingRecall(store, embedder, FaissVectorIndex(), documents)
+    )
     policy = MemoryPolicy(decay_enabled=settings.memory_decay_enabled)
-    return MemoryDesk(store=store, recall=recall, directory=RedisMemoryDirectory(redis, keys), policy=policy)
+    return MemoryDesk(
+        store=store,
+        recall=recall,
+        directory=RedisMemoryDirectory(redis, keys),
+        policy=policy,
+        documents=documents,
+    )
 
 
 def build(settings: Settings) -> Hearth:

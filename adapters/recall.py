@@ -1,10 +1,11 @@
-"""Memory recall: one embedding of the newest message per turn, searched with FAISS (DEC-3, DEC-4).
+"""Recall: one embedding of the newest message per turn, searched against memories and documents.
 
 ``EmbeddingRecall`` loads a turn's memories and their vectors in one round trip (refreshing the
 process's FAISS index when a list's vector version changed), embeds memories that have no
 vector yet for the current embedder (so changing the embedder re-embeds instead of mixing
 models), and scores candidates with the calibrated background-relative score of
-``adapters.embedding.scorer`` (docs/RECALL.md). Embedding is CPU work and runs in a thread.
+``adapters.embedding.scorer`` (docs/RECALL.md). The same query vector searches the persona's
+document chunks (DOC-1, DEC-15). Embedding is CPU work and runs in a thread.
 ``NoRecall`` is the ``HEARTH_EMBEDDER=none`` case: memories load, nothing is searched (DEC-1).
 """
 
@@ -17,8 +18,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from adapters.embedding import Embedder, MatchScorer, embed_background
-from adapters.vector import VectorIndex, load_memory_vectors, memory_key
+from adapters.vector import VectorIndex, document_key, load_memory_vectors, memory_key
 from engine.memory import MemoryRecord, ScopeList, SearchHit, SearchResult
+from storage.redis_documents import RedisDocumentStore
 from storage.redis_memory import RedisMemoryStore
 
 __all__ = ["EmbeddingRecall", "NoRecall"]
@@ -39,22 +41,44 @@ class NoRecall:
         """The memories of ``scopes``."""
         return await self._store.load(scopes)
 
+    async def embed(self, text: str) -> None:
+        """No embedder, no query vector."""
+        return
+
     async def search(
-        self, text: str, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
+        self, query: object, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
     ) -> SearchResult:
         """Never called when ``available`` is False."""
         return SearchResult(ok=False)
 
+    async def documents(self, query: object, persona: str) -> tuple[str, ...]:
+        """No embedder: documents are not searched."""
+        return ()
+
+    async def embed_passages(self, texts: Sequence[str]) -> None:
+        """No embedder."""
+        return
+
 
 class EmbeddingRecall:
-    """Search memories with an embedder and a vector index."""
+    """Search memories and persona documents with an embedder and a vector index."""
 
     available = True
 
-    def __init__(self, store: RedisMemoryStore, embedder: Embedder, index: VectorIndex) -> None:
+    def __init__(
+        self,
+        store: RedisMemoryStore,
+        embedder: Embedder,
+        index: VectorIndex,
+        documents: RedisDocumentStore | None = None,
+        *,
+        document_chunks: int = 3,
+    ) -> None:
         self._store = store
         self._embedder = embedder
         self._index = index
+        self._documents = documents
+        self._chunks = document_chunks
         self.model = embedder.name
         self._scorer = MatchScorer.for_embedder(embedder.name)
         self._background: np.ndarray | None = None
@@ -78,17 +102,24 @@ class EmbeddingRecall:
             self._background = await asyncio.to_thread(embed_background, self._embedder)
         return self._background
 
+    async def embed(self, text: str) -> np.ndarray:
+        """The one query embedding of a turn (DEC-15: shared by memories and documents)."""
+        return (await asyncio.to_thread(self._embedder.embed_queries, [text]))[0]
+
+    async def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        """Passage vectors (document chunks), computed in a thread."""
+        return await asyncio.to_thread(self._embedder.embed_passages, list(texts))
+
     async def search(
-        self, text: str, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
+        self, query: np.ndarray, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
     ) -> SearchResult:
-        """Score every searchable memory against ``text``; hits are those above the threshold.
+        """Score every searchable memory against the query; hits are those above the threshold.
 
         ``similarity`` is the calibrated match score (background-relative, see docs/RECALL.md).
         """
         allowed = {r.id for r in records if not r.hidden}
         if not allowed:
             return SearchResult(ok=True)
-        query = (await asyncio.to_thread(self._embedder.embed_queries, [text]))[0]
         keys = [memory_key(s, self.model) for s in scopes]
         ids, vectors = self._index.lookup(keys, sorted(allowed - self._fresh.keys()))
         fresh = sorted(allowed & self._fresh.keys())
@@ -104,3 +135,30 @@ class EmbeddingRecall:
             if s >= self._scorer.threshold
         )
         return SearchResult(ok=True, hits=hits)
+
+    async def documents(self, query: np.ndarray, persona: str) -> tuple[str, ...]:
+        """The persona's document chunks that match the query best (DOC-1), best first.
+
+        FAISS finds the nearest chunks by cosine; the calibrated score decides which are
+        close enough to send.
+        """
+        if self._documents is None:
+            return ()
+        version, model = await self._documents.version(persona)
+        if version == 0:
+            return ()
+        key = document_key(persona, self.model)
+        if self._index.version(key) != version:
+            ids, vectors = await self._documents.vectors(persona) if model == self.model else ([], None)
+            if vectors is None or not ids:
+                vectors = np.zeros((0, query.shape[0]), dtype=np.float32)
+            self._index.replace(key, version, ids, vectors)
+        hits = self._index.search([key], query, self._chunks * 4, allowed_ids=None)
+        if not hits:
+            return ()
+        ids, vectors = self._index.lookup([key], [h[0] for h in hits])
+        scores = self._scorer.score(query, vectors, await self._background_vectors())
+        ranked = sorted(zip(ids, scores, strict=True), key=lambda pair: -pair[1])
+        best = [i for i, s in ranked if s >= self._scorer.threshold][: self._chunks]
+        found = await self._documents.chunks(persona, best)
+        return tuple(f"{c.heading}: {c.text}" if c.heading else c.text for c in found)

@@ -19,7 +19,7 @@ from adapters.web.lore_api import (
     attach_lorebooks,
     attach_persona_lorebooks,
 )
-from adapters.web.memory_api import MemoryController, set_privacy
+from adapters.web.memory_api import MemoryController, add_document, list_documents, set_privacy
 from adapters.web.state import WebState
 from engine.errors import PersonaBotError
 
@@ -81,6 +81,8 @@ def create_app(
             LorebookController,
             MemoryController,
             set_privacy,
+            add_document,
+            list_documents,
             attach_lorebooks,
             attach_persona_lorebooks,
             create_static_files_router(path="/static", directories=[STATIC]),

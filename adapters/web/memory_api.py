@@ -23,7 +23,7 @@ from engine.memory import (
 from engine.service.memory import MemoryDesk
 from engine.validate import qualify_id
 
-__all__ = ["MemoryController", "memory_view", "set_privacy"]
+__all__ = ["MemoryController", "add_document", "list_documents", "memory_view", "set_privacy"]
 
 Scope = Literal["space", "personal", "global"]
 
@@ -189,3 +189,32 @@ def _desk(request: Request[Any, Any, Any]) -> MemoryDesk:
     if state.service.memory is None:
         raise InvalidInput("Memory is not configured in this deployment.", code="memory_unavailable")
     return state.service.memory
+
+
+_DOCUMENT_LIMIT = 2_000_000
+
+
+@post("/api/personas/{persona:str}/documents", guards=[admin_guard], tags=["documents"], status_code=201)
+async def add_document(
+    request: Request[Any, Any, Any], persona: str, name: str = "document"
+) -> dict[str, Any]:
+    """Upload a text or Markdown document to a persona (DOC-1); the body is the document."""
+    state: WebState = request.app.state.web
+    await state.service.persona(persona)
+    raw = await request.body()
+    if len(raw) > _DOCUMENT_LIMIT:
+        raise InvalidInput(f"The document is larger than {_DOCUMENT_LIMIT:,} bytes.", code="file_too_large")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInput("The document is not UTF-8 text.", code="document_not_text") from None
+    info = await _desk(request).add_document(persona, name[:200], text)
+    return msgspec.to_builtins(info)  # type: ignore[no-any-return]
+
+
+@get("/api/personas/{persona:str}/documents", guards=[admin_guard], tags=["documents"])
+async def list_documents(request: Request[Any, Any, Any], persona: str) -> dict[str, Any]:
+    """A persona's documents."""
+    desk = _desk(request)
+    docs = await desk.documents.all(persona) if desk.documents else []
+    return {"documents": [msgspec.to_builtins(d) for d in docs]}

@@ -298,6 +298,7 @@ class ChatService:
                 for d in lore.decisions
             ),
             memories=_memory_logs(memory),
+            documents=len(memory.documents),
         )
         turn = Turn(
             id=turn_id,
@@ -534,6 +535,7 @@ def _parts(
             for m in lore.messages
         ),
         user_name=answered.name,
+        documents=memory.documents,
     )
 
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 import msgspec
 
+from engine.documents import Chunk, DocumentInfo, chunk_document
 from engine.errors import Conflict, InvalidInput, NotFound
 from engine.memory import (
     SEARCH_FAILED,
@@ -93,9 +94,12 @@ class Recall(Protocol):
     available: bool
 
     async def load(self, scopes: Sequence[ScopeList]) -> list[MemoryRecord]: ...
+    async def embed(self, text: str) -> Any: ...
     async def search(
-        self, text: str, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
+        self, query: Any, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
     ) -> SearchResult: ...
+    async def documents(self, query: Any, persona: str) -> tuple[str, ...]: ...
+    async def embed_passages(self, texts: Sequence[str]) -> Any: ...
 
 
 class Directory(Protocol):
@@ -104,6 +108,16 @@ class Directory(Protocol):
     async def locate(self, memory: str) -> ScopeList | None: ...
     async def record(self, placed: Sequence[tuple[str, ScopeList]], removed: Sequence[str]) -> None: ...
     async def opted_out(self, users: Sequence[str]) -> tuple[str, ...]: ...
+
+
+class DocumentStore(Protocol):
+    """Persona documents (``storage.redis_documents``)."""
+
+    async def put(
+        self, persona: str, info: DocumentInfo, chunks: tuple[Chunk, ...], model: str, vectors: Any
+    ) -> None: ...
+    async def all(self, persona: str) -> list[DocumentInfo]: ...
+    async def delete(self, persona: str, doc: str) -> DocumentInfo | None: ...
 
 
 class MemoryContext(msgspec.Struct, frozen=True, kw_only=True):
@@ -117,6 +131,7 @@ class MemoryContext(msgspec.Struct, frozen=True, kw_only=True):
     reply: ReplyMemories | None = None
     search_ok: bool = False
     can_write: bool = False
+    documents: tuple[str, ...] = ()
 
 
 MEMORY_OFF = MemoryContext(enabled=False)
@@ -132,9 +147,11 @@ class MemoryDesk:
         recall: Recall,
         directory: Directory,
         policy: MemoryPolicy,
+        documents: DocumentStore | None = None,
         new_id: Callable[[], str] | None = None,
     ) -> None:
         self.store = store
+        self.documents = documents
         self.recall = recall
         self.directory = directory
         self.policy = policy if recall.available else msgspec.structs.replace(policy, decay_enabled=False)
@@ -160,14 +177,21 @@ class MemoryDesk:
             guests=guests,
             learn_from_chat=learn_from_chat,
         )
+        query, documents = None, ()
+        if self.recall.available:
+            try:  # one embedding per turn, shared by memories and documents (DEC-15, DOC-1)
+                query = await self.recall.embed(text)
+                documents = await self.recall.documents(query, persona)
+            except Exception:
+                query = None
         if not memory_enabled(turn):
-            return MEMORY_OFF
+            return MemoryContext(enabled=False, documents=documents)
         scopes = scopes_in_play(turn)
         records = tuple(await self.recall.load(scopes))
-        search = SearchResult(ok=True)
-        if self.recall.available:
+        search = SEARCH_FAILED if self.recall.available and query is None else SearchResult(ok=True)
+        if query is not None:
             try:
-                search = await self.recall.search(text, records, scopes)
+                search = await self.recall.search(query, records, scopes)
             except Exception:
                 search = SEARCH_FAILED
         plan = plan_decay(records, scopes, search, message_at, self.policy)
@@ -181,6 +205,7 @@ class MemoryDesk:
             reply=reply,
             search_ok=search.ok,
             can_write=bool(set(participants) - set(guests)),
+            documents=documents,
         )
 
     async def commit(self, ctx: MemoryContext) -> None:
@@ -284,6 +309,21 @@ class MemoryDesk:
         if plan.writes:
             await self.store.apply_writes(plan)
             await self._note(plan.writes)
+
+    # --- documents (DOC-1) ----------------------------------------------------------------
+
+    async def add_document(self, persona: str, name: str, text: str) -> DocumentInfo:
+        """Chunk, embed and store a persona document; searched by every turn's one embedding."""
+        if self.documents is None or not self.recall.available:
+            raise Conflict(
+                "Documents need an embedder (HEARTH_EMBEDDER is none).", code="documents_unavailable"
+            )
+        chunks = chunk_document(text)
+        vectors = await self.recall.embed_passages([c.text for c in chunks])
+        doc_id = f"doc-{secrets.token_hex(5)}"
+        info = DocumentInfo(id=doc_id, name=name, chunks=len(chunks), chars=len(text))
+        await self.documents.put(persona, info, chunks, self.recall.model, vectors)
+        return info
 
     # --- model tools (MEM-6a) -------------------------------------------------------------
 

@@ -204,3 +204,46 @@ async def test_mem_6a_offline_model_saves_when_asked_to_remember(offline_app: We
     later = await api.send(chat, "When is my birthday?", user="lia")
     assert "My birthday is March 3" in later.json()["reply"]  # the offline model quotes the memory
     await api.close()
+
+
+async def test_doc_1_persona_documents_are_searched_by_the_same_embedding(
+    api: HearthClient, anthropic_fake: FakeAnthropic
+) -> None:
+    guide = (
+        "# The Inn\n\nThe inn has twelve rooms and a big stone fireplace.\n\n"
+        "## Stables\n\nThe stable boy is called Tam. Horses are fed twice a day, at dawn and dusk.\n\n"
+        "## Kitchen\n\nThe cook, Marla, bakes rye bread every morning.\n"
+    )
+    uploaded = await api.http.post(
+        "/api/personas/default/documents?name=inn-guide",
+        content=guide.encode(),
+        headers={"Content-Type": "text/markdown"},
+    )
+    assert uploaded.status_code == 201, uploaded.text
+    assert uploaded.json()["chunks"] == 3
+    listed = (await api.http.get("/api/personas/default/documents")).json()["documents"]
+    assert "inn-guide" in [d["name"] for d in listed]
+    chat = room()
+    anthropic_fake.script(Reply(text="Let me think."), Reply(text="Chess is fun."))
+    await api.send(chat, "What's the name of the stable boy who feeds the horses?", user="vic")
+    stable, tail = stable_and_tail(calls(anthropic_fake)[-1])
+    assert "The stable boy is called Tam" in tail and "Tam" not in stable  # after the breakpoint
+    log = await api.turn(chat, (await api.history(chat))[-1]["turn"])
+    assert log["request"]["documents"] >= 1
+    await api.send(chat, "I like playing chess in winter", user="vic")
+    assert "The stable boy is called Tam" not in json.dumps(calls(anthropic_fake)[-1].body)
+
+
+@pytest.mark.parametrize(
+    ("body", "persona", "status", "code"),
+    [
+        (b"  \n ", "default", 422, "document_empty"),
+        (b"\xff\xfe\x00bad", "default", 422, "document_not_text"),
+        (b"hello", "ghost", 404, "persona_not_found"),
+    ],
+)
+async def test_doc_1_bad_documents_are_refused(
+    api: HearthClient, body: bytes, persona: str, status: int, code: str
+) -> None:
+    response = await api.http.post(f"/api/personas/{persona}/documents", content=body)
+    assert response.status_code == status and response.json()["error"]["code"] == code

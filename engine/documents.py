@@ -1,0 +1,99 @@
+"""Persona documents (DOC-1): split text and Markdown into chunks the recall can search.
+
+Chunks follow the document's own structure: paragraphs (blank lines) and Markdown headings
+start new pieces; pieces are packed up to ``max_chars`` (default 800, well under the embedder's
+512-token window); a paragraph longer than that is cut at sentence ends, then at spaces. Each
+chunk remembers the nearest heading above it, so a chunk read alone still says what it is about.
+"""
+
+from __future__ import annotations
+
+import re
+
+import msgspec
+
+from engine.errors import InvalidInput
+
+__all__ = ["Chunk", "DocumentInfo", "chunk_document"]
+
+_HEADING = re.compile(r"^#{1,6}\s+(.+)$")
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+")
+
+
+class DocumentInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A persona's document."""
+
+    id: str
+    name: str
+    chunks: int
+    chars: int
+
+
+class Chunk(msgspec.Struct, frozen=True, kw_only=True):
+    """One searchable piece of a document."""
+
+    index: int
+    text: str
+    heading: str = ""
+
+
+def _split_long(text: str, max_chars: int) -> list[str]:
+    pieces: list[str] = []
+    current = ""
+    for sentence in _SENTENCE.split(text):
+        while len(sentence) > max_chars:
+            cut = sentence.rfind(" ", 0, max_chars)
+            cut = cut if cut > max_chars // 2 else max_chars
+            pieces.append(sentence[:cut].strip())
+            sentence = sentence[cut:].strip()
+        if current and len(current) + 1 + len(sentence) > max_chars:
+            pieces.append(current)
+            current = sentence
+        else:
+            current = f"{current} {sentence}".strip()
+    if current:
+        pieces.append(current)
+    return pieces
+
+
+def chunk_document(text: str, *, max_chars: int = 800) -> tuple[Chunk, ...]:
+    """Split a text or Markdown document into chunks.
+
+    Args:
+        text: the document.
+        max_chars: the longest chunk.
+
+    Returns:
+        The chunks, in document order.
+
+    Raises:
+        InvalidInput: ``document_empty`` when there is no text.
+    """
+    if not text.strip():
+        raise InvalidInput("The document has no text.", code="document_empty")
+    chunks: list[Chunk] = []
+    heading, current = "", ""
+
+    def flush() -> None:
+        nonlocal current
+        if current.strip():
+            chunks.append(Chunk(index=len(chunks), text=current.strip(), heading=heading))
+        current = ""
+
+    for block in re.split(r"\n\s*\n", text.replace("\r\n", "\n")):
+        block = block.strip()
+        if not block:
+            continue
+        title = _HEADING.match(block.splitlines()[0])
+        if title:
+            flush()
+            heading = title.group(1).strip()
+            block = "\n".join(block.splitlines()[1:]).strip()
+            if not block:
+                continue
+        for piece in _split_long(block, max_chars) if len(block) > max_chars else [block]:
+            if current and len(current) + 2 + len(piece) > max_chars:
+                flush()
+            current = f"{current}\n\n{piece}" if current else piece
+    flush()
+    return tuple(chunks)

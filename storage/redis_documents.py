@@ -1,0 +1,125 @@
+"""Persona documents on Redis (DOC-1), hash-tagged per persona.
+
+- ``doc:{persona}:docs``    HASH document id → JSON ``{"id", "name", "chunks", "chars"}``
+- ``doc:{persona}:chunks``  HASH chunk id (``<doc>#<n>``) → JSON ``{"text", "heading", "doc"}``
+- ``doc:{persona}:vecs``    HASH chunk id → float32 bytes of the embedder in ``meta``
+- ``doc:{persona}:meta``    HASH ``version`` (bumped on every change), ``model``
+
+A document and its chunks and vectors are written in one MULTI, so a search never sees half a
+document. In-process FAISS indexes rebuild when ``version`` changes.
+"""
+
+from __future__ import annotations
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+import redis.asyncio as aioredis
+
+from engine.documents import Chunk, DocumentInfo
+from storage.errors import map_redis_errors
+from storage.keys import KeyBuilder
+
+__all__ = ["DocumentInfo", "RedisDocumentStore", "StoredChunk"]
+
+
+class StoredChunk(msgspec.Struct, frozen=True, kw_only=True):
+    """A chunk as stored."""
+
+    doc: str
+    text: str
+    heading: str = ""
+
+
+_INFO = msgspec.json.Decoder(DocumentInfo)
+_CHUNK = msgspec.json.Decoder(StoredChunk)
+
+
+class RedisDocumentStore:
+    """Documents, chunks and their vectors."""
+
+    def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
+        self._r = client
+        self._prefix = (keys or KeyBuilder()).prefix
+
+    def _key(self, persona: str, part: str) -> str:
+        return f"{self._prefix}:doc:{{{persona}}}:{part}"
+
+    async def put(
+        self,
+        persona: str,
+        info: DocumentInfo,
+        chunks: tuple[Chunk, ...],
+        model: str,
+        vectors: npt.NDArray[np.float32],
+    ) -> None:
+        """Store a document with its chunks and vectors (all or nothing)."""
+        ids = [f"{info.id}#{c.index}" for c in chunks]
+        with map_redis_errors():
+            stored_model = await self._r.hget(self._key(persona, "meta"), "model")
+            async with self._r.pipeline(transaction=True) as tx:
+                if stored_model is not None and stored_model.decode() != model:
+                    tx.delete(self._key(persona, "vecs"))  # another embedder's vectors: re-embedded on read
+                tx.hset(self._key(persona, "docs"), info.id, msgspec.json.encode(info))
+                tx.hset(
+                    self._key(persona, "chunks"),
+                    mapping={
+                        i: msgspec.json.encode(StoredChunk(doc=info.id, text=c.text, heading=c.heading))
+                        for i, c in zip(ids, chunks, strict=True)
+                    },
+                )
+                tx.hset(
+                    self._key(persona, "vecs"),
+                    mapping={
+                        i: np.asarray(v, dtype="<f4").tobytes() for i, v in zip(ids, vectors, strict=True)
+                    },
+                )
+                tx.hset(self._key(persona, "meta"), "model", model)
+                tx.hincrby(self._key(persona, "meta"), "version", 1)
+                await tx.execute()
+
+    async def delete(self, persona: str, doc: str) -> DocumentInfo | None:
+        """Delete a document and its chunks; returns what was deleted."""
+        with map_redis_errors():
+            raw = await self._r.hget(self._key(persona, "docs"), doc)
+            if raw is None:
+                return None
+            info = _INFO.decode(raw)
+            ids = [f"{doc}#{n}" for n in range(info.chunks)]
+            async with self._r.pipeline(transaction=True) as tx:
+                tx.hdel(self._key(persona, "docs"), doc)
+                if ids:
+                    tx.hdel(self._key(persona, "chunks"), *ids)
+                    tx.hdel(self._key(persona, "vecs"), *ids)
+                tx.hincrby(self._key(persona, "meta"), "version", 1)
+                await tx.execute()
+        return info
+
+    async def all(self, persona: str) -> list[DocumentInfo]:
+        """The persona's documents, by name."""
+        with map_redis_errors():
+            raw = await self._r.hgetall(self._key(persona, "docs"))
+        return sorted((_INFO.decode(v) for v in raw.values()), key=lambda d: (d.name, d.id))
+
+    async def version(self, persona: str) -> tuple[int, str | None]:
+        """The persona's document version and the embedder its vectors belong to."""
+        with map_redis_errors():
+            version, model = await self._r.hmget(self._key(persona, "meta"), ["version", "model"])
+        return int(version or 0), model.decode() if model else None
+
+    async def vectors(self, persona: str) -> tuple[list[str], npt.NDArray[np.float32]]:
+        """Every chunk id and its vector (for rebuilding an index)."""
+        with map_redis_errors():
+            raw = await self._r.hgetall(self._key(persona, "vecs"))
+        ids = sorted(k.decode() for k in raw)
+        if not ids:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        return ids, np.vstack([np.frombuffer(raw[i.encode()], dtype="<f4") for i in ids])
+
+    async def chunks(self, persona: str, ids: list[str]) -> list[StoredChunk]:
+        """The chunks with these ids (missing ones left out)."""
+        if not ids:
+            return []
+        with map_redis_errors():
+            raw = await self._r.hmget(self._key(persona, "chunks"), ids)
+        return [_CHUNK.decode(r) for r in raw if r is not None]

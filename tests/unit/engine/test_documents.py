@@ -1,0 +1,51 @@
+"""DOC-1: documents split into searchable chunks."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.documents import chunk_document
+from engine.errors import InvalidInput
+
+GUIDE = """# The Inn
+
+The inn has twelve rooms and a big fireplace.
+
+Breakfast is served from seven to ten.
+
+## Stables
+
+Horses are fed twice a day. The stable boy is called Tam.
+"""
+
+
+def test_doc_1_chunks_follow_headings_and_paragraphs() -> None:
+    chunks = chunk_document(GUIDE, max_chars=60)
+    assert [(c.heading, c.text) for c in chunks] == [
+        ("The Inn", "The inn has twelve rooms and a big fireplace."),
+        ("The Inn", "Breakfast is served from seven to ten."),
+        ("Stables", "Horses are fed twice a day. The stable boy is called Tam."),
+    ]
+    assert [c.index for c in chunks] == [0, 1, 2]
+
+
+def test_doc_1_small_paragraphs_are_packed_together() -> None:
+    (chunk,) = chunk_document("One.\n\nTwo.\n\nThree.", max_chars=800)
+    assert chunk.text == "One.\n\nTwo.\n\nThree."
+
+
+def test_doc_1_empty_document_is_refused() -> None:
+    with pytest.raises(InvalidInput) as caught:
+        chunk_document(" \n\n ")
+    assert caught.value.code == "document_empty"
+
+
+@given(st.text(min_size=1, max_size=3000).filter(str.strip), st.integers(min_value=40, max_value=900))
+def test_doc_1_property_no_chunk_over_the_limit_and_no_word_lost(text: str, limit: int) -> None:
+    chunks = chunk_document(text, max_chars=limit)
+    assert all(len(c.text) <= limit for c in chunks)
+    words = [w for w in text.split() if not w.startswith("#")]
+    joined = " ".join(c.text for c in chunks) + " " + " ".join(c.heading for c in chunks)
+    assert all(w in joined for w in words)
