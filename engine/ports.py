@@ -247,3 +247,7 @@ class PersonaStore(Protocol):
     async def all(self) -> list[Persona]:
         """Every persona, sorted by id."""
         ...
+
+    async def delete(self, persona: str) -> bool:
+        """Delete a persona; whether it existed."""
+        ...

@@ -240,6 +240,11 @@ class RedisPersonaStore:
         with map_redis_errors():
             await self._r.hset(self._k.personas(), persona.id, codec.ENCODER.encode(persona))
 
+    async def delete(self, persona: str) -> bool:
+        """Delete a persona; whether it existed."""
+        with map_redis_errors():
+            return bool(await self._r.hdel(self._k.personas(), persona))
+
     async def all(self) -> list[Persona]:
         """See ``engine.ports.PersonaStore.all``."""
         with map_redis_errors():

@@ -27,6 +27,7 @@ class RedisMemoryDirectory:
     def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
         self._r = client
         prefix = (keys or KeyBuilder()).prefix
+        self._prefix = prefix
         self._where = f"{prefix}:mem:where"
         self._optout = f"{prefix}:privacy:optout"
 
@@ -49,6 +50,27 @@ class RedisMemoryDirectory:
                 if gone:
                     tx.hdel(self._where, *gone)
                 await tx.execute()
+
+    async def lists_of(self, persona: str) -> list[ScopeList]:
+        """Every list holding a memory of ``persona`` (a scan: for rare admin operations)."""
+        with map_redis_errors():
+            raw = await self._r.hvals(self._where)
+        scopes = (_SCOPE.decode(v) for v in raw)
+        return list(dict.fromkeys(s for s in scopes if s.persona == persona))
+
+    async def notice_level(self, space: str) -> str:
+        """A space's memory-notice visibility (DEC-11): ``off``, ``brief`` (default) or ``full``."""
+        with map_redis_errors():
+            raw = await self._r.hget(self._settings(space), "memory_notices")
+        return raw.decode() if raw else "brief"
+
+    async def set_notice_level(self, space: str, level: str) -> None:
+        """Set a space's memory-notice visibility."""
+        with map_redis_errors():
+            await self._r.hset(self._settings(space), "memory_notices", level)
+
+    def _settings(self, space: str) -> str:
+        return f"{self._prefix}:space:{{{space}}}:settings"
 
     async def opted_out(self, users: Iterable[str]) -> tuple[str, ...]:
         """Which of ``users`` opted out of personal memory."""

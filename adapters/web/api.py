@@ -62,6 +62,7 @@ class ChatReply(msgspec.Struct, frozen=True, kw_only=True):
     reply: str | None
     context: Context
     message: str | None = None
+    notices: tuple[str, ...] = ()
 
 
 class TurnView(msgspec.Struct, frozen=True, kw_only=True):
@@ -109,7 +110,9 @@ async def reply_of(events: Any) -> Response[Any]:
         if isinstance(event, ReplyDone | ReplyFailed):
             final = event
     if isinstance(final, ReplyDone):
-        return Response(ChatReply(turn=final.turn, reply=final.reply, context=final.context))
+        return Response(
+            ChatReply(turn=final.turn, reply=final.reply, context=final.context, notices=final.notices)
+        )
     if isinstance(final, ReplyFailed):
         return Response(error_body(final.code, final.message, turn=final.turn), status_code=502)
     return Response(error_body("not_answered", "No reply was produced."), status_code=502)

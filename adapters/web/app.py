@@ -18,8 +18,17 @@ from adapters.web.lore_api import (
     PersonaController,
     attach_lorebooks,
     attach_persona_lorebooks,
+    delete_persona,
 )
-from adapters.web.memory_api import MemoryController, add_document, list_documents, set_privacy
+from adapters.web.memory_api import (
+    MemoryController,
+    add_document,
+    compose_memories,
+    list_documents,
+    memories_from_dialogue,
+    set_privacy,
+    space_settings,
+)
 from adapters.web.state import WebState
 from engine.errors import PersonaBotError
 
@@ -83,8 +92,12 @@ def create_app(
             set_privacy,
             add_document,
             list_documents,
+            compose_memories,
+            memories_from_dialogue,
+            space_settings,
             attach_lorebooks,
             attach_persona_lorebooks,
+            delete_persona,
             create_static_files_router(path="/static", directories=[STATIC]),
             *(extra_routes or []),
         ],

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import msgspec
-from litestar import Controller, Request, Response, get, post, put
+from litestar import Controller, Request, Response, delete, get, post, put
 
 from adapters.cards import decode_card, decode_lorebook, encode_lorebook
 from adapters.cards.persona import persona_from_card
 from adapters.web.api import admin_guard, decode_body
 from adapters.web.state import WebState
-from engine.errors import InvalidInput, NotFound
+from engine.errors import Conflict, InvalidInput, NotFound
 from engine.lorebook import LoreBook, pairs_to_dict, validate_book
 from engine.model import Persona
 from engine.validate import qualify_id
@@ -22,6 +22,7 @@ __all__ = [
     "attach_lorebooks",
     "attach_persona_lorebooks",
     "create_persona_from_card",
+    "delete_persona",
     "is_card",
 ]
 
@@ -129,6 +130,18 @@ async def attach_persona_lorebooks(request: Request[Any, Any, Any], persona: str
         raise NotFound(f"There is no lorebook {missing[0]!r}.", code="lorebook_not_found")
     await state.service.personas.put(msgspec.structs.replace(found, lorebooks=tuple(books)))
     return {"persona": found.id, "books": books}
+
+
+@delete("/api/personas/{persona:str}", guards=[admin_guard], tags=["personas"], status_code=200)
+async def delete_persona(request: Request[Any, Any, Any], persona: str) -> dict[str, Any]:
+    """Delete a persona; its personal memories become global ones instead of being lost (MEM-10)."""
+    state: WebState = request.app.state.web
+    if persona == "default":
+        raise Conflict("The default persona cannot be deleted.", code="persona_required")
+    found = await state.service.persona(persona)
+    moved = await state.service.memory.delete_persona(found.id) if state.service.memory else 0
+    await state.service.personas.delete(found.id)
+    return {"deleted": found.id, "memories_made_global": moved}
 
 
 def is_card(content_type: str, body: bytes) -> bool:

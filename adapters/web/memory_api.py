@@ -23,7 +23,16 @@ from engine.memory import (
 from engine.service.memory import MemoryDesk
 from engine.validate import qualify_id
 
-__all__ = ["MemoryController", "add_document", "list_documents", "memory_view", "set_privacy"]
+__all__ = [
+    "MemoryController",
+    "add_document",
+    "compose_memories",
+    "list_documents",
+    "memories_from_dialogue",
+    "memory_view",
+    "set_privacy",
+    "space_settings",
+]
 
 Scope = Literal["space", "personal", "global"]
 
@@ -218,3 +227,116 @@ async def list_documents(request: Request[Any, Any, Any], persona: str) -> dict[
     desk = _desk(request)
     docs = await desk.documents.all(persona) if desk.documents else []
     return {"documents": [msgspec.to_builtins(d) for d in docs]}
+
+
+class ComposeBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``POST /api/memories/compose`` (MEM-6c)."""
+
+    scope: Scope
+    description: str
+    persona: str = "default"
+    space: str | None = None
+    owner: str | None = None
+    global_: bool = msgspec.field(default=False, name="global")
+
+
+class DialogueBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``POST /api/memories/from-dialogue`` (MEM-6d)."""
+
+    scope: Scope
+    chat: str
+    messages: list[str]
+    mode: Literal["compose", "keep"] = "keep"
+    texts: list[str] | None = None
+    persona: str = "default"
+    space: str | None = None
+    owner: str | None = None
+    global_: bool = msgspec.field(default=False, name="global")
+
+
+_DESCRIPTION_LIMIT = 1_000
+_DIALOGUE_LIMIT = 20
+_DRAFTS = 5
+
+
+async def _save_all(
+    request: Request[Any, Any, Any],
+    persona: str,
+    target: ScopeList,
+    texts: list[str],
+    *,
+    pinned: bool,
+    source: str,
+) -> list[dict[str, Any]]:
+    desk, state = _desk(request), request.app.state.web
+    saved = []
+    for text in texts:
+        plan = await desk.add(
+            persona=persona,
+            target=target,
+            text=text,
+            pinned=pinned,
+            source=source,
+            now=state.clock.now(),  # type: ignore[arg-type]
+        )
+        saved.append(memory_view(plan.record, desk))
+    return saved
+
+
+@post("/api/memories/compose", guards=[admin_guard], tags=["memories"], status_code=201)
+async def compose_memories(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    """ "Create memories": the model turns a person's description into memories (MEM-6c)."""
+    state: WebState = request.app.state.web
+    body: ComposeBody = decode_body(await request.body(), ComposeBody)
+    if not body.description.strip():
+        raise InvalidInput("The description is empty.", code="description_empty")
+    if len(body.description) > _DESCRIPTION_LIMIT:
+        raise InvalidInput(
+            f"The description is {len(body.description):,} characters; the limit is {_DESCRIPTION_LIMIT:,}.",
+            code="description_too_long",
+        )
+    target = target_list(body.scope, body.persona, body.space, body.owner, body.global_)
+    drafts, offline = await state.service.draft_memories(body.persona, body.description, limit=_DRAFTS)
+    if not drafts:
+        raise InvalidInput("Nothing in the description looks worth remembering.", code="nothing_to_remember")
+    saved = await _save_all(request, body.persona, target, list(drafts), pinned=False, source="person")
+    return {"memories": saved, "offline": offline}
+
+
+@post("/api/memories/from-dialogue", guards=[admin_guard], tags=["memories"], status_code=201)
+async def memories_from_dialogue(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    """ "Save from dialogue": up to 20 messages, composed by AI (drafts) or kept as is, pinned (MEM-6d)."""
+    state: WebState = request.app.state.web
+    body: DialogueBody = decode_body(await request.body(), DialogueBody)
+    if not 1 <= len(body.messages) <= _DIALOGUE_LIMIT:
+        raise InvalidInput(f"Select 1 to {_DIALOGUE_LIMIT} messages.", code="invalid_selection")
+    chat = qualify_id(body.chat, what="chat")
+    found = [await state.service.chats.message(chat, m) for m in dict.fromkeys(body.messages)]
+    if any(m is None for m in found):
+        raise InvalidInput("A selected message is not in this chat.", code="message_not_found")
+    lines = [f"{m.name}: {m.text}" for m in found if m is not None]
+    target = target_list(body.scope, body.persona, body.space, body.owner, body.global_)
+    if body.mode == "compose":
+        drafts, offline = await state.service.draft_memories(body.persona, "\n".join(lines), limit=_DRAFTS)
+        return {"drafts": list(drafts), "offline": offline}
+    texts = body.texts if body.texts is not None else [m.text for m in found if m is not None]
+    if not texts or len(texts) > _DIALOGUE_LIMIT:
+        raise InvalidInput(f"Keep 1 to {_DIALOGUE_LIMIT} entries.", code="invalid_selection")
+    saved = await _save_all(request, body.persona, target, texts, pinned=True, source="dialogue")
+    return {"memories": saved}
+
+
+class SpaceSettingsBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``PUT /api/spaces/{space}/settings``."""
+
+    memory_notices: Literal["off", "brief", "full"]
+
+
+@put("/api/spaces/{space:str}/settings", guards=[admin_guard], tags=["memories"])
+async def space_settings(request: Request[Any, Any, Any], space: str) -> dict[str, Any]:
+    """How visible memory notices are in a space (DEC-11): off, brief or full."""
+    state: WebState = request.app.state.web
+    body: SpaceSettingsBody = decode_body(await request.body(), SpaceSettingsBody)
+    space_id = qualify_id(space, what="space")
+    await state.directory.set_notice_level(space_id, body.memory_notices)
+    return {"space": space_id, "memory_notices": body.memory_notices}

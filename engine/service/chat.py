@@ -18,6 +18,7 @@ import msgspec
 from engine.errors import Conflict, LLMUnavailable, NotFound
 from engine.lorebook import LoreResult, LoreState, scan_lore
 from engine.memory import MemoryWrite
+from engine.memory.compose import compose_prompt, extract_drafts, parse_drafts
 from engine.model import (
     IncomingMessage,
     JournalEntry,
@@ -90,11 +91,12 @@ class ReplyDelta(msgspec.Struct, frozen=True, kw_only=True, tag="delta"):
 
 
 class ReplyDone(msgspec.Struct, frozen=True, kw_only=True, tag="done"):
-    """The reply is complete and stored."""
+    """The reply is complete and stored; ``notices`` tell what it saved or forgot (DEC-11)."""
 
     turn: str
     reply: str
     context: Context
+    notices: tuple[str, ...] = ()
 
 
 class ReplyFailed(msgspec.Struct, frozen=True, kw_only=True, tag="error"):
@@ -218,6 +220,26 @@ class ChatService:
                 message="This message was not answered; your message is saved, send another.",
             )
         return ReplyDone(turn=turn.id, reply=turn.reply, context=summarize_context(found[1]))
+
+    async def draft_memories(
+        self, persona_id: str, material: str, *, limit: int
+    ) -> tuple[tuple[str, ...], bool]:
+        """Ask the model "What should the persona remember?" about ``material`` (MEM-6c/6d).
+
+        Returns:
+            The drafts, and whether they came from the offline extractive fallback.
+        """
+        persona = await self.persona(persona_id)
+        max_chars = self.memory.policy.max_chars if self.memory else 500
+        if self.model.provider == "offline":
+            return extract_drafts(material, limit=limit, max_chars=max_chars), True
+        prompt = compose_prompt(persona, material, limit=limit, max_chars=max_chars)
+        parts = [
+            e.text
+            async for e in self.model.stream(prompt, self._settings(persona), persona.name)
+            if isinstance(e, TextDelta)
+        ]
+        return parse_drafts("".join(parts), limit=limit, max_chars=max_chars), False
 
     async def turn(self, chat: str, turn_id: str) -> tuple[Turn, RequestLog]:
         """A turn and its request log.
@@ -343,7 +365,8 @@ class ChatService:
         old = msgspec.structs.replace(replaces, status="superseded") if replaces else None
         keep_state = lore.state if (lore.decisions or lore.state.marks) else None
         await self.chats.finish(turn, log, reply, old, keep_state)
-        yield ReplyDone(turn=turn_id, reply=text, context=summarize_context(log))
+        notices = await self.memory.notices(memory_space(chat), log.memory_writes) if self.memory else ()
+        yield ReplyDone(turn=turn_id, reply=text, context=summarize_context(log), notices=notices)
         # learn the exact token counts of the lore that entered, for the next budget (LORE-11)
         await self.counter.count([m.text for m in lore.messages])
 
@@ -398,7 +421,7 @@ class ChatService:
         return await self.memory.for_turn(
             persona=persona.id,
             learn_from_chat=persona.learn_from_chat,
-            space=answered.chat.split("/topic/")[0],
+            space=memory_space(answered.chat),
             participants=tuple(dict.fromkeys(m.user for m in answering)),
             guests=tuple(dict.fromkeys(m.user for m in answering if m.guest)),
             text=answered.text,
@@ -464,6 +487,11 @@ def _answered_ids(window: tuple[StoredMessage, ...], answered: StoredMessage) ->
 
 
 MAX_TOOL_ROUNDS = 3
+
+
+def memory_space(chat: str) -> str:
+    """The space of a chat: a Telegram group for all its forum topics, else the chat itself."""
+    return chat.split("/topic/")[0]
 
 
 class _Talk(msgspec.Struct, frozen=True, kw_only=True):

@@ -42,6 +42,7 @@ from engine.memory import (
     plan_clear_all,
     plan_decay,
     plan_delete,
+    plan_persona_deletion,
     plan_rollback,
     plan_save,
     plan_update,
@@ -51,6 +52,8 @@ from engine.memory import (
     written_id,
 )
 from engine.memory.journal import Deleted, Forgotten, Saved, Updated
+from engine.notices import NOTICE_LEVELS, render_notices
+from engine.requestlog import MemoryNote
 from engine.tools import DeleteMemoryInput, SaveMemoryInput, ToolCall, ToolResult, UpdateMemoryInput
 
 __all__ = ["MEMORY_OFF", "MemoryContext", "MemoryDesk"]
@@ -108,6 +111,8 @@ class Directory(Protocol):
     async def locate(self, memory: str) -> ScopeList | None: ...
     async def record(self, placed: Sequence[tuple[str, ScopeList]], removed: Sequence[str]) -> None: ...
     async def opted_out(self, users: Sequence[str]) -> tuple[str, ...]: ...
+    async def lists_of(self, persona: str) -> list[ScopeList]: ...
+    async def notice_level(self, space: str) -> str: ...
 
 
 class DocumentStore(Protocol):
@@ -298,6 +303,25 @@ class MemoryDesk:
         """The memories of some lists."""
         snap = await self.store.snapshot(targets)
         return list(snap.records)
+
+    async def notices(self, space: str, notes: tuple[MemoryNote, ...]) -> tuple[str, ...]:
+        """The DEC-11 notices of a turn's writes, as visible as the space wants them."""
+        if not notes:
+            return ()
+        level = await self.directory.notice_level(space)
+        return render_notices(notes, level if level in NOTICE_LEVELS else "brief")  # type: ignore[arg-type]
+
+    async def delete_persona(self, persona: str) -> int:
+        """MEM-10: the persona's personal memories become ``global`` ones; returns how many moved."""
+        scopes = await self.directory.lists_of(persona)
+        if not scopes:
+            return 0
+        snap = await self.store.snapshot(scopes)
+        plan = plan_persona_deletion(snap.records, persona)
+        if plan.writes:
+            await self.store.apply_writes(plan)
+            await self._note(plan.writes)
+        return sum(1 for w in plan.writes if isinstance(w, Updated) and w.after.scope == "global")
 
     async def rollback(self, journal: Sequence[MemoryWrite]) -> None:
         """Undo a turn's memory writes (MEM-7); pinned entries are never touched."""

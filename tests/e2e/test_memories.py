@@ -247,3 +247,118 @@ async def test_doc_1_bad_documents_are_refused(
 ) -> None:
     response = await api.http.post(f"/api/personas/{persona}/documents", content=body)
     assert response.status_code == status and response.json()["error"]["code"] == code
+
+
+async def test_mem_6c_create_memories_from_a_description(
+    api: HearthClient, anthropic_fake: FakeAnthropic
+) -> None:
+    chat = room()
+    anthropic_fake.script(Reply(text="- Vic is a nurse\n- Vic's daughter is Lena\n- Vic hates cilantro\n"))
+    description = "Vic works nights as a nurse, has a daughter called Lena, and can't stand cilantro."
+    created = await api.http.post(
+        "/api/memories/compose",
+        json={"scope": "personal", "owner": "vic", "space": chat, "description": description},
+    )
+    assert created.status_code == 201, created.text
+    assert [m["text"] for m in created.json()["memories"]] == [
+        "Vic is a nurse",
+        "Vic's daughter is Lena",
+        "Vic hates cilantro",
+    ]
+    (request,) = calls(anthropic_fake)
+    assert "What should the persona remember?" in json.dumps(request.body)  # it does not read the chat
+    too_long = await api.http.post(
+        "/api/memories/compose", json={"scope": "space", "space": chat, "description": "x" * 1001}
+    )
+    assert too_long.status_code == 422 and too_long.json()["error"]["code"] == "description_too_long"
+
+
+async def test_mem_6d_save_from_dialogue_keep_as_is_arrives_pinned(
+    api: HearthClient, anthropic_fake: FakeAnthropic
+) -> None:
+    chat = room()
+    await api.send(chat, "My wedding anniversary is June 12", user="kai")
+    await api.send(chat, "And my wife is called Rosa", user="kai")
+    ids = [m["id"] for m in await api.history(chat) if m["role"] == "user"]
+    anthropic_fake.script(Reply(text="Kai's anniversary is June 12\nKai's wife is Rosa"))
+    drafts = await api.http.post(
+        "/api/memories/from-dialogue",
+        json={
+            "scope": "personal",
+            "owner": "kai",
+            "space": chat,
+            "chat": chat,
+            "messages": ids,
+            "mode": "compose",
+        },
+    )
+    assert drafts.json()["drafts"] == ["Kai's anniversary is June 12", "Kai's wife is Rosa"]
+    assert await memories(api, scope="personal", owner="kai", space=chat) == []  # drafts are for review
+    kept = await api.http.post(
+        "/api/memories/from-dialogue",
+        json={
+            "scope": "personal",
+            "owner": "kai",
+            "space": chat,
+            "chat": chat,
+            "messages": ids,
+            "mode": "keep",
+        },
+    )
+    assert kept.status_code == 201
+    saved = await memories(api, scope="personal", owner="kai", space=chat)
+    assert {m["text"] for m in saved} == {"My wedding anniversary is June 12", "And my wife is called Rosa"}
+    assert all(m["pinned"] for m in saved)
+    too_many = await api.http.post(
+        "/api/memories/from-dialogue",
+        json={"scope": "space", "space": chat, "chat": chat, "messages": [f"m{i}" for i in range(21)]},
+    )
+    assert too_many.status_code == 422 and too_many.json()["error"]["code"] == "invalid_selection"
+
+
+async def test_mem_10_deleting_a_persona_turns_personal_memories_global(api: HearthClient) -> None:
+    pid = f"temp-{secrets.token_hex(3)}"
+    owner = f"ola{secrets.token_hex(2)}"
+    await api.http.post(
+        "/api/personas", json={"id": pid, "name": "Temp", "system_prompt": "You are temporary."}
+    )
+    chat = room()
+    saved = await api.http.post(
+        "/api/memories",
+        json={
+            "persona": pid,
+            "scope": "personal",
+            "owner": owner,
+            "space": chat,
+            "text": "Ola speaks Norwegian",
+        },
+    )
+    assert saved.status_code == 201
+    deleted = await api.http.delete(f"/api/personas/{pid}")
+    assert deleted.status_code == 200 and deleted.json()["memories_made_global"] == 1
+    moved = await memories(api, scope="global", owner=owner)
+    assert [m["text"] for m in moved] == ["Ola speaks Norwegian"]
+    assert (await api.http.delete("/api/personas/default")).status_code == 409
+
+
+@pytest.mark.parametrize(
+    ("level", "expected"),
+    [
+        ("brief", ["Saved 1 memory."]),
+        ("full", ["Saved a personal memory: “Noor plays the oud”"]),
+        ("off", []),
+    ],
+)
+async def test_dec_11_notices_follow_the_space_setting(
+    api: HearthClient, anthropic_fake: FakeAnthropic, level: str, expected: list[str]
+) -> None:
+    chat = room()
+    assert (
+        await api.http.put(f"/api/spaces/{chat}/settings", json={"memory_notices": level})
+    ).status_code == 200
+    anthropic_fake.script(
+        Reply(text="", tool_uses=(ToolUse(name="save_memory", input={"text": "Noor plays the oud"}),)),
+        Reply(text="Lovely instrument."),
+    )
+    response = await api.send(chat, "I play the oud", user="noor")
+    assert response.json()["notices"] == expected
