@@ -11,6 +11,10 @@ document. In-process FAISS indexes rebuild when ``version`` changes.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
 import msgspec
 import numpy as np
 import numpy.typing as npt
@@ -115,6 +119,37 @@ class RedisDocumentStore:
         if not ids:
             return [], np.zeros((0, 0), dtype=np.float32)
         return ids, np.vstack([np.frombuffer(raw[i.encode()], dtype="<f4") for i in ids])
+
+    async def reembed(
+        self,
+        persona: str,
+        model: str,
+        embed: Callable[[list[str]], npt.NDArray[np.float32]],
+        progress: Any = None,
+    ) -> int:
+        """Embed every chunk of a persona with ``model`` and swap the vectors in at once."""
+        with map_redis_errors():
+            raw = await self._r.hgetall(self._key(persona, "chunks"))
+        ids = sorted(k.decode() for k in raw)
+        task = progress.add_task(f"documents of {persona} → {model}", total=len(ids)) if progress else None
+        vectors: dict[str, bytes] = {}
+        for start in range(0, len(ids), 64):
+            batch = ids[start : start + 64]
+            rows = await asyncio.to_thread(embed, [_CHUNK.decode(raw[i.encode()]).text for i in batch])
+            vectors.update(
+                {i: np.asarray(v, dtype="<f4").tobytes() for i, v in zip(batch, rows, strict=True)}
+            )
+            if progress:
+                progress.advance(task, len(batch))
+        with map_redis_errors():
+            async with self._r.pipeline(transaction=True) as tx:
+                tx.delete(self._key(persona, "vecs"))
+                if vectors:
+                    tx.hset(self._key(persona, "vecs"), mapping=vectors)
+                tx.hset(self._key(persona, "meta"), "model", model)
+                tx.hincrby(self._key(persona, "meta"), "version", 1)
+                await tx.execute()
+        return len(ids)
 
     async def chunks(self, persona: str, ids: list[str]) -> list[StoredChunk]:
         """The chunks with these ids (missing ones left out)."""

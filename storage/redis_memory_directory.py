@@ -51,6 +51,12 @@ class RedisMemoryDirectory:
                     tx.hdel(self._where, *gone)
                 await tx.execute()
 
+    async def all_lists(self) -> list[ScopeList]:
+        """Every list that holds a memory (a scan: for operator commands)."""
+        with map_redis_errors():
+            raw = await self._r.hvals(self._where)
+        return list(dict.fromkeys(_SCOPE.decode(v) for v in raw))
+
     async def lists_of(self, persona: str) -> list[ScopeList]:
         """Every list holding a memory of ``persona`` (a scan: for rare admin operations)."""
         with map_redis_errors():
