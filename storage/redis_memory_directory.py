@@ -78,6 +78,32 @@ class RedisMemoryDirectory:
     def _settings(self, space: str) -> str:
         return f"{self._prefix}:space:{{{space}}}:settings"
 
+    async def filters(self, users: Iterable[str], space: str) -> tuple[tuple[str, ...], frozenset[str]]:
+        """In one round trip: which users opted out (DEC-10), and the space's blocked memory ids."""
+        wanted = list(dict.fromkeys(users))
+        with map_redis_errors():
+            async with self._r.pipeline(transaction=False) as p:
+                if wanted:
+                    p.smismember(self._optout, wanted)
+                p.smembers(self._blocked(space))
+                results = await p.execute()
+        flags = results[0] if wanted else []
+        opted = tuple(u for u, f in zip(wanted, flags, strict=True) if f)
+        return opted, frozenset(m.decode() for m in results[-1])
+
+    async def set_blocked(self, space: str, memories: Iterable[str]) -> None:
+        """Replace a space's blocklist: memories never searched, carried or aged there (DEC-10)."""
+        ids = list(dict.fromkeys(memories))
+        with map_redis_errors():
+            async with self._r.pipeline(transaction=True) as tx:
+                tx.delete(self._blocked(space))
+                if ids:
+                    tx.sadd(self._blocked(space), *ids)
+                await tx.execute()
+
+    def _blocked(self, space: str) -> str:
+        return f"{self._prefix}:space:{{{space}}}:blocked"
+
     async def opted_out(self, users: Iterable[str]) -> tuple[str, ...]:
         """Which of ``users`` opted out of personal memory."""
         wanted = list(dict.fromkeys(users))

@@ -27,6 +27,7 @@ from adapters.web.memory_api import (
     list_documents,
     memories_from_dialogue,
     set_privacy,
+    space_blocklist,
     space_settings,
 )
 from adapters.web.state import WebState
@@ -95,6 +96,7 @@ def create_app(
             compose_memories,
             memories_from_dialogue,
             space_settings,
+            space_blocklist,
             attach_lorebooks,
             attach_persona_lorebooks,
             delete_persona,

@@ -31,6 +31,7 @@ __all__ = [
     "memories_from_dialogue",
     "memory_view",
     "set_privacy",
+    "space_blocklist",
     "space_settings",
 ]
 
@@ -340,3 +341,19 @@ async def space_settings(request: Request[Any, Any, Any], space: str) -> dict[st
     space_id = qualify_id(space, what="space")
     await state.directory.set_notice_level(space_id, body.memory_notices)
     return {"space": space_id, "memory_notices": body.memory_notices}
+
+
+class BlocklistBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``PUT /api/spaces/{space}/blocklist``."""
+
+    memories: list[str]
+
+
+@put("/api/spaces/{space:str}/blocklist", guards=[admin_guard], tags=["memories"])
+async def space_blocklist(request: Request[Any, Any, Any], space: str) -> dict[str, Any]:
+    """Memories hidden in a space: never searched, carried or aged there (DEC-10)."""
+    state: WebState = request.app.state.web
+    body: BlocklistBody = decode_body(await request.body(), BlocklistBody)
+    space_id = qualify_id(space, what="space")
+    await state.directory.set_blocked(space_id, body.memories)
+    return {"space": space_id, "memories": list(dict.fromkeys(body.memories))}

@@ -110,7 +110,7 @@ class Directory(Protocol):
 
     async def locate(self, memory: str) -> ScopeList | None: ...
     async def record(self, placed: Sequence[tuple[str, ScopeList]], removed: Sequence[str]) -> None: ...
-    async def opted_out(self, users: Sequence[str]) -> tuple[str, ...]: ...
+    async def filters(self, users: Sequence[str], space: str) -> tuple[tuple[str, ...], frozenset[str]]: ...
     async def lists_of(self, persona: str) -> list[ScopeList]: ...
     async def notice_level(self, space: str) -> str: ...
 
@@ -174,11 +174,12 @@ class MemoryDesk:
         message_at: datetime,
     ) -> MemoryContext:
         """Load, search and plan the memories of one turn (nothing is written yet)."""
+        opted_out, blocked = await self.directory.filters(participants, space)
         turn = MemoryTurn(
             persona=persona,
             space=space,
             participants=participants,
-            opted_out=await self.directory.opted_out(participants),
+            opted_out=opted_out,
             guests=guests,
             learn_from_chat=learn_from_chat,
         )
@@ -192,7 +193,10 @@ class MemoryDesk:
         if not memory_enabled(turn):
             return MemoryContext(enabled=False, documents=documents)
         scopes = scopes_in_play(turn)
-        records = tuple(await self.recall.load(scopes))
+        records = tuple(
+            msgspec.structs.replace(r, hidden=True) if r.id in blocked else r
+            for r in await self.recall.load(scopes)
+        )
         search = SEARCH_FAILED if self.recall.available and query is None else SearchResult(ok=True)
         if query is not None:
             try:

@@ -290,3 +290,17 @@ async def test_dec_14_decay_disabled_a_full_list_refuses(redis: aioredis.Redis) 
     with pytest.raises(Conflict) as full:
         await bot.remember(target, "Second fact")
     assert full.value.code == "memory_full"
+
+
+async def test_dec_10_a_blocklisted_memory_is_never_carried_searched_or_aged(redis: aioredis.Redis) -> None:
+    bot = await Bot(redis).setup()
+    secret = await bot.remember(space_list("default", ROOM), "The den's safe code is 4411")
+    await bot.directory.set_blocked(ROOM, [secret])
+    for n in range(1, 10):
+        done = await bot.say("What is the safe code of the den?", day(n))
+        assert "4411" not in "\n".join(m.text for m in bot.last_prompt.messages)
+        assert done.context.memories == ()
+    assert await bot.memory(secret) == (0, "active")  # never aged while hidden
+    await bot.directory.set_blocked(ROOM, [])
+    await bot.say("What is the safe code of the den?", day(10))
+    assert "4411" in slot_text(bot.last_prompt, "active_memories")
