@@ -11,7 +11,7 @@ from pathlib import Path
 import msgspec
 
 from engine.errors import ConfigError
-from engine.model import ModelSettings, Persona
+from engine.model import MemoryLimits, ModelSettings, Persona
 from engine.prompt import resolve_template
 
 __all__ = ["PersonaFile", "load_personas", "parse_persona_toml"]
@@ -29,6 +29,7 @@ class PersonaFile(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     learn_from_chat: bool = True
     lorebooks: list[str] = []
     model: ModelSettings = msgspec.field(default_factory=ModelSettings)
+    memory: MemoryLimits | None = None
 
 
 def parse_persona_toml(data: bytes, *, default_id: str, source: str) -> Persona:
@@ -61,6 +62,7 @@ def parse_persona_toml(data: bytes, *, default_id: str, source: str) -> Persona:
         template=resolve_template(tuple(raw.template)) if raw.template else (),
         learn_from_chat=raw.learn_from_chat,
         lorebooks=tuple(raw.lorebooks),
+        memory=raw.memory,
     )
 
 

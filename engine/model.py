@@ -18,6 +18,7 @@ __all__ = [
     "ROLES",
     "IncomingMessage",
     "JournalEntry",
+    "MemoryLimits",
     "MessageStored",
     "ModelSettings",
     "Persona",
@@ -66,6 +67,14 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     context_window: int = 200_000
 
 
+class MemoryLimits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A persona's own memory limits (MEM-2); unset fields keep the deployment's defaults."""
+
+    max_unpinned: int | None = None
+    max_pinned: int | None = None
+    max_chars: int | None = None
+
+
 class Persona(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A bot character (SPEC §0). Loaded from TOML or a card, stored in Redis."""
 
@@ -82,6 +91,7 @@ class Persona(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     template: tuple[str, ...] = ()
     learn_from_chat: bool = True
     lorebooks: tuple[str, ...] = ()
+    memory: MemoryLimits | None = None
 
 
 class StoredMessage(msgspec.Struct, frozen=True, kw_only=True):

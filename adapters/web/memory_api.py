@@ -145,7 +145,7 @@ class MemoryController(Controller):
         desk = _desk(request)
         state: WebState = request.app.state.web
         body: NewMemoryBody = decode_body(await request.body(), NewMemoryBody)
-        await state.service.persona(body.persona)
+        persona = await state.service.persona(body.persona)
         target = target_list(body.scope, body.persona, body.space, body.owner, body.global_)
         plan = await desk.add(
             persona=body.persona,
@@ -154,6 +154,7 @@ class MemoryController(Controller):
             pinned=body.pinned,
             source=body.source,
             now=state.clock.now(),
+            limits=persona.memory,
         )
         forgotten = memory_view(plan.forgotten, desk) if plan.forgotten else None
         return {"memory": memory_view(plan.record, desk), "forgotten": forgotten}
@@ -270,6 +271,7 @@ async def _save_all(
     source: str,
 ) -> list[dict[str, Any]]:
     desk, state = _desk(request), request.app.state.web
+    limits = (await state.service.persona(persona)).memory
     saved = []
     for text in texts:
         plan = await desk.add(
@@ -277,8 +279,9 @@ async def _save_all(
             target=target,
             text=text,
             pinned=pinned,
-            source=source,
-            now=state.clock.now(),  # type: ignore[arg-type]
+            source=source,  # type: ignore[arg-type]
+            now=state.clock.now(),
+            limits=limits,
         )
         saved.append(memory_view(plan.record, desk))
     return saved

@@ -420,6 +420,7 @@ class ChatService:
         answering = [m for m in window if m.id in answers] or [answered]
         return await self.memory.for_turn(
             persona=persona.id,
+            limits=persona.memory,
             learn_from_chat=persona.learn_from_chat,
             space=memory_space(answered.chat),
             participants=tuple(dict.fromkeys(m.user for m in answering)),

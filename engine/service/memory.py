@@ -52,6 +52,7 @@ from engine.memory import (
     written_id,
 )
 from engine.memory.journal import Deleted, Forgotten, Saved, Updated
+from engine.model import MemoryLimits
 from engine.notices import NOTICE_LEVELS, render_notices
 from engine.requestlog import MemoryNote
 from engine.tools import DeleteMemoryInput, SaveMemoryInput, ToolCall, ToolResult, UpdateMemoryInput
@@ -137,6 +138,7 @@ class MemoryContext(msgspec.Struct, frozen=True, kw_only=True):
     search_ok: bool = False
     can_write: bool = False
     documents: tuple[str, ...] = ()
+    policy: MemoryPolicy | None = None
 
 
 MEMORY_OFF = MemoryContext(enabled=False)
@@ -162,10 +164,18 @@ class MemoryDesk:
         self.policy = policy if recall.available else msgspec.structs.replace(policy, decay_enabled=False)
         self._new_id = new_id or (lambda: f"mem-{secrets.token_hex(5)}")
 
+    def policy_for(self, limits: MemoryLimits | None) -> MemoryPolicy:
+        """The deployment's policy with a persona's own limits applied (MEM-2)."""
+        if limits is None:
+            return self.policy
+        changes = {k: v for k, v in msgspec.structs.asdict(limits).items() if v is not None}
+        return msgspec.structs.replace(self.policy, **changes)
+
     async def for_turn(
         self,
         *,
         persona: str,
+        limits: MemoryLimits | None = None,
         learn_from_chat: bool,
         space: str,
         participants: tuple[str, ...],
@@ -203,8 +213,9 @@ class MemoryDesk:
                 search = await self.recall.search(query, records, scopes)
             except Exception:
                 search = SEARCH_FAILED
-        plan = plan_decay(records, scopes, search, message_at, self.policy)
-        reply = memories_for_reply(records, scopes, plan, message_at, self.policy)
+        policy = self.policy_for(limits)
+        plan = plan_decay(records, scopes, search, message_at, policy)
+        reply = memories_for_reply(records, scopes, plan, message_at, policy)
         return MemoryContext(
             enabled=True,
             turn=turn,
@@ -215,6 +226,7 @@ class MemoryDesk:
             search_ok=search.ok,
             can_write=bool(set(participants) - set(guests)),
             documents=documents,
+            policy=policy,
         )
 
     async def commit(self, ctx: MemoryContext) -> None:
@@ -224,11 +236,15 @@ class MemoryDesk:
 
     # --- writes -------------------------------------------------------------------------
 
-    async def _save(self, new: NewMemory, now: datetime) -> SavePlan:
+    async def _save(self, new: NewMemory, now: datetime, policy: MemoryPolicy | None = None) -> SavePlan:
         for _ in range(_RETRIES):
             snap = await self.store.snapshot([new.target])
             plan = plan_save(
-                snap.records, new, now=now, policy=self.policy, search_available=self.recall.available
+                snap.records,
+                new,
+                now=now,
+                policy=policy or self.policy,
+                search_available=self.recall.available,
             )
             result = await self.store.apply_save(plan, expected=snap.versions)
             if result.ok:
@@ -264,13 +280,21 @@ class MemoryDesk:
         raise NotFound(f"There is no memory {memory!r}.", code="memory_not_found")
 
     async def add(
-        self, *, persona: str, target: ScopeList, text: str, pinned: bool, source: Source, now: datetime
+        self,
+        *,
+        persona: str,
+        target: ScopeList,
+        text: str,
+        pinned: bool,
+        source: Source,
+        now: datetime,
+        limits: MemoryLimits | None = None,
     ) -> SavePlan:
         """A person (or an import) saves a memory (MEM-6b); protected unless imported (DEC-12)."""
         new = NewMemory(
             id=self._new_id(), persona=persona, target=target, text=text, source=source, pinned=pinned
         )
-        return await self._save(new, now)
+        return await self._save(new, now, self.policy_for(limits))
 
     async def edit(
         self, memory: str, *, text: str | None, pinned: bool | None, now: datetime
@@ -401,7 +425,7 @@ class MemoryDesk:
                 source="model",
                 turn=turn,
             )
-            plan = await self._save(new, now)
+            plan = await self._save(new, now, ctx.policy)
             summary = f"I'll remember that: “{plan.record.text}” [{plan.record.id}]."
             if plan.forgotten is not None:
                 summary += f" To make room I forgot: “{plan.forgotten.text}”."
@@ -418,7 +442,12 @@ class MemoryDesk:
                 plan = await self._write(
                     scope,
                     lambda rs: plan_update(
-                        rs, args2.id, writer="model", now=now, policy=self.policy, text=args2.text
+                        rs,
+                        args2.id,
+                        writer="model",
+                        now=now,
+                        policy=ctx.policy or self.policy,
+                        text=args2.text,
                     ),
                 )
                 return plan.writes, f"Updated memory {args2.id}: “{args2.text}”."

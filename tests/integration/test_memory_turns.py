@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
+import msgspec
 import pytest
 import redis.asyncio as aioredis
 
@@ -15,7 +16,7 @@ from adapters.embedding import make_embedder
 from adapters.llm.tokens import OfflineTokenCounter
 from adapters.recall import EmbeddingRecall, NoRecall
 from adapters.vector import FaissVectorIndex
-from engine.errors import Conflict
+from engine.errors import Conflict, InvalidInput
 from engine.memory import MemoryPolicy, ScopeList, personal_list, space_list
 from engine.model import IncomingMessage, Persona
 from engine.prompt import Prompt
@@ -304,3 +305,52 @@ async def test_dec_10_a_blocklisted_memory_is_never_carried_searched_or_aged(red
     await bot.directory.set_blocked(ROOM, [])
     await bot.say("What is the safe code of the den?", day(10))
     assert "4411" in slot_text(bot.last_prompt, "active_memories")
+
+
+async def test_mem_2_limits_are_configurable_per_persona(redis: aioredis.Redis) -> None:
+    from engine.model import MemoryLimits
+
+    bot = await Bot(redis).setup()
+    strict = msgspec.structs.replace(PERSONA, id="strict", memory=MemoryLimits(max_unpinned=1, max_chars=20))
+    await bot.service.personas.put(strict)
+    target = space_list("strict", ROOM)
+    with pytest.raises(InvalidInput) as long:
+        await bot.desk.add(
+            persona="strict",
+            target=target,
+            text="x" * 21,
+            pinned=False,
+            source="person",
+            now=DAY0,
+            limits=strict.memory,
+        )
+    assert long.value.code == "memory_too_long"
+    await bot.desk.add(
+        persona="strict",
+        target=target,
+        text="One fact",
+        pinned=False,
+        source="person",
+        now=DAY0,
+        limits=strict.memory,
+    )
+    with pytest.raises(Conflict) as full:
+        await bot.desk.add(
+            persona="strict",
+            target=target,
+            text="Two facts",
+            pinned=False,
+            source="person",
+            now=DAY0,
+            limits=strict.memory,
+        )
+    assert full.value.code == "memory_full"
+    # the default persona keeps the deployment's limits
+    await bot.desk.add(
+        persona="default",
+        target=space_list("default", ROOM),
+        text="y" * 400,
+        pinned=False,
+        source="person",
+        now=DAY0,
+    )
