@@ -1,8 +1,9 @@
 """``python -m adapters.worker``: the Procfile's ``worker`` process.
 
-It will run Telegram long polling and the background passes (summaries, deep memory, archive
-sweep, dream) as those features land. Today it checks Redis, announces itself with a heartbeat
-key that expires when the process dies, and waits for SIGTERM, so a PaaS can already scale it.
+It runs Telegram long polling when ``TELEGRAM_BOT_TOKEN`` is set and no webhook is configured,
+and will run the background passes (summaries, deep memory, archive sweep, dream) as those
+features land. It checks Redis, announces itself with a heartbeat key that expires when the
+process dies, and waits for SIGTERM, so a PaaS can scale it.
 """
 
 from __future__ import annotations
@@ -35,13 +36,21 @@ async def run() -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await redis.ping()
-    log.info("Hearth worker ready (no background jobs are configured yet)")
+    telegram = None
+    if settings.telegram_bot_token is not None and settings.telegram_webhook_url is None:
+        # Imported only when Telegram is configured: aiogram takes seconds to import.
+        from adapters.telegram.polling import Polling
+
+        telegram = await Polling.start(settings, on_exit=stop.set)
+    log.info("Hearth worker ready (Telegram polling: %s)", "on" if telegram else "off")
     try:
         while not stop.is_set():
             await redis.set(key, "alive", ex=HEARTBEAT_SECONDS * 2)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=HEARTBEAT_SECONDS)
     finally:
+        if telegram is not None:
+            await telegram.stop()
         await redis.delete(key)
         await redis.aclose()
         log.info("Hearth worker stopped")

@@ -1,0 +1,64 @@
+"""What the Telegram handlers share besides the service, injected by the Dispatcher (STYLE P7)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Coroutine
+from typing import Any
+
+from adapters.telegram.delivery import DeliveryPolicy
+from adapters.telegram.store import TelegramStore
+
+__all__ = ["BotContext", "ReplyTasks"]
+
+log = logging.getLogger("hearth.telegram")
+
+
+class ReplyTasks:
+    """Replies streaming in the background.
+
+    Handlers store a message and return at once; the reply streams in a task, so one slow
+    reply never holds up the next update (the service keeps each chat's turns in order).
+    """
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def spawn(self, job: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run ``job`` in the background, logging what it raises."""
+        task = asyncio.create_task(job)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+        return task
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            log.error("a Telegram reply task failed", exc_info=exc)
+
+    async def wait(self) -> None:
+        """Wait until every reply (including ones started meanwhile) has finished."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def close(self, timeout: float = 30.0) -> None:
+        """Let running replies finish for up to ``timeout`` seconds, then cancel the rest."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.wait(), timeout)
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+class BotContext:
+    """The adapter's own state: which persona speaks, Redis marks, background replies, pacing."""
+
+    def __init__(
+        self, *, persona: str, store: TelegramStore, policy: DeliveryPolicy, replies: ReplyTasks | None = None
+    ) -> None:
+        self.persona = persona
+        self.store = store
+        self.policy = policy
+        self.replies = replies or ReplyTasks()

@@ -1,0 +1,85 @@
+"""The steps the chat and regenerate handlers share: store a message, stream a reply, remember it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+
+from aiogram import Bot
+from aiogram.filters.callback_data import CallbackData
+from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, Message
+
+from adapters.telegram.context import BotContext
+from adapters.telegram.delivery import Target, deliver
+from adapters.telegram.normalize import GROUP_TYPES, chat_of, normalize, topic_of
+from engine.service import ChatService, ReplyEvent
+
+__all__ = ["Regenerate", "answer", "regenerate_keyboard", "take_message", "target_of"]
+
+log = logging.getLogger("hearth.telegram")
+
+
+class Regenerate(CallbackData, prefix="regen"):
+    """The ↻ button under a reply: regenerate that turn."""
+
+    turn: str
+
+
+def regenerate_keyboard(turn: str) -> InlineKeyboardMarkup:
+    """The ↻ button for a finished turn."""
+    button = InlineKeyboardButton(text="↻", callback_data=Regenerate(turn=turn).pack())
+    return InlineKeyboardMarkup(inline_keyboard=[[button]])
+
+
+def target_of(message: Message, *, quote: bool = True) -> Target:
+    """Where to answer ``message``: its chat and topic, quoting it in groups."""
+    group = message.chat.type in GROUP_TYPES
+    return Target(
+        chat_id=message.chat.id,
+        thread_id=topic_of(message),
+        reply_to=message.message_id if (quote and group) else None,
+        group=group,
+    )
+
+
+async def take_message(message: Message, bot: Bot, service: ChatService, ctx: BotContext) -> None:
+    """Store a message the bot received; answer it in the background when it is addressed.
+
+    Raises:
+        InvalidInput: the text cannot be accepted (``text_too_long``...); nothing is stored.
+    """
+    chat = chat_of(message)
+    persona = await service.persona(ctx.persona)
+    replied = message.reply_to_message
+    reply_to = await ctx.store.stored_id(chat, replied.message_id) if replied else None
+    found = normalize(message, await bot.me(), persona.name, reply_to=reply_to)
+    if found is None:
+        log.debug("skipped a message with nothing to read in %s", chat)
+        return
+    accepted = await service.accept(found.message, ctx.persona, reply=found.addressed)
+    await ctx.store.remember_messages(chat, {message.message_id: accepted.message.id})
+    if found.addressed:
+        ctx.replies.spawn(answer(bot, service, ctx, chat, target_of(message), accepted.events))
+    else:
+        async for _ in accepted.events:  # nothing to answer; closes the (empty) stream
+            pass
+
+
+async def answer(
+    bot: Bot,
+    service: ChatService,
+    ctx: BotContext,
+    chat: str,
+    target: Target,
+    events: AsyncIterator[ReplyEvent],
+    *,
+    parts: tuple[int, ...] = (),
+) -> None:
+    """Stream a reply into the chat and remember which messages show it."""
+    delivered = await deliver(bot, target, events, ctx.policy, keyboard=regenerate_keyboard, parts=parts)
+    if delivered.turn is None:
+        return
+    await ctx.store.remember_parts(chat, delivered.turn, delivered.parts)
+    turn, _ = await service.turn(chat, delivered.turn)
+    if turn.reply_message is not None:
+        await ctx.store.remember_messages(chat, dict.fromkeys(delivered.parts, turn.reply_message))

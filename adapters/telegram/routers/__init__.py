@@ -1,0 +1,26 @@
+"""One Router per feature (STYLE P7); each module's ``create_router()`` builds a fresh one.
+
+Order matters: errors first, then updates that are ignored on purpose, the commands, unknown
+commands, and last the chat router that stores (and maybe answers) every other message.
+"""
+
+from __future__ import annotations
+
+from aiogram import Router
+
+from adapters.telegram.routers import chat, errors, ignored, lore, regenerate, start, unknown
+
+__all__ = ["create_routers"]
+
+
+def create_routers() -> list[Router]:
+    """Fresh routers for one Dispatcher, in the order they must see updates."""
+    return [
+        errors.create_router(),
+        ignored.create_router(),
+        start.create_router(),
+        regenerate.create_router(),
+        lore.create_router(),
+        unknown.create_router(),
+        chat.create_router(),
+    ]

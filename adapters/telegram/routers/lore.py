@@ -1,0 +1,92 @@
+"""``/lore``: list the deployment's lorebooks and this chat's; attach or detach one (LORE-1).
+
+``/lore`` lists; ``/lore attach <id>`` and ``/lore detach <id>`` change the chat's set (a forum
+topic has its own set). In groups only admins may change it (checked with getChatMember).
+"""
+
+from __future__ import annotations
+
+from aiogram import Bot, Router
+from aiogram.filters import Command, CommandObject
+from aiogram.types import Message
+
+from adapters.telegram.context import BotContext
+from adapters.telegram.conversation import target_of
+from adapters.telegram.delivery import send_text
+from adapters.telegram.normalize import chat_of
+from engine.service import ChatService
+from storage.redis_lore import RedisLoreStore
+
+__all__ = ["ADMIN_STATUSES", "create_router", "is_admin", "listing", "on_lore"]
+
+ADMIN_STATUSES = frozenset({"creator", "administrator"})
+USAGE = "Use /lore to list lorebooks, /lore attach <id> or /lore detach <id> to change this chat's."
+
+
+async def is_admin(message: Message, bot: Bot) -> bool:
+    """Whether the sender may change chat-wide settings (always, in a private chat)."""
+    if message.chat.type == "private":
+        return True
+    if message.sender_chat is not None:
+        return message.sender_chat.id == message.chat.id  # an anonymous admin of this group
+    if message.from_user is None:
+        return False
+    member = await bot.get_chat_member(chat_id=message.chat.id, user_id=message.from_user.id)
+    return member.status in ADMIN_STATUSES
+
+
+async def listing(chat: str, lore: RedisLoreStore, persona_books: tuple[str, ...]) -> str:
+    """The /lore text: every book, marked when attached here or always on for the persona."""
+    books, attached = await lore.all(), set(await lore.attached(chat))
+    if not books:
+        return "There are no lorebooks yet. An operator can import them through the REST API."
+    lines = ["Lorebooks (✓ attached to this chat, ★ always on for the persona):"]
+    for book in books:
+        mark = "★" if book.id in persona_books else "✓" if book.id in attached else "•"
+        lines.append(f"{mark} {book.name or 'untitled'} — {book.id} ({book.entries} entries)")
+    return "\n".join([*lines, "", USAGE])
+
+
+async def change(chat: str, lore: RedisLoreStore, action: str, book: str) -> str:
+    """Attach or detach one book; returns what to tell the person."""
+    attached = await lore.attached(chat)
+    if action == "detach":
+        if book not in attached:
+            return f"{book} is not attached to this chat."
+        await lore.attach(chat, [b for b in attached if b != book])
+        return f"Detached {book}."
+    if await lore.exist([book]):
+        return f"There is no lorebook {book}. /lore lists them."
+    if book not in attached:
+        await lore.attach(chat, [*attached, book])
+    return f"Attached {book}; its entries can now enter this chat's replies."
+
+
+async def on_lore(
+    message: Message,
+    command: CommandObject,
+    bot: Bot,
+    service: ChatService,
+    lore: RedisLoreStore,
+    ctx: BotContext,
+) -> None:
+    """List, attach or detach lorebooks."""
+    action, _, book = (command.args or "").strip().partition(" ")
+    chat, target = chat_of(message), target_of(message)
+    if not action:
+        persona = await service.persona(ctx.persona)
+        text = await listing(chat, lore, persona.lorebooks)
+    elif action not in ("attach", "detach") or not book.strip():
+        text = USAGE
+    elif not await is_admin(message, bot):
+        text = "Only group admins can change this chat's lorebooks."
+    else:
+        text = await change(chat, lore, action, book.strip())
+    await send_text(bot, target, text, markdown=False)
+
+
+def create_router() -> Router:
+    """The lorebook router."""
+    router = Router(name="lore")
+    router.message.register(on_lore, Command("lore"))
+    return router

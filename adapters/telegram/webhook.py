@@ -1,0 +1,110 @@
+"""Webhook mode inside the ``web`` process: ``POST /telegram/webhook`` (PLT-1, RUN-1).
+
+Imported only when ``TELEGRAM_WEBHOOK_URL`` is set (aiogram takes seconds to import). Every
+request must carry ``X-Telegram-Bot-Api-Secret-Token`` equal to ``TELEGRAM_WEBHOOK_SECRET``
+(compared in constant time); otherwise it gets a 401 in the API's error shape and nothing is
+processed. A valid update is processed (its message stored) before the 200 goes out; its
+reply streams on in the background. The same ``update_id`` delivered twice is processed once
+(``UpdateOnce``). On start the app registers the webhook with the
+secret and the command menu.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import re
+from typing import Any
+
+import msgspec
+from aiogram.exceptions import TelegramAPIError
+from aiogram.types import Update
+from litestar import Request, Response, post
+from litestar.handlers import HTTPRouteHandler
+from pydantic import ValidationError
+
+from adapters.bootstrap import Hearth
+from adapters.telegram.bot import TelegramApp
+from adapters.web.errors import error_body
+from engine.errors import ConfigError
+
+__all__ = ["SECRET_HEADER", "WEBHOOK_PATH", "TelegramWebhook"]
+
+log = logging.getLogger("hearth.telegram")
+
+WEBHOOK_PATH = "/telegram/webhook"
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+_SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")
+
+
+class TelegramWebhook:
+    """The webhook route of one web process, with its start and stop hooks."""
+
+    def __init__(self, app: TelegramApp, url: str, secret: str) -> None:
+        self.app = app
+        self.url = url
+        self._secret = secret.encode()
+        self.route = self._route()
+
+    @classmethod
+    def from_hearth(cls, hearth: Hearth) -> TelegramWebhook:
+        """Build it from the web process's ``Hearth``.
+
+        Raises:
+            ConfigError: no bot token, no webhook secret, or a secret Telegram would refuse.
+        """
+        settings = hearth.settings
+        secret = str(settings.telegram_webhook_secret or "")
+        if not _SECRET.fullmatch(secret):
+            raise ConfigError(
+                "TELEGRAM_WEBHOOK_SECRET must be set with TELEGRAM_WEBHOOK_URL: 1-256 characters "
+                "of A-Z, a-z, 0-9, _ and -."
+            )
+        return cls(TelegramApp.from_hearth(hearth), str(settings.telegram_webhook_url), secret)
+
+    def authentic(self, header: str | None) -> bool:
+        """Whether the request carries the webhook secret (constant-time comparison)."""
+        return header is not None and hmac.compare_digest(header.encode(), self._secret)
+
+    def _route(self) -> HTTPRouteHandler:
+        webhook = self
+
+        @post(WEBHOOK_PATH, include_in_schema=False, status_code=200)
+        async def telegram_webhook(request: Request[Any, Any, Any]) -> Response[Any]:
+            """Receive one update from Telegram."""
+            if not webhook.authentic(request.headers.get(SECRET_HEADER)):
+                return Response(
+                    error_body("invalid_webhook_secret", f"The {SECRET_HEADER} header is missing or wrong."),
+                    status_code=401,
+                )
+            try:
+                update = Update.model_validate(
+                    msgspec.json.decode(await request.body()), context={"bot": webhook.app.bot}
+                )
+            except (msgspec.DecodeError, ValidationError):
+                body = error_body("invalid_update", "The body is not a Telegram update.")
+                return Response(body, status_code=400)
+            await webhook.app.feed(update)
+            return Response({"ok": True})
+
+        return telegram_webhook
+
+    async def startup(self) -> None:
+        """Register the webhook and the command menu (a failure is logged, not fatal)."""
+        try:
+            me = await self.app.check_token()
+            await self.app.bot.set_webhook(
+                url=self.url,
+                secret_token=self._secret.decode(),
+                allowed_updates=self.app.allowed_updates(),
+                drop_pending_updates=False,
+            )
+            await self.app.set_commands()
+        except TelegramAPIError as exc:
+            log.error("could not register the Telegram webhook: %s", exc)
+            return
+        log.info("Telegram webhook registered for @%s at %s", me.username, self.url)
+
+    async def shutdown(self) -> None:
+        """Let replies in flight finish, then close the bot's connections."""
+        await self.app.close()
