@@ -31,7 +31,10 @@ from engine.model import Persona
 from engine.ports import ChatModel, TokenCounter
 from engine.service import ChatService, ServicePolicy
 from engine.service.memory import MemoryDesk
+from engine.service.summaries import SummaryDesk
+from engine.summary import SummaryPolicy
 from engine.validate import TextLimits
+from engine.window import WindowPolicy
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.redis_chat import RedisChatLock, RedisChatStore, RedisPersonaStore
@@ -39,6 +42,7 @@ from storage.redis_documents import RedisDocumentStore
 from storage.redis_lore import RedisLoreStore
 from storage.redis_memory import RedisMemoryStore
 from storage.redis_memory_directory import RedisMemoryDirectory
+from storage.redis_summary import RedisSummaryStore
 
 __all__ = ["Hearth", "build", "create_web_app", "install_personas", "session_secret"]
 
@@ -49,8 +53,14 @@ class Hearth:
     """The built object graph of one process."""
 
     def __init__(
-        self, settings: Settings, redis: aioredis.Redis, service: ChatService, lore: RedisLoreStore
+        self,
+        settings: Settings,
+        redis: aioredis.Redis,
+        service: ChatService,
+        lore: RedisLoreStore,
+        summaries: RedisSummaryStore | None = None,
     ) -> None:
+        self.summaries = summaries
         self.settings = settings
         self.redis = redis
         self.service = service
@@ -111,12 +121,24 @@ def build(settings: Settings) -> Hearth:
     model, counter = _model(settings, redis, keys)
     lore = RedisLoreStore(redis, keys)
     memory = _memory(settings, redis, keys)
+    personas = RedisPersonaStore(redis, keys)
+    summary_store = RedisSummaryStore(redis, keys)
+    summaries = SummaryDesk(
+        store=summary_store,
+        model=model,
+        personas=personas,
+        clock=SystemClock(),
+        policy=SummaryPolicy(),
+        window=WindowPolicy(),
+        default_model=settings.model,
+    )
     service = ChatService(
         chats=RedisChatStore(redis, keys),
         lock=RedisChatLock(redis, keys),
-        personas=RedisPersonaStore(redis, keys),
+        personas=personas,
         lore=lore,
         memory=memory,
+        summaries=summaries,
         model=model,
         counter=counter,
         clock=SystemClock(),
@@ -124,7 +146,7 @@ def build(settings: Settings) -> Hearth:
             text=TextLimits(max_chars=settings.max_message_chars), default_model=settings.model
         ),
     )
-    return Hearth(settings, redis, service, lore)
+    return Hearth(settings, redis, service, lore, summary_store)
 
 
 async def install_personas(hearth: Hearth) -> None:

@@ -26,6 +26,7 @@ from storage.redis_memory import RedisMemoryStore
 __all__ = ["EmbeddingRecall", "NoRecall"]
 
 log = logging.getLogger("hearth.recall")
+QUERY_CHARS = 1_500
 
 
 class NoRecall:
@@ -103,8 +104,12 @@ class EmbeddingRecall:
         return self._background
 
     async def embed(self, text: str) -> np.ndarray:
-        """The one query embedding of a turn (DEC-15: shared by memories and documents)."""
-        return (await asyncio.to_thread(self._embedder.embed_queries, [text]))[0]
+        """The one query embedding of a turn (DEC-15: shared by memories and documents).
+
+        Only the first ``QUERY_CHARS`` characters are embedded: e5 reads at most 512 tokens
+        anyway, and a 16,000-character message would otherwise cost seconds of CPU.
+        """
+        return (await asyncio.to_thread(self._embedder.embed_queries, [text[:QUERY_CHARS]]))[0]
 
     async def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         """Passage vectors (document chunks), computed in a thread."""

@@ -7,8 +7,9 @@ import msgspec
 from engine.lorebook import LoreBook, LoreState
 from engine.model import Persona, StoredMessage, Turn
 from engine.requestlog import RequestLog
+from engine.summary import SummaryState
 
-__all__ = ["ENCODER", "LOREBOOK", "LORE_STATE", "MESSAGE", "PERSONA", "REQUEST_LOG", "TURN"]
+__all__ = ["ENCODER", "LOREBOOK", "LORE_STATE", "MESSAGE", "PERSONA", "REQUEST_LOG", "SUMMARY", "TURN"]
 
 ENCODER = msgspec.msgpack.Encoder()
 MESSAGE = msgspec.msgpack.Decoder(StoredMessage)
@@ -17,3 +18,4 @@ REQUEST_LOG = msgspec.msgpack.Decoder(RequestLog)
 PERSONA = msgspec.msgpack.Decoder(Persona)
 LOREBOOK = msgspec.msgpack.Decoder(LoreBook)
 LORE_STATE = msgspec.msgpack.Decoder(LoreState)
+SUMMARY = msgspec.msgpack.Decoder(SummaryState)

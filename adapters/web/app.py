@@ -31,6 +31,7 @@ from adapters.web.memory_api import (
     space_settings,
 )
 from adapters.web.state import WebState
+from adapters.web.summary_api import edit_summary, read_summary, rebuild_summary
 from engine.errors import PersonaBotError
 
 __all__ = ["STATIC", "create_app"]
@@ -97,6 +98,9 @@ def create_app(
             memories_from_dialogue,
             space_settings,
             space_blocklist,
+            read_summary,
+            edit_summary,
+            rebuild_summary,
             attach_lorebooks,
             attach_persona_lorebooks,
             delete_persona,

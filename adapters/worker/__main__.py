@@ -18,6 +18,8 @@ import sys
 
 import redis.asyncio as aioredis
 
+from adapters.bootstrap import build, install_personas
+from adapters.worker.jobs import JobRunner
 from config.settings import load_settings
 from engine.errors import ConfigError
 from storage.keys import KeyBuilder
@@ -42,13 +44,21 @@ async def run() -> None:
         from adapters.telegram.polling import Polling
 
         telegram = await Polling.start(settings, on_exit=stop.set)
-    log.info("Hearth worker ready (Telegram polling: %s)", "on" if telegram else "off")
+    hearth = build(settings)
+    await install_personas(hearth)
+    assert hearth.service.summaries is not None
+    jobs = JobRunner(hearth.service.summaries, hearth.summaries)
+    job_task = asyncio.create_task(jobs.run(stop))
+    log.info("Hearth worker ready (Telegram polling: %s; background jobs: on)", "on" if telegram else "off")
     try:
         while not stop.is_set():
             await redis.set(key, "alive", ex=HEARTBEAT_SECONDS * 2)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=HEARTBEAT_SECONDS)
     finally:
+        stop.set()
+        await job_task
+        await hearth.close()
         if telegram is not None:
             await telegram.stop()
         await redis.delete(key)

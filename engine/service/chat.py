@@ -60,6 +60,8 @@ from engine.requestlog import (
     summarize_context,
 )
 from engine.service.memory import MEMORY_OFF, MemoryContext, MemoryDesk
+from engine.service.summaries import SummaryDesk
+from engine.summary import SummaryState, prompt_summaries
 from engine.tools import MEMORY_TOOLS, ToolCall, ToolExchange, ToolResult
 from engine.validate import TextLimits, check_text
 from engine.window import Window, WindowPolicy, select_window
@@ -137,12 +139,14 @@ class ChatService:
         clock: Clock,
         policy: ServicePolicy,
         memory: MemoryDesk | None = None,
+        summaries: SummaryDesk | None = None,
         new_id: Callable[[], str] | None = None,
     ) -> None:
         self.chats = chats
         self.personas = personas
         self.lore = lore
         self.memory = memory
+        self.summaries = summaries
         self.model = model
         self.counter = counter
         self.policy = policy
@@ -293,7 +297,11 @@ class ChatService:
         chat, started = answered.chat, self._clock.now()
         settings = self._settings(persona)
         limit = max(self.policy.window.max_messages, self.policy.scan_limit)
-        candidates = await self.chats.upto(chat, answered.position, limit)
+        summary = await self.summaries.for_turn(chat) if self.summaries else SummaryState()
+        # SUM-3: summarized messages reach the prompt only through their tiers, never twice
+        candidates = [
+            m for m in await self.chats.upto(chat, answered.position, limit) if m.position > summary.upto
+        ]
         window = select_window(
             candidates[-self.policy.window.max_messages :], self.policy.window, settings.context_window
         )
@@ -301,7 +309,10 @@ class ChatService:
         lore = await self._scan_lore(persona, answered, candidates)
         memory = await self._memories(persona, answered, window.messages, answers)
         template = resolve_template(persona.template)
-        prompt = assemble_prompt(_parts(persona, window, lore, memory, answered), template)
+        parts = msgspec.structs.replace(
+            _parts(persona, window, lore, memory, answered), summaries=prompt_summaries(summary)
+        )
+        prompt = assemble_prompt(parts, template)
         counts = await self._count_prompt(prompt.messages)
         turn_id = self._new_id()
         log = build_request_log(
@@ -321,6 +332,7 @@ class ChatService:
             ),
             memories=_memory_logs(memory),
             documents=len(memory.documents),
+            summaries=len(summary.tiers),
         )
         turn = Turn(
             id=turn_id,
@@ -365,6 +377,10 @@ class ChatService:
         old = msgspec.structs.replace(replaces, status="superseded") if replaces else None
         keep_state = lore.state if (lore.decisions or lore.state.marks) else None
         await self.chats.finish(turn, log, reply, old, keep_state)
+        if self.summaries is not None and len(candidates) > len(
+            window.messages
+        ):  # SUM-1: some left the window
+            await self.summaries.store.enqueue(chat)
         notices = await self.memory.notices(memory_space(chat), log.memory_writes) if self.memory else ()
         yield ReplyDone(turn=turn_id, reply=text, context=summarize_context(log), notices=notices)
         # learn the exact token counts of the lore that entered, for the next budget (LORE-11)

@@ -1,0 +1,137 @@
+"""Summary tiers and the background job queue on Redis (SUM-1..5).
+
+- ``chat:{c}:summary``        msgpack ``SummaryState``; ``chat:{c}:summary_v`` its version.
+  A job commits with compare-and-set on the version (Lua), so a retried or concurrent job can
+  never add a tier twice; people's edits bump the version too.
+- ``chat:{c}:summary_lock``   held while a worker summarizes the chat (never two at once).
+- ``chat:{c}:summary_queued`` set while a job for the chat waits, so turns don't flood the queue.
+- ``jobs``                   a Redis Stream read by the ``workers`` consumer group; a job a
+  worker took but never acknowledged (it crashed) is claimed again by another worker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+import redis.asyncio as aioredis
+from redis.exceptions import LockError, ResponseError
+
+from engine.model import StoredMessage
+from engine.summary import SummaryState
+from storage import codec
+from storage.errors import map_redis_errors
+from storage.keys import KeyBuilder
+
+__all__ = ["GROUP", "RedisSummaryStore"]
+
+GROUP = "workers"
+_CAS = """
+if (redis.call('GET', KEYS[2]) or '0') ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+redis.call('SET', KEYS[2], tostring(tonumber(ARGV[1]) + 1))
+return 1
+"""
+
+
+class RedisSummaryStore:
+    """Summary state per chat, and the job stream."""
+
+    def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
+        self._r = client
+        self._k = keys or KeyBuilder()
+        self._cas = client.register_script(_CAS)
+        self.stream = f"{self._k.prefix}:jobs"
+
+    async def state(self, chat: str) -> SummaryState:
+        """The chat's tiers, with the version to commit against."""
+        with map_redis_errors():
+            raw, version = await self._r.mget(self._k.chat(chat, "summary"), self._k.chat(chat, "summary_v"))
+        state = codec.SUMMARY.decode(raw) if raw is not None else SummaryState()
+        return SummaryState(upto=state.upto, tiers=state.tiers, version=int(version or 0))
+
+    async def commit(self, chat: str, expected: int, state: SummaryState) -> bool:
+        """Store ``state`` if nobody changed the chat's summaries since version ``expected``."""
+        keys = [self._k.chat(chat, "summary"), self._k.chat(chat, "summary_v")]
+        with map_redis_errors():
+            done = await self._cas(keys=keys, args=[str(expected), codec.ENCODER.encode(state)])
+        return bool(done)
+
+    async def after(self, chat: str, position: float, limit: int) -> list[StoredMessage]:
+        """Up to ``limit`` messages after ``position``, oldest first."""
+        with map_redis_errors():
+            ids = await self._r.zrangebyscore(
+                self._k.chat(chat, "log"), f"({position}", "+inf", start=0, num=limit
+            )
+            if not ids:
+                return []
+            raw = await self._r.hmget(self._k.chat(chat, "msgs"), ids)
+        return [codec.MESSAGE.decode(b) for b in raw if b is not None]
+
+    async def newest(self, chat: str, limit: int) -> list[StoredMessage]:
+        """The chat's newest ``limit`` messages, oldest first."""
+        with map_redis_errors():
+            ids = await self._r.zrange(self._k.chat(chat, "log"), -limit, -1)
+            if not ids:
+                return []
+            raw = await self._r.hmget(self._k.chat(chat, "msgs"), ids)
+        return [codec.MESSAGE.decode(b) for b in raw if b is not None]
+
+    async def count_between(self, chat: str, after: float, before: float) -> int:
+        """How many messages lie strictly between two positions."""
+        with map_redis_errors():
+            return int(await self._r.zcount(self._k.chat(chat, "log"), f"({after}", f"({before}"))
+
+    async def enqueue(self, chat: str) -> bool:
+        """Queue a summary job for the chat unless one already waits."""
+        with map_redis_errors():
+            if not await self._r.set(self._k.chat(chat, "summary_queued"), "1", nx=True, ex=600):
+                return False
+            await self._r.xadd(
+                self.stream, {"kind": "summarize", "chat": chat}, maxlen=100_000, approximate=True
+            )
+        return True
+
+    async def dequeued(self, chat: str) -> None:
+        """The chat's waiting job was taken: later turns may queue another."""
+        with map_redis_errors():
+            await self._r.delete(self._k.chat(chat, "summary_queued"))
+
+    async def ensure_group(self) -> None:
+        """Create the consumer group (and the stream) if missing."""
+        with map_redis_errors(), contextlib.suppress(ResponseError):
+            await self._r.xgroup_create(self.stream, GROUP, id="0", mkstream=True)
+
+    async def take(
+        self, consumer: str, *, count: int, block_ms: int, reclaim_ms: int
+    ) -> list[tuple[str, str]]:
+        """Jobs for ``consumer``: first those a crashed worker left unacknowledged, then new ones."""
+        with map_redis_errors():
+            claimed = await self._r.xautoclaim(
+                self.stream, GROUP, consumer, min_idle_time=reclaim_ms, count=count
+            )
+            entries = list(claimed[1])
+            if not entries:
+                read = await self._r.xreadgroup(
+                    GROUP, consumer, {self.stream: ">"}, count=count, block=block_ms
+                )
+                entries = [e for _, batch in read for e in batch]
+        return [(i.decode(), f[b"chat"].decode()) for i, f in entries if f and b"chat" in f]
+
+    async def ack(self, job: str) -> None:
+        """The job is done."""
+        with map_redis_errors():
+            await self._r.xack(self.stream, GROUP, job)
+
+    @contextlib.asynccontextmanager
+    async def exclusive(self, chat: str, *, timeout: float = 300.0) -> AsyncIterator[bool]:
+        """Hold the chat's summary lock if free; yields whether this worker got it."""
+        lock = self._r.lock(self._k.chat(chat, "summary_lock"), timeout=timeout, blocking=False)
+        with map_redis_errors():
+            got = await lock.acquire()
+        try:
+            yield bool(got)
+        finally:
+            if got:
+                with contextlib.suppress(LockError):
+                    await lock.release()
