@@ -27,9 +27,11 @@ from config.settings import Settings
 from engine.errors import ConfigError, InvalidInput, StorageUnavailable
 from engine.lorebook import validate_book
 from engine.memory import MemoryPolicy
+from engine.memory.deep import DeepPolicy
 from engine.model import Persona
 from engine.ports import ChatModel, TokenCounter
 from engine.service import ChatService, ServicePolicy
+from engine.service.deep import DeepPass
 from engine.service.memory import MemoryDesk
 from engine.service.summaries import SummaryDesk
 from engine.summary import SummaryPolicy
@@ -123,6 +125,14 @@ def build(settings: Settings) -> Hearth:
     memory = _memory(settings, redis, keys)
     personas = RedisPersonaStore(redis, keys)
     summary_store = RedisSummaryStore(redis, keys)
+    deep = DeepPass(
+        model=model,
+        memory=memory,
+        reports=summary_store,
+        clock=SystemClock(),
+        policy=DeepPolicy(platforms=settings.deep_memory_platforms),
+        default_model=settings.model,
+    )
     summaries = SummaryDesk(
         store=summary_store,
         model=model,
@@ -131,6 +141,7 @@ def build(settings: Settings) -> Hearth:
         policy=SummaryPolicy(),
         window=WindowPolicy(),
         default_model=settings.model,
+        deep=deep,
     )
     service = ChatService(
         chats=RedisChatStore(redis, keys),

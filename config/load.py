@@ -30,6 +30,7 @@ class PersonaFile(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     lorebooks: list[str] = []
     model: ModelSettings = msgspec.field(default_factory=ModelSettings)
     memory: MemoryLimits | None = None
+    deep_memory: bool = True
 
 
 def parse_persona_toml(data: bytes, *, default_id: str, source: str) -> Persona:
@@ -63,6 +64,7 @@ def parse_persona_toml(data: bytes, *, default_id: str, source: str) -> Persona:
         learn_from_chat=raw.learn_from_chat,
         lorebooks=tuple(raw.lorebooks),
         memory=raw.memory,
+        deep_memory=raw.deep_memory,
     )
 
 

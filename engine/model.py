@@ -92,6 +92,7 @@ class Persona(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     learn_from_chat: bool = True
     lorebooks: tuple[str, ...] = ()
     memory: MemoryLimits | None = None
+    deep_memory: bool = True
 
 
 class StoredMessage(msgspec.Struct, frozen=True, kw_only=True):

@@ -14,9 +14,11 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 
+import msgspec
 import redis.asyncio as aioredis
 from redis.exceptions import LockError, ResponseError
 
+from engine.memory.deep import DeepReport
 from engine.model import StoredMessage
 from engine.summary import SummaryState
 from storage import codec
@@ -26,6 +28,7 @@ from storage.keys import KeyBuilder
 __all__ = ["GROUP", "RedisSummaryStore"]
 
 GROUP = "workers"
+_REPORT = msgspec.json.Decoder(DeepReport)
 _CAS = """
 if (redis.call('GET', KEYS[2]) or '0') ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
@@ -67,6 +70,21 @@ class RedisSummaryStore:
                 return []
             raw = await self._r.hmget(self._k.chat(chat, "msgs"), ids)
         return [codec.MESSAGE.decode(b) for b in raw if b is not None]
+
+    async def add_report(self, chat: str, report: DeepReport) -> None:
+        """Keep a deep-pass report (the newest 50 per chat)."""
+        key = self._k.chat(chat, "deep_reports")
+        with map_redis_errors():
+            async with self._r.pipeline(transaction=True) as tx:
+                tx.lpush(key, msgspec.json.encode(report))
+                tx.ltrim(key, 0, 49)
+                await tx.execute()
+
+    async def reports(self, chat: str) -> list[DeepReport]:
+        """The chat's deep-pass reports, newest first."""
+        with map_redis_errors():
+            raw = await self._r.lrange(self._k.chat(chat, "deep_reports"), 0, 49)
+        return [_REPORT.decode(r) for r in raw]
 
     async def newest(self, chat: str, limit: int) -> list[StoredMessage]:
         """The chat's newest ``limit`` messages, oldest first."""

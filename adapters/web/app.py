@@ -31,7 +31,7 @@ from adapters.web.memory_api import (
     space_settings,
 )
 from adapters.web.state import WebState
-from adapters.web.summary_api import edit_summary, read_summary, rebuild_summary
+from adapters.web.summary_api import deep_reports, edit_summary, read_summary, rebuild_summary
 from engine.errors import PersonaBotError
 
 __all__ = ["STATIC", "create_app"]
@@ -101,6 +101,7 @@ def create_app(
             read_summary,
             edit_summary,
             rebuild_summary,
+            deep_reports,
             attach_lorebooks,
             attach_persona_lorebooks,
             delete_persona,

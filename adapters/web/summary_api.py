@@ -14,7 +14,7 @@ from engine.service.summaries import SummaryDesk
 from engine.summary import Tier
 from engine.validate import qualify_id
 
-__all__ = ["edit_summary", "read_summary", "rebuild_summary"]
+__all__ = ["deep_reports", "edit_summary", "read_summary", "rebuild_summary"]
 
 
 class EditTier(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -62,3 +62,10 @@ async def rebuild_summary(request: Request[Any, Any, Any], chat: str) -> dict[st
     chat_id = qualify_id(chat, what="chat")
     await _desk(request).rebuild(chat_id)
     return {"chat": chat_id, "queued": True}
+
+
+@get("/api/chats/{chat:str}/deep-reports", guards=[admin_guard], tags=["summaries"])
+async def deep_reports(request: Request[Any, Any, Any], chat: str) -> dict[str, Any]:
+    """What the deep memory passes of this chat did, newest first (DEEP-1..4)."""
+    reports = await _desk(request).store.reports(qualify_id(chat, what="chat"))  # type: ignore[attr-defined]
+    return {"reports": [msgspec.to_builtins(r) for r in reports]}

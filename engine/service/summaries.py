@@ -17,6 +17,7 @@ import msgspec
 from engine.errors import LLMUnavailable, NotFound
 from engine.model import Persona, StoredMessage
 from engine.ports import ChatModel, Clock, PersonaStore, TextDelta
+from engine.service.deep import DeepPass
 from engine.summary import (
     SummaryPolicy,
     SummaryState,
@@ -62,8 +63,10 @@ class SummaryDesk:
         policy: SummaryPolicy,
         window: WindowPolicy,
         default_model: str,
+        deep: DeepPass | None = None,
         new_id: Callable[[], str] | None = None,
     ) -> None:
+        self.deep = deep
         self.store = store
         self.model = model
         self.personas = personas
@@ -133,6 +136,9 @@ class SummaryDesk:
                 new, written = apply_fold(new, fold, merged), written + 1
         if not await self.store.commit(chat, state.version, new):
             return 0  # someone changed the tiers meanwhile; the re-queued job starts over
+        if self.deep is not None:  # DEEP-2: right after the compaction that triggered it
+            for chunk in plan.chunks:
+                await self.deep.run(chat, chunk, persona)
         if waiting - sum(len(c) for c in plan.chunks) >= self.policy.chunk_messages:
             await self.store.dequeued(chat)
             await self.store.enqueue(chat)  # more backlog: another job continues
