@@ -39,6 +39,7 @@ from engine.validate import TextLimits
 from engine.window import WindowPolicy
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
+from storage.migrations import migrate
 from storage.redis_chat import RedisChatLock, RedisChatStore, RedisPersonaStore
 from storage.redis_documents import RedisDocumentStore
 from storage.redis_lore import RedisLoreStore
@@ -168,6 +169,9 @@ async def install_personas(hearth: Hearth) -> None:
     """
     if not await hearth.ping():
         raise StorageUnavailable(f"Redis at {_redacted(hearth.settings.redis_url)} does not answer.")
+    backup = await migrate(hearth.redis, hearth.keys, Path(hearth.settings.backup_dir), SystemClock().now())
+    if backup is not None:
+        log.info("data migrated; the backup taken first is %s", backup)
     root = Path(hearth.settings.personas_path)
     cards = sorted(p for p in root.glob("*") if p.suffix.lower() in _CARD_SUFFIXES) if root.is_dir() else []
     personas = load_personas(root) if (not cards or any(root.glob("*.toml"))) else []

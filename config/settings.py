@@ -45,6 +45,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     max_message_chars: int = 16_000
     offline_delay_ms: int = 15
     deep_memory_platforms: tuple[str, ...] = ("web",)
+    backup_dir: str = "var/backups"
     telegram_bot_token: Secret | None = None
     telegram_api_base: str | None = None
     telegram_webhook_url: str | None = None
@@ -126,6 +127,7 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         personas_path=_text(env, "HEARTH_PERSONAS") or "config/personas/",
         max_message_chars=_int(env, "HEARTH_MAX_MESSAGE_CHARS", 16_000, 1, 1_000_000),
         offline_delay_ms=_int(env, "HEARTH_OFFLINE_DELAY_MS", 15, 0, 5_000),
+        backup_dir=_text(env, "HEARTH_BACKUP_DIR") or "var/backups",
         deep_memory_platforms=tuple(
             p.strip() for p in env.get("HEARTH_DEEP_MEMORY_PLATFORMS", "web").split(",") if p.strip()
         ),

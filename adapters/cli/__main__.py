@@ -3,6 +3,8 @@
 - ``reembed``: after ``HEARTH_EMBEDDER`` changes, embed every memory and document chunk with
   the new embedder (with a progress bar), instead of mixing vectors of two models. Turns
   re-embed lazily anyway; this does it all at once, off the hot path.
+- ``backup``: write every Hearth key to a file under ``HEARTH_BACKUP_DIR`` (``var/backups``).
+- ``restore FILE``: put a backup's keys back exactly as they were.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import argparse
 import asyncio
 import os
 import sys
+from datetime import UTC, datetime
+from pathlib import Path
 
 import redis.asyncio as aioredis
 from rich.progress import Progress
@@ -19,6 +23,7 @@ from adapters.embedding import make_embedder
 from config.settings import load_settings
 from engine.errors import PersonaBotError
 from storage.keys import KeyBuilder
+from storage.migrations import backup_namespace, restore_backup
 from storage.redis_documents import RedisDocumentStore
 from storage.redis_memory import RedisMemoryStore
 from storage.redis_memory_directory import RedisMemoryDirectory
@@ -57,12 +62,32 @@ async def reembed() -> int:
     return done
 
 
+async def backup_or_restore(command: str, file: str | None) -> None:
+    """Back up the namespace, or restore a backup file."""
+    settings = load_settings(os.environ)
+    redis = aioredis.from_url(settings.redis_url)
+    keys = KeyBuilder(prefix=settings.namespace)
+    if command == "backup":
+        path, count = await backup_namespace(redis, keys, Path(settings.backup_dir), datetime.now(UTC))
+        print(f"backed up {count} keys to {path}")  # noqa: T201
+    else:
+        if not file:
+            raise SystemExit("restore needs the backup file")
+        count = await restore_backup(redis, Path(file), keys)
+        print(f"restored {count} keys from {file}")  # noqa: T201
+    await redis.aclose()
+
+
 def main() -> None:
     """Entry point."""
     parser = argparse.ArgumentParser(prog="python -m adapters.cli", description=__doc__)
-    parser.add_argument("command", choices=["reembed"])
-    parser.parse_args()
+    parser.add_argument("command", choices=["reembed", "backup", "restore"])
+    parser.add_argument("file", nargs="?")
+    args = parser.parse_args()
     try:
+        if args.command in ("backup", "restore"):
+            asyncio.run(backup_or_restore(args.command, args.file))
+            return
         asyncio.run(reembed())
     except PersonaBotError as exc:
         sys.stderr.write(f"hearth: {exc.message}\n")
