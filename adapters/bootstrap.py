@@ -19,6 +19,7 @@ from adapters.cards.persona import persona_from_card, slug
 from adapters.clock import SystemClock
 from adapters.llm.offline import OfflineChatModel
 from adapters.llm.tokens import OfflineTokenCounter
+from adapters.web.accounts import Accounts
 from adapters.web.app import create_app
 from adapters.web.session import SessionSigner
 from adapters.web.state import WebState
@@ -40,6 +41,7 @@ from engine.window import WindowPolicy
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.migrations import migrate
+from storage.redis_accounts import RedisAccountStore
 from storage.redis_chat import RedisChatLock, RedisChatStore, RedisPersonaStore
 from storage.redis_documents import RedisDocumentStore
 from storage.redis_lore import RedisLoreStore
@@ -231,6 +233,7 @@ def create_web_app(settings: Settings) -> Litestar:
         ping=hearth.ping,
         lore=hearth.lore,
         directory=RedisMemoryDirectory(hearth.redis, hearth.keys),
+        accounts=Accounts(RedisAccountStore(hearth.redis, hearth.keys)),
     )
 
     async def startup() -> None:

@@ -2,8 +2,9 @@
 
 ``TELEGRAM_API_BASE`` points the client at a self-hosted Bot API server (or a test fake);
 every call waits out flood control (``flood.RetryAfter``). The dispatcher gets the service,
-the lorebook store and the adapter's ``BotContext`` injected, and sees each update once: an
-outer middleware marks ``update_id`` in Redis (SET NX) before anything else runs.
+the lorebook store, the memory directory (privacy, notice levels), the account store (``/link``
+codes) and the adapter's ``BotContext`` injected, and sees each update once: an outer
+middleware marks ``update_id`` in Redis (SET NX) before anything else runs.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from aiogram.types import BotCommand, TelegramObject, Update, User
 from aiogram.utils.token import TokenValidationError
 
 from adapters.bootstrap import Hearth
+from adapters.clock import SystemClock
 from adapters.telegram.context import BotContext
 from adapters.telegram.delivery import DeliveryPolicy
 from adapters.telegram.flood import RetryAfter
@@ -28,6 +30,8 @@ from adapters.telegram.store import TelegramStore
 from adapters.telegram.texts import LANGUAGES, menu
 from config.settings import Settings
 from engine.errors import ConfigError
+from storage.redis_accounts import RedisAccountStore
+from storage.redis_memory_directory import RedisMemoryDirectory
 
 __all__ = ["DEFAULT_PERSONA", "IGNORED_UPDATES", "TelegramApp", "UpdateOnce", "create_bot"]
 
@@ -90,8 +94,16 @@ class TelegramApp:
     ) -> TelegramApp:
         """Build the bot and dispatcher around an already built service."""
         store = TelegramStore(hearth.redis, hearth.keys)
-        context = BotContext(persona=persona, store=store, policy=policy or DeliveryPolicy())
-        dispatcher = Dispatcher(service=hearth.service, lore=hearth.lore, ctx=context)
+        context = BotContext(
+            persona=persona, store=store, policy=policy or DeliveryPolicy(), clock=SystemClock()
+        )
+        dispatcher = Dispatcher(
+            service=hearth.service,
+            lore=hearth.lore,
+            ctx=context,
+            directory=RedisMemoryDirectory(hearth.redis, hearth.keys),
+            accounts=RedisAccountStore(hearth.redis, hearth.keys),
+        )
         dispatcher.update.outer_middleware(UpdateOnce(store))
         dispatcher.include_routers(*create_routers())
         return cls(create_bot(hearth.settings), dispatcher, context)

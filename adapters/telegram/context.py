@@ -9,7 +9,9 @@ from collections.abc import Coroutine
 from typing import Any
 
 from adapters.telegram.delivery import DeliveryPolicy
+from adapters.telegram.ids import user_key
 from adapters.telegram.store import TelegramStore
+from engine.ports import Clock
 
 __all__ = ["BotContext", "ReplyTasks"]
 
@@ -53,12 +55,23 @@ class ReplyTasks:
 
 
 class BotContext:
-    """The adapter's own state: which persona speaks, Redis marks, background replies, pacing."""
+    """The adapter's own state: which persona speaks, Redis marks, background replies, pacing, time."""
 
     def __init__(
-        self, *, persona: str, store: TelegramStore, policy: DeliveryPolicy, replies: ReplyTasks | None = None
+        self,
+        *,
+        persona: str,
+        store: TelegramStore,
+        policy: DeliveryPolicy,
+        clock: Clock,
+        replies: ReplyTasks | None = None,
     ) -> None:
         self.persona = persona
         self.store = store
         self.policy = policy
+        self.clock = clock
         self.replies = replies or ReplyTasks()
+
+    async def person(self, user_id: int) -> str:
+        """The Hearth user behind a Telegram user: ``tg:<id>``, or the web user it was linked to."""
+        return await self.store.linked(user_id) or user_key(user_id)

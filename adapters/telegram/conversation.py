@@ -5,10 +5,12 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 
+import msgspec
 from aiogram import Bot
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, Message
 
+from adapters.telegram.access import caller_of
 from adapters.telegram.context import BotContext
 from adapters.telegram.delivery import Target, deliver
 from adapters.telegram.normalize import GROUP_TYPES, chat_of, normalize, topic_of
@@ -56,7 +58,10 @@ async def take_message(message: Message, bot: Bot, service: ChatService, ctx: Bo
     if found is None:
         log.debug("skipped a message with nothing to read in %s", chat)
         return
-    accepted = await service.accept(found.message, ctx.persona, reply=found.addressed)
+    incoming = found.message
+    if (caller := caller_of(message)) is not None:  # a person linked to a web account speaks as it
+        incoming = msgspec.structs.replace(incoming, user=await ctx.person(caller))
+    accepted = await service.accept(incoming, ctx.persona, reply=found.addressed)
     await ctx.store.remember_messages(chat, {message.message_id: accepted.message.id})
     if found.addressed:
         ctx.replies.spawn(answer(bot, service, ctx, chat, target_of(message), accepted.events))

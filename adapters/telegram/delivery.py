@@ -4,7 +4,9 @@ A reply streams into one message that is edited as text arrives, at most once pe
 ``private_interval`` seconds in a private chat and ``group_interval`` in groups (Telegram allows
 about one message a second per chat and twenty a minute per group; edits count). Past 4096
 UTF-16 units the text continues in a new message. The finished reply is rendered from Markdown
-(``render``) and the last message gets the ↻ button. A failed turn turns the streamed messages
+(``render``) and the last message gets the ↻ button; the turn's memory notices (DEC-11, already
+as visible as the space wants them) sit under it as an italic footer, so regenerating the reply
+replaces them too. A failed turn turns the streamed messages
 into a short notice; the person's message stays stored by the service either way.
 
 Flood control (429) is waited out by the session middleware (``flood.RetryAfter``); a mid-stream
@@ -25,10 +27,20 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError, TelegramBadRequest, TelegramRetryAfter
 from aiogram.types import InlineKeyboardMarkup, MessageEntity, ReplyParameters
 
-from adapters.telegram.render import MAX_MESSAGE_CHARS, Chunk, render, split
+from adapters.telegram.render import MAX_MESSAGE_CHARS, Chunk, render, split, with_footer
 from engine.service import ReplyDelta, ReplyDone, ReplyEvent, ReplyFailed
 
-__all__ = ["Delivered", "DeliveryPolicy", "ReplyStream", "Target", "deliver", "send_text", "typing"]
+__all__ = [
+    "Delivered",
+    "DeliveryPolicy",
+    "ReplyStream",
+    "Target",
+    "deliver",
+    "notice_footer",
+    "send_chunk",
+    "send_text",
+    "typing",
+]
 
 log = logging.getLogger("hearth.telegram")
 
@@ -86,14 +98,29 @@ class ReplyStream:
         return tuple(p.message_id for p in self._parts)
 
     async def show(
-        self, text: str, *, markup: InlineKeyboardMarkup | None = None, markdown: bool = True
+        self,
+        text: str,
+        *,
+        markup: InlineKeyboardMarkup | None = None,
+        markdown: bool = True,
+        footer: str | None = None,
     ) -> None:
         """Make the messages show ``text`` (Markdown unless ``markdown=False``).
 
-        ``markup`` goes under the last message; messages no longer needed are deleted.
+        ``markup`` goes under the last message, after the italic ``footer`` if any; messages no
+        longer needed are deleted.
         """
         limit = self.policy.max_chars
-        chunks = (render(text, limit) if markdown else split(text, (), limit)) or (Chunk(text="…"),)
+        chunks = render(text, limit) if markdown else split(text, (), limit)
+        if footer:
+            chunks = with_footer(chunks, footer, limit)
+        await self.show_chunks(chunks, markup=markup)
+
+    async def show_chunks(
+        self, chunks: tuple[Chunk, ...], *, markup: InlineKeyboardMarkup | None = None
+    ) -> None:
+        """Make the messages show already rendered chunks (see ``show``)."""
+        chunks = chunks or (Chunk(text="…"),)
         for index, chunk in enumerate(chunks):
             last = index == len(chunks) - 1
             await self._put(index, chunk, markup if last else None)
@@ -122,8 +149,8 @@ class ReplyStream:
             reply = ReplyParameters(message_id=self.target.reply_to, allow_sending_without_reply=True)
         try:
             return await self._send_once(chunk, markup, reply, _entities(chunk))
-        except TelegramBadRequest:
-            if not chunk.entities:
+        except TelegramBadRequest as exc:
+            if not chunk.entities or "entit" not in exc.message.lower():
                 raise
             log.warning("Telegram refused the formatting; sending plain text", exc_info=True)
             return await self._send_once(chunk, markup, reply, None)
@@ -234,7 +261,8 @@ async def deliver(
                         due += await _progress(stream, text)
                 elif isinstance(event, ReplyDone):
                     turn = event.turn
-                    await stream.show(event.reply, markup=keyboard(event.turn))
+                    footer = notice_footer(event.notices)
+                    await stream.show(event.reply, markup=keyboard(event.turn), footer=footer)
                 elif isinstance(event, ReplyFailed):
                     await stream.show(f"⚠️ {event.message}", markdown=False)
         except TelegramAPIError:
@@ -257,8 +285,38 @@ async def _progress(stream: ReplyStream, text: str) -> float:
     return 0.0
 
 
-async def send_text(bot: Bot, target: Target, text: str, *, markdown: bool = True) -> tuple[int, ...]:
+def notice_footer(notices: tuple[str, ...]) -> str | None:
+    """The footer that shows a turn's memory notices (DEC-11), or None without any."""
+    return "\n".join(f"🧠 {notice}" for notice in notices) or None
+
+
+async def send_text(
+    bot: Bot,
+    target: Target,
+    text: str,
+    *,
+    markdown: bool = True,
+    markup: InlineKeyboardMarkup | None = None,
+) -> tuple[int, ...]:
     """Send a whole text (Markdown unless ``markdown=False``), split as needed; returns the ids."""
     stream = ReplyStream(bot, target, DeliveryPolicy())
-    await stream.show(text, markdown=markdown)
+    await stream.show(text, markdown=markdown, markup=markup)
     return stream.parts
+
+
+async def send_chunk(
+    bot: Bot,
+    target: Target,
+    chunk: Chunk,
+    *,
+    markup: InlineKeyboardMarkup | None = None,
+    edit: int | None = None,
+) -> int:
+    """Send one rendered message, or edit message ``edit`` to show it (sent anew if it is gone).
+
+    Returns:
+        The id of the message that shows it.
+    """
+    stream = ReplyStream(bot, target, DeliveryPolicy(), (edit,) if edit is not None else ())
+    await stream.show_chunks((chunk,), markup=markup)
+    return stream.parts[0]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import msgspec
 import telegramify_markdown
 
-__all__ = ["MAX_MESSAGE_CHARS", "Chunk", "Entity", "render", "split", "utf16_len"]
+__all__ = ["MAX_MESSAGE_CHARS", "Chunk", "Entity", "Styled", "render", "split", "utf16_len", "with_footer"]
 
 MAX_MESSAGE_CHARS = 4096
 _LT = "\ue000"
@@ -149,3 +149,49 @@ def _slice(text: str, units: list[int], entities: tuple[Entity, ...], start: int
         if b > a:
             clipped.append(msgspec.structs.replace(e, offset=a - low, length=b - a))
     return Chunk(text=body, entities=tuple(clipped))
+
+
+def with_footer(chunks: tuple[Chunk, ...], footer: str, limit: int = MAX_MESSAGE_CHARS) -> tuple[Chunk, ...]:
+    """Add an italic footer line (memory notices) under the last chunk, or as its own chunk.
+
+    The footer joins the last message when both fit in ``limit`` UTF-16 units together;
+    otherwise it follows as a message of its own (cut like any text if it is itself too long).
+    """
+    footer = footer.strip()
+    if not footer:
+        return chunks
+    if chunks:
+        last = chunks[-1]
+        start = utf16_len(last.text) + 2
+        if start + utf16_len(footer) <= limit:
+            italic = Entity(type="italic", offset=start, length=utf16_len(footer))
+            joined = Chunk(text=f"{last.text}\n\n{footer}", entities=(*last.entities, italic))
+            return (*chunks[:-1], joined)
+    own = split(footer, (Entity(type="italic", offset=0, length=utf16_len(footer)),), limit)
+    return (*chunks, *own)
+
+
+class Styled:
+    """Builds one message from plain and styled pieces, counting entity offsets in UTF-16.
+
+    For texts Hearth writes itself around text it must not interpret (memory entries): no
+    Markdown pass, so nothing a person saved can turn into formatting.
+    """
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self._entities: list[Entity] = []
+        self._at = 0
+
+    def add(self, text: str, style: str | None = None) -> Styled:
+        """Append ``text``, as ``style`` (``bold``, ``italic``, ``code``...) when given."""
+        size = utf16_len(text)
+        if style is not None and size:
+            self._entities.append(Entity(type=style, offset=self._at, length=size))
+        self._parts.append(text)
+        self._at += size
+        return self
+
+    def chunk(self) -> Chunk:
+        """The message (callers start and end it with visible text, as Telegram trims edges)."""
+        return Chunk(text="".join(self._parts), entities=tuple(self._entities))

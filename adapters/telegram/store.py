@@ -7,6 +7,8 @@
   to a message names the stored message it answers (``IncomingMessage.reply_to``).
 - ``<ns>:chat:{<chat>}:tg_parts`` HASH turn id → JSON list of the Telegram message ids that
   show the turn's reply, so that regenerating replaces exactly those messages.
+- ``<ns>:tg:links``   HASH Telegram user id → the web user (``web:<name>``) it was joined with by
+  ``/link``: from then on that person speaks, and owns memories, as the web user.
 """
 
 from __future__ import annotations
@@ -58,3 +60,14 @@ class TelegramStore:
         with map_redis_errors():
             raw = await self._r.hget(self._k.chat(chat, "tg_parts"), turn)
         return tuple(_IDS.decode(raw)) if raw is not None else ()
+
+    async def linked(self, user_id: int) -> str | None:
+        """The web user a Telegram user was linked to, if any."""
+        with map_redis_errors():
+            raw = await self._r.hget(f"{self._k.prefix}:tg:links", str(user_id))
+        return raw.decode() if raw is not None else None
+
+    async def link(self, user_id: int, user: str) -> None:
+        """Join a Telegram user with a web user (``/link``)."""
+        with map_redis_errors():
+            await self._r.hset(f"{self._k.prefix}:tg:links", str(user_id), user)

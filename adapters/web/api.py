@@ -9,7 +9,7 @@ import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
-from litestar.params import Parameter
+from litestar.params import FromPath, QueryParameter
 
 from adapters.web.errors import error_body
 from adapters.web.state import WebState
@@ -126,7 +126,7 @@ class ChatController(Controller):
     tags = ["chat"]  # noqa: RUF012
 
     @post("/{chat:str}/messages", status_code=200)
-    async def send(self, request: Request[Any, Any, Any], chat: str) -> Response[Any]:
+    async def send(self, request: Request[Any, Any, Any], chat: FromPath[str]) -> Response[Any]:
         """Store a message and (unless ``reply`` is false) answer it."""
         state: WebState = request.app.state.web
         body: SendMessage = decode_body(await request.body(), SendMessage)
@@ -147,14 +147,18 @@ class ChatController(Controller):
         return await reply_of(accepted.events)
 
     @post("/{chat:str}/turns/{turn:str}/regenerate", status_code=200)
-    async def regenerate(self, request: Request[Any, Any, Any], chat: str, turn: str) -> Response[Any]:
+    async def regenerate(
+        self, request: Request[Any, Any, Any], chat: FromPath[str], turn: FromPath[str]
+    ) -> Response[Any]:
         """Answer the latest turn's message again (MEM-7 applies)."""
         state: WebState = request.app.state.web
         events = await state.service.regenerate(qualify_id(chat, what="chat"), turn)
         return await reply_of(events)
 
     @get("/{chat:str}/turns/{turn:str}")
-    async def turn(self, request: Request[Any, Any, Any], chat: str, turn: str) -> TurnView:
+    async def turn(
+        self, request: Request[Any, Any, Any], chat: FromPath[str], turn: FromPath[str]
+    ) -> TurnView:
         """A turn's request log (PRM-3)."""
         state: WebState = request.app.state.web
         found_turn, found_log = await state.service.turn(qualify_id(chat, what="chat"), turn)
@@ -164,8 +168,8 @@ class ChatController(Controller):
     async def messages(
         self,
         request: Request[Any, Any, Any],
-        chat: str,
-        limit: Annotated[int, Parameter(ge=1, le=500)] = 100,
+        chat: FromPath[str],
+        limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100,
     ) -> dict[str, Any]:
         """The chat's newest messages, oldest first."""
         state: WebState = request.app.state.web

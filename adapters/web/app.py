@@ -11,7 +11,8 @@ from litestar.openapi import OpenAPIConfig
 from litestar.static_files import create_static_files_router
 
 from adapters.web.api import ChatController
-from adapters.web.chat_ws import chat_socket, session_info
+from adapters.web.browser_api import browser_router
+from adapters.web.chat_ws import chat_socket
 from adapters.web.errors import error_body, handle_domain_error, handle_http_error
 from adapters.web.lore_api import (
     LorebookController,
@@ -85,7 +86,7 @@ def create_app(
         route_handlers=[
             index,
             healthz,
-            session_info,
+            browser_router(),
             chat_socket,
             ChatController,
             PersonaController,

@@ -1,9 +1,10 @@
-"""The browser chat: the session endpoint and the streaming WebSocket (PLT-4, API.md).
+"""The browser chat's streaming WebSocket (PLT-4, API.md); the page's session is ``app_chat``.
 
 Frames in: ``{"type": "message", "text", "persona"?}``, ``{"type": "regenerate", "turn"}``.
 Frames out: ``{"type": "delta", "text"}``…, then ``{"type": "done", "turn", "reply", "context"}``
-or ``{"type": "error", "code", "message"}``. A browser may only open its own chats. If the
-browser goes away mid-reply the turn still runs to the end, so the reply is stored.
+or ``{"type": "error", "code", "message"}``. A browser may only open its own chats, and only
+from this app's own pages (``Origin``, when sent, must be this host). If the browser goes away
+mid-reply the turn still runs to the end, so the reply is stored.
 """
 
 from __future__ import annotations
@@ -13,71 +14,22 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
-from litestar import Request, Response, WebSocket, get, websocket
+from litestar import WebSocket, websocket
 from litestar.exceptions import WebSocketDisconnect
+from litestar.params import FromPath
 
 from adapters.web.api import incoming
-from adapters.web.session import COOKIE, BrowserSession, chat_for
+from adapters.web.app_auth import current_session, origin_ok
+from adapters.web.session import COOKIE, BrowserSession
 from adapters.web.state import WebState
 from engine.errors import PersonaBotError
-from engine.offline import OFFLINE_LABEL
 from engine.service import ReplyEvent
 
-__all__ = ["chat_socket", "session_info"]
+__all__ = ["chat_socket"]
 
 log = logging.getLogger("hearth.web")
 _FRAME = msgspec.json.Decoder(dict[str, Any])
 _ENCODE = msgspec.json.Encoder()
-_COOKIE_AGE = 365 * 24 * 3600
-
-
-def _model_info(state: WebState) -> dict[str, Any]:
-    if state.settings.offline:
-        return {"name": "offline", "offline": True, "label": OFFLINE_LABEL}
-    return {"name": state.settings.model, "offline": False, "label": f"Claude ({state.settings.model})"}
-
-
-@get("/app/session", include_in_schema=False)
-async def session_info(request: Request[Any, Any, Any], persona: str = "default") -> Response[Any]:
-    """Who this browser is, its chat with the persona and the chat's history."""
-    state: WebState = request.app.state.web
-    session = state.signer.load(request.cookies.get(COOKIE))
-    fresh = session is None
-    session = session or state.signer.new()
-    service = state.service
-    chosen = await service.persona(persona)
-    chat = chat_for(session, chosen.id)
-    history = await service.chats.history(chat, 200)
-    body = {
-        "user": session.user,
-        "guest": session.guest,
-        "chat": chat,
-        "persona": {"id": chosen.id, "name": chosen.name, "greeting": chosen.greeting},
-        "personas": [{"id": p.id, "name": p.name} for p in await service.personas.all()],
-        "model": _model_info(state),
-        "messages": [
-            {
-                "id": m.id,
-                "role": m.role,
-                "name": m.name,
-                "text": m.text,
-                "sent_at": m.sent_at,
-                "turn": m.turn,
-            }
-            for m in history
-        ],
-    }
-    response = Response(body)
-    if fresh:
-        response.set_cookie(
-            COOKIE, state.signer.dump(session), max_age=_COOKIE_AGE, httponly=True, samesite="lax"
-        )
-    return response
-
-
-def _owns(session: BrowserSession, chat: str) -> bool:
-    base = f"web:g-{session.key}"
-    return chat == base or chat.startswith(base + ".")
 
 
 async def _send(socket: WebSocket[Any, Any, Any], frame: dict[str, Any]) -> bool:
@@ -111,7 +63,7 @@ async def _handle(
             return await _send(
                 socket, {"type": "error", "code": "invalid_frame", "message": "text must be a string."}
             )
-        name = "You"
+        name = "You" if session.guest else session.slug
         message = incoming(chat, session.user, name, text, state.clock.now(), guest=session.guest)
         accepted = await state.service.accept(message, persona)
         return await _relay(socket, accepted.events)
@@ -128,11 +80,12 @@ async def _handle(
 
 
 @websocket("/ws/chats/{chat:str}")
-async def chat_socket(socket: WebSocket[Any, Any, Any], chat: str) -> None:
+async def chat_socket(socket: WebSocket[Any, Any, Any], chat: FromPath[str]) -> None:
     """Stream replies to one browser chat."""
     state: WebState = socket.app.state.web
-    session = state.signer.load(socket.cookies.get(COOKIE))
-    if session is None or not _owns(session, chat):
+    session = await current_session(state, socket.cookies.get(COOKIE))
+    same_site = origin_ok(socket.headers.get("origin"), socket.headers.get("host"))
+    if session is None or not same_site or not session.owns(chat):
         await socket.close(code=4403, reason="not your chat")
         return
     await socket.accept()

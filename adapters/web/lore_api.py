@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 import msgspec
 from litestar import Controller, Request, Response, delete, get, post, put
+from litestar.params import FromPath, FromQuery
 
 from adapters.cards import decode_card, decode_lorebook, encode_lorebook
 from adapters.cards.persona import persona_from_card
@@ -60,7 +61,9 @@ class LorebookController(Controller):
     tags = ["lorebooks"]  # noqa: RUF012
 
     @post("/", status_code=201)
-    async def upload(self, request: Request[Any, Any, Any], name: str | None = None) -> dict[str, Any]:
+    async def upload(
+        self, request: Request[Any, Any, Any], name: FromQuery[str | None] = None
+    ) -> dict[str, Any]:
         """Import SillyTavern World Info JSON, a CCv2/CCv3 card (JSON, PNG, CHARX) or its book."""
         state: WebState = request.app.state.web
         book = decode_lorebook(await request.body(), request.headers.get("content-type"))
@@ -74,7 +77,7 @@ class LorebookController(Controller):
         return {"lorebooks": [msgspec.to_builtins(b) for b in await state.lore.all()]}
 
     @get("/{book:str}")
-    async def read(self, request: Request[Any, Any, Any], book: str) -> dict[str, Any]:
+    async def read(self, request: Request[Any, Any, Any], book: FromPath[str]) -> dict[str, Any]:
         """One book with its entries."""
         state: WebState = request.app.state.web
         return book_view(await _book(state, book))
@@ -83,8 +86,8 @@ class LorebookController(Controller):
     async def export(
         self,
         request: Request[Any, Any, Any],
-        book: str,
-        format: Literal["sillytavern", "ccv3"] = "sillytavern",  # API.md's name
+        book: FromPath[str],
+        format: FromQuery[Literal["sillytavern", "ccv3"]] = "sillytavern",  # API.md's name
     ) -> Response[bytes]:
         """The book as a SillyTavern World Info file or a CCv3 lorebook."""
         state: WebState = request.app.state.web
@@ -105,7 +108,7 @@ async def _book(state: WebState, book: str) -> LoreBook:
 
 
 @put("/api/chats/{chat:str}/lorebooks", guards=[admin_guard], tags=["lorebooks"])
-async def attach_lorebooks(request: Request[Any, Any, Any], chat: str) -> dict[str, Any]:
+async def attach_lorebooks(request: Request[Any, Any, Any], chat: FromPath[str]) -> dict[str, Any]:
     """Attach lorebooks to a chat (replacing the previous set); all are scanned as one pool."""
     state: WebState = request.app.state.web
     body: AttachBooks = decode_body(await request.body(), AttachBooks)
@@ -119,7 +122,7 @@ async def attach_lorebooks(request: Request[Any, Any, Any], chat: str) -> dict[s
 
 
 @put("/api/personas/{persona:str}/lorebooks", guards=[admin_guard], tags=["lorebooks"])
-async def attach_persona_lorebooks(request: Request[Any, Any, Any], persona: str) -> dict[str, Any]:
+async def attach_persona_lorebooks(request: Request[Any, Any, Any], persona: FromPath[str]) -> dict[str, Any]:
     """Attach lorebooks to a persona (replacing its set); they join every chat's pool."""
     state: WebState = request.app.state.web
     body: AttachBooks = decode_body(await request.body(), AttachBooks)
@@ -133,7 +136,7 @@ async def attach_persona_lorebooks(request: Request[Any, Any, Any], persona: str
 
 
 @delete("/api/personas/{persona:str}", guards=[admin_guard], tags=["personas"], status_code=200)
-async def delete_persona(request: Request[Any, Any, Any], persona: str) -> dict[str, Any]:
+async def delete_persona(request: Request[Any, Any, Any], persona: FromPath[str]) -> dict[str, Any]:
     """Delete a persona; its personal memories become global ones instead of being lost (MEM-10)."""
     state: WebState = request.app.state.web
     if persona == "default":
@@ -196,7 +199,7 @@ class PersonaController(Controller):
         return {"personas": await state.service.personas.all()}
 
     @post("/", status_code=201)
-    async def create(self, request: Request[Any, Any, Any], id: str | None = None) -> Persona:
+    async def create(self, request: Request[Any, Any, Any], id: FromQuery[str | None] = None) -> Persona:
         """Create or replace a persona: the plain form, or a card (JSON, PNG, CHARX) with its book."""
         state: WebState = request.app.state.web
         raw = await request.body()

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Controller, Request, Response, delete, get, patch, post, put
-from litestar.params import Parameter
+from litestar.params import FromPath, FromQuery, QueryParameter
 
 from adapters.web.api import admin_guard, decode_body
 from adapters.web.state import WebState
@@ -126,11 +126,11 @@ class MemoryController(Controller):
     async def list_memories(
         self,
         request: Request[Any, Any, Any],
-        kind: Annotated[Scope, Parameter(query="scope")],
-        persona: str = "default",
-        space: str | None = None,
-        owner: str | None = None,
-        is_global: Annotated[bool, Parameter(query="global")] = False,
+        kind: Annotated[Scope, QueryParameter(name="scope")],
+        persona: FromQuery[str] = "default",
+        space: FromQuery[str | None] = None,
+        owner: FromQuery[str | None] = None,
+        is_global: Annotated[bool, QueryParameter(name="global")] = False,
     ) -> dict[str, Any]:
         """One list's memories, pinned first, then newest first."""
         desk = _desk(request)
@@ -160,7 +160,7 @@ class MemoryController(Controller):
         return {"memory": memory_view(plan.record, desk), "forgotten": forgotten}
 
     @patch("/{memory:str}")
-    async def edit(self, request: Request[Any, Any, Any], memory: str) -> dict[str, Any]:
+    async def edit(self, request: Request[Any, Any, Any], memory: FromPath[str]) -> dict[str, Any]:
         """Edit text (protects it) or pin/unpin."""
         desk = _desk(request)
         state: WebState = request.app.state.web
@@ -169,7 +169,7 @@ class MemoryController(Controller):
         return {"memory": memory_view(record, desk)}
 
     @delete("/{memory:str}", status_code=200)
-    async def forget(self, request: Request[Any, Any, Any], memory: str) -> dict[str, Any]:
+    async def forget(self, request: Request[Any, Any, Any], memory: FromPath[str]) -> dict[str, Any]:
         """Forget one memory."""
         desk = _desk(request)
         record = await desk.delete(memory)
@@ -186,7 +186,7 @@ class MemoryController(Controller):
 
 
 @put("/api/users/{user:str}/privacy", guards=[admin_guard], tags=["memories"])
-async def set_privacy(request: Request[Any, Any, Any], user: str) -> Response[dict[str, Any]]:
+async def set_privacy(request: Request[Any, Any, Any], user: FromPath[str]) -> Response[dict[str, Any]]:
     """Opt a user out of (or back in to) personal memory (DEC-10)."""
     state: WebState = request.app.state.web
     body: PrivacyBody = decode_body(await request.body(), PrivacyBody)
@@ -207,7 +207,7 @@ _DOCUMENT_LIMIT = 2_000_000
 
 @post("/api/personas/{persona:str}/documents", guards=[admin_guard], tags=["documents"], status_code=201)
 async def add_document(
-    request: Request[Any, Any, Any], persona: str, name: str = "document"
+    request: Request[Any, Any, Any], persona: FromPath[str], name: FromQuery[str] = "document"
 ) -> dict[str, Any]:
     """Upload a text or Markdown document to a persona (DOC-1); the body is the document."""
     state: WebState = request.app.state.web
@@ -224,7 +224,7 @@ async def add_document(
 
 
 @get("/api/personas/{persona:str}/documents", guards=[admin_guard], tags=["documents"])
-async def list_documents(request: Request[Any, Any, Any], persona: str) -> dict[str, Any]:
+async def list_documents(request: Request[Any, Any, Any], persona: FromPath[str]) -> dict[str, Any]:
     """A persona's documents."""
     desk = _desk(request)
     docs = await desk.documents.all(persona) if desk.documents else []
@@ -337,7 +337,7 @@ class SpaceSettingsBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknow
 
 
 @put("/api/spaces/{space:str}/settings", guards=[admin_guard], tags=["memories"])
-async def space_settings(request: Request[Any, Any, Any], space: str) -> dict[str, Any]:
+async def space_settings(request: Request[Any, Any, Any], space: FromPath[str]) -> dict[str, Any]:
     """How visible memory notices are in a space (DEC-11): off, brief or full."""
     state: WebState = request.app.state.web
     body: SpaceSettingsBody = decode_body(await request.body(), SpaceSettingsBody)
@@ -353,7 +353,7 @@ class BlocklistBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
 
 
 @put("/api/spaces/{space:str}/blocklist", guards=[admin_guard], tags=["memories"])
-async def space_blocklist(request: Request[Any, Any, Any], space: str) -> dict[str, Any]:
+async def space_blocklist(request: Request[Any, Any, Any], space: FromPath[str]) -> dict[str, Any]:
     """Memories hidden in a space: never searched, carried or aged there (DEC-10)."""
     state: WebState = request.app.state.web
     body: BlocklistBody = decode_body(await request.body(), BlocklistBody)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hmac
 from collections.abc import Awaitable, Callable
 
+from adapters.web.accounts import Accounts
 from adapters.web.session import SessionSigner
 from config.settings import Settings
 from engine.ports import Clock
@@ -28,6 +29,7 @@ class WebState:
         ping: Callable[[], Awaitable[bool]],
         lore: RedisLoreStore,
         directory: RedisMemoryDirectory,
+        accounts: Accounts | None = None,
     ) -> None:
         self.settings = settings
         self.service = service
@@ -36,6 +38,7 @@ class WebState:
         self.ping = ping
         self.lore = lore
         self.directory = directory
+        self.accounts = accounts
 
     def check_admin(self, token: str) -> bool:
         """Constant-time comparison with ``HEARTH_ADMIN_TOKEN``."""

@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 from litestar import Request, get, post, put
+from litestar.params import FromPath
 
 from adapters.web.api import admin_guard, decode_body
 from adapters.web.state import WebState
@@ -35,7 +36,7 @@ def _view(tier: Tier) -> dict[str, Any]:
 
 
 @get("/api/chats/{chat:str}/summary", guards=[admin_guard], tags=["summaries"])
-async def read_summary(request: Request[Any, Any, Any], chat: str) -> dict[str, Any]:
+async def read_summary(request: Request[Any, Any, Any], chat: FromPath[str]) -> dict[str, Any]:
     """The chat's recent, merged and long-term tiers (oldest first) and the unsummarized count."""
     state, waiting = await _desk(request).view(qualify_id(chat, what="chat"))
     return {
@@ -47,7 +48,9 @@ async def read_summary(request: Request[Any, Any, Any], chat: str) -> dict[str, 
 
 
 @put("/api/chats/{chat:str}/summary/{tier:str}", guards=[admin_guard], tags=["summaries"])
-async def edit_summary(request: Request[Any, Any, Any], chat: str, tier: str) -> dict[str, Any]:
+async def edit_summary(
+    request: Request[Any, Any, Any], chat: FromPath[str], tier: FromPath[str]
+) -> dict[str, Any]:
     """A person rewrites one tier."""
     body: EditTier = decode_body(await request.body(), EditTier)
     if not body.text.strip():
@@ -57,7 +60,7 @@ async def edit_summary(request: Request[Any, Any, Any], chat: str, tier: str) ->
 
 
 @post("/api/chats/{chat:str}/summary/rebuild", guards=[admin_guard], tags=["summaries"], status_code=202)
-async def rebuild_summary(request: Request[Any, Any, Any], chat: str) -> dict[str, Any]:
+async def rebuild_summary(request: Request[Any, Any, Any], chat: FromPath[str]) -> dict[str, Any]:
     """Drop the tiers and summarize the chat again in the background."""
     chat_id = qualify_id(chat, what="chat")
     await _desk(request).rebuild(chat_id)
@@ -65,7 +68,7 @@ async def rebuild_summary(request: Request[Any, Any, Any], chat: str) -> dict[st
 
 
 @get("/api/chats/{chat:str}/deep-reports", guards=[admin_guard], tags=["summaries"])
-async def deep_reports(request: Request[Any, Any, Any], chat: str) -> dict[str, Any]:
+async def deep_reports(request: Request[Any, Any, Any], chat: FromPath[str]) -> dict[str, Any]:
     """What the deep memory passes of this chat did, newest first (DEEP-1..4)."""
     reports = await _desk(request).store.reports(qualify_id(chat, what="chat"))  # type: ignore[attr-defined]
     return {"reports": [msgspec.to_builtins(r) for r in reports]}

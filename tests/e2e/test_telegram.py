@@ -20,6 +20,7 @@ from adapters.bootstrap import Hearth, build, install_personas
 from adapters.telegram.bot import TelegramApp
 from adapters.telegram.conversation import regenerate_keyboard
 from adapters.telegram.delivery import DeliveryPolicy, ReplyStream, Target, deliver
+from adapters.telegram.texts import COMMANDS
 from config.settings import load_settings
 from engine.errors import StorageUnavailable
 from engine.lorebook import LoreBook
@@ -272,7 +273,7 @@ async def test_plt_3_start_greets_help_explains_and_the_menu_is_registered(bot: 
     assert "I'm Ember" in help_text and "/regenerate" in help_text and "@hearth_test_bot" in help_text
     assert await bot.stored(f"tg:{alice['id']}") == []  # commands are not conversation
     await bot.app.set_commands()
-    assert [c["command"] for c in bot.fake.commands()] == ["start", "help", "regenerate", "lore"]
+    assert [c["command"] for c in bot.fake.commands()] == list(COMMANDS)
     assert bot.fake.commands("ru")[0] == {"command": "start", "description": "Поздороваться"}
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+from adapters.telegram.texts import COMMANDS
 from tests.e2e.api_client import HearthClient
 from tests.fakes.anthropic_server import FakeAnthropic, Reply
 from tests.fakes.telegram_server import FakeTelegram
@@ -158,7 +159,7 @@ async def test_plt_1_the_worker_polls_streams_a_reply_and_the_web_api_sees_the_c
         ("user", "Hello from Telegram!"),
         ("assistant", reply),
     ]
-    assert [c["command"] for c in fake.commands()] == ["start", "help", "regenerate", "lore"]
+    assert [c["command"] for c in fake.commands()] == list(COMMANDS)
     assert fake.calls("deleteWebhook") and fake.webhook == {}
 
 
@@ -168,7 +169,7 @@ async def test_plt_1_the_web_process_registers_its_webhook_with_the_secret(
     registered = hook_telegram.webhook
     assert (registered["url"], registered["secret_token"]) == (WEBHOOK_URL, SECRET)
     assert sorted(registered["allowed_updates"]) == ["callback_query", "message"]
-    assert [c["command"] for c in hook_telegram.commands()] == ["start", "help", "regenerate", "lore"]
+    assert [c["command"] for c in hook_telegram.commands()] == list(COMMANDS)
 
 
 async def test_plt_1_an_update_with_the_right_secret_is_answered(

@@ -8,7 +8,22 @@ from __future__ import annotations
 
 from aiogram import Router
 
-from adapters.telegram.routers import chat, errors, ignored, lore, regenerate, start, unknown
+from adapters.telegram.routers import (
+    chat,
+    clear,
+    errors,
+    ignored,
+    link,
+    lore,
+    memories,
+    notices,
+    privacy,
+    regenerate,
+    remember,
+    start,
+    summary,
+    unknown,
+)
 
 __all__ = ["create_routers"]
 
@@ -19,6 +34,13 @@ def create_routers() -> list[Router]:
         errors.create_router(),
         ignored.create_router(),
         start.create_router(),
+        memories.create_router(),
+        remember.create_router(),
+        clear.create_router(),
+        privacy.create_router(),
+        notices.create_router(),
+        summary.create_router(),
+        link.create_router(),
         regenerate.create_router(),
         lore.create_router(),
         unknown.create_router(),

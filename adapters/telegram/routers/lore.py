@@ -10,6 +10,7 @@ from aiogram import Bot, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 
+from adapters.telegram.access import is_admin
 from adapters.telegram.context import BotContext
 from adapters.telegram.conversation import target_of
 from adapters.telegram.delivery import send_text
@@ -17,22 +18,9 @@ from adapters.telegram.normalize import chat_of
 from engine.service import ChatService
 from storage.redis_lore import RedisLoreStore
 
-__all__ = ["ADMIN_STATUSES", "create_router", "is_admin", "listing", "on_lore"]
+__all__ = ["create_router", "listing", "on_lore"]
 
-ADMIN_STATUSES = frozenset({"creator", "administrator"})
 USAGE = "Use /lore to list lorebooks, /lore attach <id> or /lore detach <id> to change this chat's."
-
-
-async def is_admin(message: Message, bot: Bot) -> bool:
-    """Whether the sender may change chat-wide settings (always, in a private chat)."""
-    if message.chat.type == "private":
-        return True
-    if message.sender_chat is not None:
-        return message.sender_chat.id == message.chat.id  # an anonymous admin of this group
-    if message.from_user is None:
-        return False
-    member = await bot.get_chat_member(chat_id=message.chat.id, user_id=message.from_user.id)
-    return member.status in ADMIN_STATUSES
 
 
 async def listing(chat: str, lore: RedisLoreStore, persona_books: tuple[str, ...]) -> str:

@@ -2,25 +2,31 @@
  * Hearth browser chat: plain script, no build step, no external resources.
  *
  * Talks to the Hearth web adapter on the same origin:
- *   GET /app/session[?persona=<id>]  (cookie session) ->
- *       {user, guest, chat, persona: {id, name, greeting}, personas: [{id, name}],
+ *   GET /app/session[?persona=<id>&room=<slug>]  (cookie session) ->
+ *       {user, guest, username, chat, room, rooms: [{slug, title}], csrf, memory,
+ *        persona: {id, name, greeting}, personas: [{id, name}],
  *        model: {name, offline, label}, messages: [{id, role, name, text, sent_at, turn}]}
+ *   POST /app/rooms {name} -> {room: {slug, title}}
  *   WS  /ws/chats/<chat>
  *       client -> {"type": "message", "text", "persona"} | {"type": "regenerate", "turn"}
- *       server -> {"type": "delta", "text"}* then {"type": "done", "turn", "reply", "context"}
+ *       server -> {"type": "delta", "text"}* then {"type": "done", "turn", "reply", "context", "notices"}
  *                 or {"type": "error", "code", "message"}
  * Only one reply streams at a time (sending is disabled meanwhile), so frames need no id.
+ * Each persona reply has (i) (the request inspector) and the last one ↻ (regenerate).
  * Safety: user and model text is only ever set with textContent / text nodes, never innerHTML.
  */
 'use strict';
 (() => {
+  const H = window.Hearth;
   const LIMIT = 16000;                 // server limit, in Unicode code points (Python len)
   const COUNTER_FROM = LIMIT - 1000;   // show the counter when this close to the limit
+  const NEW_ROOM = '__new__';
   const $ = (sel) => document.querySelector(sel);
   const els = {
     list: $('#messages'), form: $('#composer-form'), composer: $('#composer'),
     send: $('#send'), counter: $('#counter'), status: $('#status'),
     name: $('#persona-name'), badge: $('#offline-badge'), picker: $('#persona-select'),
+    rooms: $('#room-select'), account: $('#account-button'),
   };
   const state = {
     session: null,     // last /app/session payload
@@ -30,41 +36,40 @@
     resync: false,     // a stream was cut by a disconnect: reload history on reconnect
     loadError: null,   // the error line shown while /app/session keeps failing
   };
+  const make = H.make;
 
   // ---- rendering -----------------------------------------------------------------------
-  const make = (tag, cls, text) => {
-    const el = document.createElement(tag);
-    if (cls) el.className = cls;
-    if (text != null) el.textContent = String(text);
-    return el;
-  };
   const textOf = (bubble) => bubble.querySelector('.msg-text');
   const nearBottom = () => els.list.scrollHeight - els.list.scrollTop - els.list.clientHeight < 120;
   const scrollDown = () => { els.list.scrollTop = els.list.scrollHeight; };
 
-  function formatTime(el, date) {
-    if (Number.isNaN(date.getTime())) return;
-    const sameDay = date.toDateString() === new Date().toDateString();
-    const opts = sameDay ? { hour: '2-digit', minute: '2-digit' }
-      : { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' };
-    el.dateTime = date.toISOString();
-    el.textContent = date.toLocaleString([], opts);
-    el.title = date.toLocaleString();
-  }
-
-  function addMessage({ role, name, text, sentAt, turn, id }) {
+  function addMessage({ role, name, text, sentAt, turn, id, greeting }) {
     const el = make('div', 'msg');
     el.dataset.role = role === 'user' ? 'user' : 'assistant';
     if (turn) el.dataset.turn = turn;
     if (id) el.dataset.id = id;
+    if (greeting) el.dataset.greeting = 'true';
     const meta = make('div', 'msg-meta');
     const time = make('time', 'msg-time');
-    formatTime(time, sentAt ? new Date(sentAt) : new Date());
+    H.formatTime(time, sentAt ? new Date(sentAt) : new Date());
     meta.append(make('span', 'msg-author', name), time);
     el.append(meta, make('div', 'msg-text', text ?? ''));
     els.list.append(el);
+    updateInspect(el);
     scrollDown();
     return el;
+  }
+
+  // (i) on every persona reply that has a turn: opens the request inspector.
+  function updateInspect(el) {
+    const has = el.querySelector('.inspect');
+    if (el.dataset.role !== 'assistant' || !el.dataset.turn) { if (has) has.remove(); return; }
+    if (has) return;
+    const btn = make('button', 'inspect', 'i');
+    btn.type = 'button';
+    btn.title = 'What went into this reply';
+    btn.setAttribute('aria-label', 'Inspect this reply');
+    el.querySelector('.msg-meta').append(btn);
   }
 
   function addError(message, code) {
@@ -89,6 +94,15 @@
     last.append(btn);
   }
 
+  function renderRooms(s) {
+    const rooms = Array.isArray(s.rooms) ? s.rooms : [];
+    els.rooms.hidden = Boolean(s.guest);
+    if (s.guest) return;
+    const options = rooms.map((r) => new Option(r.title, r.slug, false, r.slug === s.room));
+    options.push(new Option('+ New room…', NEW_ROOM));
+    els.rooms.replaceChildren(...options);
+  }
+
   function render(s) {
     const persona = s.persona || { id: 'default', name: 'Hearth' };
     els.name.textContent = persona.name;
@@ -99,17 +113,24 @@
     els.badge.title = model.offline ? `Replies come from ${model.label || 'an offline model'}, not Claude` : '';
     const personas = Array.isArray(s.personas) && s.personas.length ? s.personas : [persona];
     els.picker.replaceChildren(...personas.map((p) => new Option(p.name, p.id, false, p.id === persona.id)));
+    renderRooms(s);
+    els.account.textContent = s.guest ? 'Sign in' : s.username;
+    els.account.dataset.user = s.guest ? '' : s.username;
+    els.account.title = s.guest ? 'Sign in or create an account' : `Signed in as ${s.username}`;
     els.list.replaceChildren();
     state.loadError = null;
     const messages = Array.isArray(s.messages) ? s.messages : [];
     const lastUser = messages.filter((m) => m.role === 'user' && m.name).pop();
-    state.userName = lastUser ? lastUser.name : 'You';
+    state.userName = lastUser ? lastUser.name : (s.guest ? 'You' : s.username);
     if (!messages.length && persona.greeting) {
-      addMessage({ role: 'assistant', name: persona.name, text: persona.greeting });
+      addMessage({ role: 'assistant', name: persona.name, text: persona.greeting, greeting: true });
     }
     for (const m of messages) {
       const fallback = m.role === 'user' ? state.userName : persona.name;
-      addMessage({ role: m.role, name: m.name || fallback, text: m.text, sentAt: m.sent_at, turn: m.turn, id: m.id });
+      addMessage({
+        role: m.role, name: m.name || fallback, text: m.text, sentAt: m.sent_at, turn: m.turn, id: m.id,
+        greeting: m.id === 'm0' && m.role === 'assistant',
+      });
     }
   }
 
@@ -119,6 +140,7 @@
   function refreshControls() {
     els.send.disabled = !canSend();
     els.picker.disabled = Boolean(state.pending) || !state.session;
+    els.rooms.disabled = Boolean(state.pending) || !state.session;
     els.list.setAttribute('aria-busy', state.pending ? 'true' : 'false');
     updateRegen();
   }
@@ -219,11 +241,15 @@
       if (frame.turn) {
         bubble.dataset.turn = frame.turn;
         if (userEl) userEl.dataset.turn = frame.turn;
+        updateInspect(bubble);
       }
       delete bubble.dataset.streaming;
       state.pending = null;
       refreshControls();
       scrollDown();
+      // DEC-11: what the reply saved or forgot, as visible as the space wants it
+      for (const notice of Array.isArray(frame.notices) ? frame.notices : []) H.toast(notice, 'memory');
+      H.emit('done', frame);
     } else if (frame.type === 'error') {
       endPending(frame.message || frame.code, frame.code);
     }
@@ -240,7 +266,7 @@
       if (ws !== state.ws) return;
       state.retries = 0;
       setOnline(true);
-      if (state.resync) { state.resync = false; loadSession(currentPersona()); }
+      if (state.resync) { state.resync = false; loadSession(); }
     };
     ws.onmessage = (ev) => {
       if (ws !== state.ws) return;
@@ -262,27 +288,33 @@
     };
   }
 
-  const currentPersona = () => new URLSearchParams(location.search).get('persona');
+  const params = () => new URLSearchParams(location.search);
 
-  async function loadSession(personaId) {
-    const qs = personaId ? `?persona=${encodeURIComponent(personaId)}` : '';
+  function setParam(name, value) {
+    const url = new URL(location.href);
+    if (value) url.searchParams.set(name, value); else url.searchParams.delete(name);
+    history.replaceState(null, '', url);
+  }
+
+  async function loadSession() {
+    const qs = new URLSearchParams();
+    for (const key of ['persona', 'room']) if (params().get(key)) qs.set(key, params().get(key));
+    const query = qs.toString() ? `?${qs}` : '';
     let session;
     try {
-      const res = await fetch(`/app/session${qs}`, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
-      const body = await res.json().catch(() => null);
-      if (!res.ok || !body || !body.chat) {
-        throw new Error((body && body.error && body.error.message) || `HTTP ${res.status}`);
-      }
-      session = body;
+      session = await H.api('GET', `/app/session${query}`);
+      if (!session || !session.chat) throw new Error('the session has no chat');
     } catch (err) {
+      if (err.code === 'room_not_found') { setParam('room', null); return loadSession(); }
       const text = `Could not load the chat (${err.message}). Retrying…`;
       if (state.loadError && state.loadError.isConnected) state.loadError.textContent = text;
       else state.loadError = addError(text, 'session_unavailable');
-      setTimeout(() => loadSession(personaId), 3000);
+      setTimeout(loadSession, 3000);
       return;
     }
     const chatChanged = !state.session || state.session.chat !== session.chat;
     state.session = session;
+    H.state.session = session;
     render(session);
     if (chatChanged) {
       const old = state.ws;
@@ -293,6 +325,24 @@
       connect();
     }
     refreshControls();
+    H.emit('session', session);
+  }
+  H.reloadSession = loadSession;
+
+  // ---- rooms ---------------------------------------------------------------------------
+  const roomDialog = $('#room-dialog');
+  async function createRoom(e) {
+    e.preventDefault();
+    const name = $('#room-name').value.trim();
+    try {
+      const made = await H.api('POST', '/app/rooms', { name });
+      roomDialog.close();
+      setParam('room', made.room.slug);
+      await loadSession();
+      H.toast(`Room “${made.room.title}” created.`, 'ok');
+    } catch (err) {
+      H.showError($('#room-error'), err);
+    }
   }
 
   // ---- wiring --------------------------------------------------------------------------
@@ -306,18 +356,30 @@
   });
   els.composer.addEventListener('input', () => { autosize(); updateCounter(); });
   els.list.addEventListener('click', (e) => {
-    const btn = e.target.closest('.regen');
-    if (btn) regenerate(btn.closest('.msg'));
+    const regen = e.target.closest('.regen');
+    if (regen) regenerate(regen.closest('.msg'));
+    const inspect = e.target.closest('.inspect');
+    if (inspect) H.emit('inspect', { chat: state.session.chat, turn: inspect.closest('.msg').dataset.turn });
   });
   els.picker.addEventListener('change', () => {
-    const id = els.picker.value;
-    const url = new URL(location.href);
-    url.searchParams.set('persona', id);
-    history.replaceState(null, '', url);
-    loadSession(id);
+    setParam('persona', els.picker.value);
+    loadSession();
   });
+  els.rooms.addEventListener('change', () => {
+    if (els.rooms.value === NEW_ROOM) {
+      els.rooms.value = state.session.room;
+      $('#room-name').value = '';
+      H.showError($('#room-error'), null);
+      roomDialog.showModal();
+      return;
+    }
+    setParam('room', els.rooms.value === 'main' ? null : els.rooms.value);
+    loadSession();
+  });
+  $('#room-form').addEventListener('submit', createRoom);
+  $('#room-cancel').addEventListener('click', () => roomDialog.close());
   window.addEventListener('online', () => { if (!state.ws && state.session) connect(); });
 
-  loadSession(currentPersona());
+  loadSession();
   els.composer.focus();
 })();

@@ -1,0 +1,380 @@
+"""The lorebook editor's endpoints (LORE-6, LORE-11, LORE-13): list, import, read, edit, attach.
+
+Who sees what: a signed-in person sees the books they imported (and may edit them) and the
+books of the deployment's personas (read-only: they are shared by everyone). Guests see the
+persona books only. Edits are checked with ``validate_book`` before ``RedisLoreStore.put``, so a
+bad regex key or decorator is refused and nothing is stored. Token counts are the offline
+estimate (``offline_count``), the same one the lore budget uses without an exact counter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any, Literal
+
+import msgspec
+from litestar import Request, Response, delete, get, post, put
+from litestar.di import NamedDependency
+from litestar.params import FromPath, FromQuery
+
+from adapters.cards import decode_lorebook, encode_lorebook
+from adapters.llm.tokens import offline_count
+from adapters.web.api import decode_body
+from adapters.web.app_auth import owned_chat, require_user
+from adapters.web.lore_api import store_book
+from adapters.web.session import BrowserSession
+from adapters.web.state import WebState
+from engine.errors import Forbidden, InvalidInput, NotFound
+from engine.lorebook import LoreBook, LoreEntry, Role, join_decorators, split_decorators
+
+__all__ = [
+    "LORE_ROUTES",
+    "EntryEdit",
+    "apply_entry_edit",
+    "display_name",
+    "parse_decorators",
+    "remove_entry",
+    "sorted_entries",
+    "split_keys",
+]
+
+_NUMBER = re.compile(r"(\d+)")
+_FILENAME = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def display_name(entry: LoreEntry) -> str:
+    """The editor's name of an entry: its comment (LORE-6), else its first key, else its id."""
+    return entry.comment.strip() or (entry.keys[0] if entry.keys else "") or f"entry {entry.id}"
+
+
+def _natural(text: str) -> tuple[Any, ...]:
+    return tuple(int(p) if p.isdigit() else p for p in _NUMBER.split(text.casefold()))
+
+
+def sorted_entries(entries: tuple[LoreEntry, ...]) -> list[LoreEntry]:
+    """Entries by display name (case-insensitive, numbers in numeric order), then id (LORE-6)."""
+    return sorted(entries, key=lambda e: (_natural(display_name(e)), _natural(e.id)))
+
+
+def split_keys(raw: str) -> tuple[str, ...]:
+    """Comma-separated keys (LORE-3); a ``/regex/flags`` key may contain commas."""
+    keys: list[str] = []
+    buf: list[str] = []
+    in_regex = escaped = False
+    for char in raw:
+        if in_regex:
+            buf.append(char)
+            in_regex = escaped or char != "/"
+            escaped = not escaped and char == "\\"
+        elif char == ",":
+            keys.append("".join(buf).strip())
+            buf = []
+        else:
+            if char == "/" and not "".join(buf).strip():
+                in_regex = True
+            buf.append(char)
+    keys.append("".join(buf).strip())
+    return tuple(k for k in keys if k)
+
+
+def parse_decorators(text: str) -> tuple[Any, ...]:
+    """Decorator lines (``@@name value``, LORE-10) from the editor's text box.
+
+    Raises:
+        InvalidInput: ``invalid_decorator_line`` for a non-empty line without ``@@``.
+    """
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in lines:
+        if not line.startswith("@@"):
+            raise InvalidInput(
+                f"Decorator lines start with @@ (e.g. '@@probability 50'); got {line[:40]!r}.",
+                code="invalid_decorator_line",
+            )
+    decorators, _ = split_decorators("\n".join(lines))
+    return decorators
+
+
+class EntryEdit(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """What the editor may change in an entry (fields it does not show are kept as they were)."""
+
+    comment: str = ""
+    keys: str = ""
+    secondary_keys: str = ""
+    content: str = ""
+    decorators: str = ""
+    priority: int = 0
+    order: int = 0
+    role: Role = "system"
+    enabled: bool = True
+    constant: bool = False
+    selective: bool | None = None
+
+
+def _new_id(book: LoreBook) -> str:
+    numbers = [int(e.id) for e in book.entries if e.id.isdigit()]
+    return str(max(numbers, default=-1) + 1)
+
+
+def apply_entry_edit(book: LoreBook, entry_id: str | None, edit: EntryEdit) -> tuple[LoreBook, LoreEntry]:
+    """The book with one entry changed (or a new one appended when ``entry_id`` is None).
+
+    Raises:
+        NotFound: ``entry_not_found``.
+        InvalidInput: ``invalid_decorator_line``.
+    """
+    secondary = split_keys(edit.secondary_keys)
+    changes: dict[str, Any] = {
+        "comment": edit.comment.strip(),
+        "keys": split_keys(edit.keys),
+        "secondary_keys": secondary,
+        "content": edit.content,
+        "decorators": parse_decorators(edit.decorators),
+        "priority": edit.priority,
+        "order": edit.order,
+        "role": edit.role,
+        "enabled": edit.enabled,
+        "constant": edit.constant,
+        "selective": bool(secondary) if edit.selective is None else edit.selective,
+    }
+    if entry_id is None:
+        entry = LoreEntry(id=_new_id(book), **changes)
+        return msgspec.structs.replace(book, entries=(*book.entries, entry)), entry
+    old = next((e for e in book.entries if e.id == entry_id), None)
+    if old is None:
+        raise NotFound(f"There is no entry {entry_id!r} in this lorebook.", code="entry_not_found")
+    entry = msgspec.structs.replace(old, **changes)
+    entries = tuple(entry if e.id == entry_id else e for e in book.entries)
+    return msgspec.structs.replace(book, entries=entries), entry
+
+
+def remove_entry(book: LoreBook, entry_id: str) -> LoreBook:
+    """The book without one entry.
+
+    Raises:
+        NotFound: ``entry_not_found``.
+    """
+    if all(e.id != entry_id for e in book.entries):
+        raise NotFound(f"There is no entry {entry_id!r} in this lorebook.", code="entry_not_found")
+    return msgspec.structs.replace(book, entries=tuple(e for e in book.entries if e.id != entry_id))
+
+
+def entry_view(entry: LoreEntry) -> dict[str, Any]:
+    """An entry as the editor shows it, with its token count."""
+    return {
+        "id": entry.id,
+        "name": display_name(entry),
+        "comment": entry.comment,
+        "keys": ", ".join(entry.keys),
+        "secondary_keys": ", ".join(entry.secondary_keys),
+        "content": entry.content,
+        "decorators": join_decorators(entry.decorators, "").strip("\n"),
+        "priority": entry.priority,
+        "order": entry.order,
+        "role": entry.role,
+        "enabled": entry.enabled,
+        "constant": entry.constant,
+        "selective": entry.selective,
+        "tokens": _tokens(entry),
+    }
+
+
+def _tokens(entry: LoreEntry) -> int:
+    return offline_count(entry.content) if entry.content else 0
+
+
+# --- access ---------------------------------------------------------------------------------
+
+
+async def _persona_books(state: WebState) -> set[str]:
+    return {b for p in await state.service.personas.all() for b in p.lorebooks}
+
+
+async def _own_books(state: WebState, visitor: NamedDependency[BrowserSession]) -> set[str]:
+    if visitor.guest or state.accounts is None:
+        return set()
+    return await state.accounts.store.lorebooks(visitor.slug)
+
+
+async def _book(
+    state: WebState, visitor: NamedDependency[BrowserSession], book: str, *, edit: bool = False
+) -> LoreBook:
+    own = await _own_books(state, visitor)
+    if edit:
+        require_user(visitor)
+        if book not in own:
+            raise Forbidden("Only books you imported can be edited here.", code="not_your_lorebook")
+    elif book not in own and book not in await _persona_books(state):
+        raise Forbidden("This lorebook is not yours.", code="not_your_lorebook")
+    found = await state.lore.get(book)
+    if found is None:
+        raise NotFound(f"There is no lorebook {book!r}.", code="lorebook_not_found")
+    return found
+
+
+# --- handlers -------------------------------------------------------------------------------
+
+
+@get("/lorebooks")
+async def list_books(
+    request: Request[Any, Any, Any],
+    visitor: NamedDependency[BrowserSession],
+    chat: FromQuery[str | None] = None,
+) -> dict[str, Any]:
+    """The visitor's books and the personas' books; ``attached`` to ``chat`` when given."""
+    state: WebState = request.app.state.web
+    own, shared = await _own_books(state, visitor), await _persona_books(state)
+    attached = set(await state.lore.attached(owned_chat(visitor, chat))) if chat else set()
+    books = [b for b in await state.lore.all() if b.id in own or b.id in shared]
+    return {
+        "lorebooks": [
+            {
+                "id": b.id,
+                "name": b.name,
+                "entries": b.entries,
+                "editable": b.id in own,
+                "persona_book": b.id in shared,
+                "attached": b.id in attached,
+            }
+            for b in books
+        ]
+    }
+
+
+@post("/lorebooks", status_code=201)
+async def import_book(
+    request: Request[Any, Any, Any],
+    visitor: NamedDependency[BrowserSession],
+    name: FromQuery[str | None] = None,
+) -> dict[str, Any]:
+    """Import World Info JSON, a CCv2/CCv3 card (JSON, PNG, CHARX) or its book (LORE-13)."""
+    require_user(visitor)
+    state: WebState = request.app.state.web
+    book = decode_lorebook(await request.body(), request.headers.get("content-type"))
+    book = msgspec.structs.replace(book, id="")  # never overwrite someone else's book by id
+    stored = await store_book(state, book, (name or "Imported lorebook")[:120])
+    if state.accounts is not None:
+        await state.accounts.store.own_lorebook(visitor.slug, stored.id)
+    return {"id": stored.id, "name": stored.name, "entries": len(stored.entries)}
+
+
+async def _book_view(book: LoreBook, editable: bool) -> dict[str, Any]:
+    ordered = sorted_entries(book.entries)
+    views = await asyncio.to_thread(lambda: [entry_view(e) for e in ordered])
+    return {
+        "id": book.id,
+        "name": book.name,
+        "description": book.description,
+        "editable": editable,
+        "scan_depth": book.scan_depth,
+        "token_budget": book.token_budget,
+        "recursive_scanning": book.recursive_scanning,
+        "tokens": sum(v["tokens"] for v in views),
+        "entries": views,
+    }
+
+
+@get("/lorebooks/{book:str}")
+async def read_book(
+    request: Request[Any, Any, Any], visitor: NamedDependency[BrowserSession], book: FromPath[str]
+) -> dict[str, Any]:
+    """One book with its entries sorted by display name and token counts."""
+    state: WebState = request.app.state.web
+    found = await _book(state, visitor, book)
+    return await _book_view(found, book in await _own_books(state, visitor))
+
+
+@get("/lorebooks/{book:str}/export")
+async def export_book(
+    request: Request[Any, Any, Any],
+    visitor: NamedDependency[BrowserSession],
+    book: FromPath[str],
+    format: FromQuery[Literal["sillytavern", "ccv3"]] = "sillytavern",
+) -> Response[bytes]:
+    """Download the book as SillyTavern World Info or a CCv3 lorebook."""
+    found = await _book(request.app.state.web, visitor, book)
+    filename = (_FILENAME.sub("-", found.name).strip("-.") or found.id)[:80]
+    return Response(
+        encode_lorebook(found, format),
+        media_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="{filename}.{format}.json"'},
+    )
+
+
+async def _save_entry(
+    request: Request[Any, Any, Any], visitor: NamedDependency[BrowserSession], book: str, entry: str | None
+) -> dict[str, Any]:
+    state: WebState = request.app.state.web
+    found = await _book(state, visitor, book, edit=True)
+    edit: EntryEdit = decode_body(await request.body(), EntryEdit)
+    changed, saved = apply_entry_edit(found, entry, edit)
+    stored = await store_book(state, changed, found.name)
+    total = await asyncio.to_thread(lambda: sum(_tokens(e) for e in stored.entries))
+    return {"entry": entry_view(saved), "book_tokens": total}
+
+
+@put("/lorebooks/{book:str}/entries/{entry:str}")
+async def edit_entry(
+    request: Request[Any, Any, Any],
+    visitor: NamedDependency[BrowserSession],
+    book: FromPath[str],
+    entry: FromPath[str],
+) -> dict[str, Any]:
+    """Change an entry of one of the visitor's books (validated before it is stored)."""
+    return await _save_entry(request, visitor, book, entry)
+
+
+@post("/lorebooks/{book:str}/entries", status_code=201)
+async def add_entry(
+    request: Request[Any, Any, Any], visitor: NamedDependency[BrowserSession], book: FromPath[str]
+) -> dict[str, Any]:
+    """Append a new entry to one of the visitor's books."""
+    return await _save_entry(request, visitor, book, None)
+
+
+@delete("/lorebooks/{book:str}/entries/{entry:str}", status_code=200)
+async def delete_entry(
+    request: Request[Any, Any, Any],
+    visitor: NamedDependency[BrowserSession],
+    book: FromPath[str],
+    entry: FromPath[str],
+) -> dict[str, Any]:
+    """Remove an entry from one of the visitor's books."""
+    state: WebState = request.app.state.web
+    found = await _book(state, visitor, book, edit=True)
+    await store_book(state, remove_entry(found, entry), found.name)
+    return {"deleted": entry}
+
+
+class AttachBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``PUT /app/chats/{chat}/lorebooks``."""
+
+    books: list[str]
+
+
+@put("/chats/{chat:str}/lorebooks")
+async def attach_books(
+    request: Request[Any, Any, Any], visitor: NamedDependency[BrowserSession], chat: FromPath[str]
+) -> dict[str, Any]:
+    """Attach books to one of the visitor's chats (replacing the set); scanned as one pool (LORE-1)."""
+    chat_id = owned_chat(visitor, chat)
+    require_user(visitor)
+    state: WebState = request.app.state.web
+    body: AttachBody = decode_body(await request.body(), AttachBody)
+    books = list(dict.fromkeys(body.books))
+    for book in books:
+        await _book(state, visitor, book)
+    await state.lore.attach(chat_id, books)
+    return {"chat": chat_id, "books": books}
+
+
+LORE_ROUTES = [
+    list_books,
+    import_book,
+    read_book,
+    export_book,
+    edit_entry,
+    add_entry,
+    delete_entry,
+    attach_books,
+]

@@ -1,0 +1,107 @@
+/*
+ * Sign in / create account, and the account dialog (Telegram /link code, sign out).
+ *   POST /app/signin | /app/signup {username, password} -> sets the session cookie
+ *   POST /app/link-code -> {code, command, expires_in}
+ *   POST /app/signout {everywhere?}
+ * After any of them the page reloads its session (a new chat, a new CSRF token).
+ */
+'use strict';
+(() => {
+  const H = window.Hearth;
+  const $ = (sel) => document.querySelector(sel);
+  const dlg = $('#auth-dialog');
+  const account = $('#account-dialog');
+  const els = {
+    form: $('#auth-form'), title: $('#auth-title'), user: $('#auth-username'), pass: $('#auth-password'),
+    error: $('#auth-error'), submit: $('#auth-submit'), tabIn: $('#auth-tab-signin'), tabUp: $('#auth-tab-signup'),
+  };
+  let mode = 'signin';
+
+  function setMode(next) {
+    mode = next;
+    const up = mode === 'signup';
+    els.title.textContent = up ? 'Create an account' : 'Sign in';
+    els.submit.textContent = up ? 'Create account' : 'Sign in';
+    els.tabIn.setAttribute('aria-selected', String(!up));
+    els.tabUp.setAttribute('aria-selected', String(up));
+    els.pass.autocomplete = up ? 'new-password' : 'current-password';
+    H.showError(els.error, null);
+  }
+
+  function openAuth(next = 'signin') {
+    setMode(next);
+    els.pass.value = '';
+    dlg.showModal();
+    els.user.focus();
+  }
+
+  async function submit(e) {
+    e.preventDefault();
+    const username = els.user.value.trim();
+    const password = els.pass.value;
+    if (!username || !password) {
+      H.showError(els.error, new Error('Enter a username and a password.'));
+      return;
+    }
+    els.submit.disabled = true;
+    try {
+      await H.api('POST', `/app/${mode}`, { username, password });
+      dlg.close();
+      await H.reloadSession();
+      H.toast(mode === 'signup' ? `Welcome, ${username}! Your chats are remembered now.` : `Signed in as ${username}.`, 'ok');
+      H.emit('signed-in', username);
+    } catch (err) {
+      H.showError(els.error, err);
+    } finally {
+      els.submit.disabled = false;
+    }
+  }
+
+  async function linkCode() {
+    try {
+      const got = await H.api('POST', '/app/link-code');
+      const el = $('#link-code');
+      el.replaceChildren(
+        H.make('span', 'code-value', got.command),
+        H.make('span', 'hint', ` — valid for ${Math.round(got.expires_in / 60)} minutes, once.`),
+      );
+      el.hidden = false;
+    } catch (err) {
+      H.toast(err.message, 'error');
+    }
+  }
+
+  async function signOut(everywhere) {
+    try {
+      await H.api('POST', '/app/signout', { everywhere });
+      account.close();
+      const url = new URL(location.href);
+      url.searchParams.delete('room');
+      history.replaceState(null, '', url);
+      await H.reloadSession();
+      H.toast(everywhere ? 'Signed out on every device.' : 'Signed out.', 'ok');
+    } catch (err) {
+      H.toast(err.message, 'error');
+    }
+  }
+
+  $('#account-button').addEventListener('click', () => {
+    const s = H.state.session;
+    if (!s || s.guest) { openAuth('signin'); return; }
+    $('#account-name').textContent = s.username;
+    $('#link-code').hidden = true;
+    account.showModal();
+  });
+  document.addEventListener('click', (e) => {
+    const opener = e.target.closest('[data-open="auth"]');
+    if (opener) openAuth('signin');
+  });
+  els.tabIn.addEventListener('click', () => setMode('signin'));
+  els.tabUp.addEventListener('click', () => setMode('signup'));
+  els.form.addEventListener('submit', submit);
+  $('#auth-cancel').addEventListener('click', () => dlg.close());
+  $('#link-code-button').addEventListener('click', linkCode);
+  $('#signout').addEventListener('click', () => signOut(false));
+  $('#signout-everywhere').addEventListener('click', () => signOut(true));
+  $('#account-close').addEventListener('click', () => account.close());
+})();

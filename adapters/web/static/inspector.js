@@ -1,0 +1,116 @@
+/*
+ * The request inspector (PRM-3, LORE-12): what went into one reply and why.
+ *   GET /app/chats/<chat>/turns/<turn> -> {slots, lore, memories, memory_writes, documents, summaries, usage, ...}
+ * Slots in template order with token counts (the cached prefix marked), lore entries included
+ * and dropped with the reason, memories pinned/active/recalled with similarity, the memory
+ * writes the turn made, documents and summaries used, and the provider's cache usage.
+ */
+'use strict';
+(() => {
+  const H = window.Hearth;
+  const $ = (sel) => document.querySelector(sel);
+  const make = H.make;
+  const dlg = $('#inspector');
+  const body = $('#inspector-body');
+
+  function section(title, cls, ...children) {
+    const el = make('section', `ins ${cls}`);
+    el.append(make('h3', null, title), ...children);
+    return el;
+  }
+
+  function table(headers, rows, cls) {
+    const t = make('table', cls);
+    const head = make('tr');
+    head.append(...headers.map((h) => make('th', null, h)));
+    const thead = make('thead');
+    thead.append(head);
+    const tbody = make('tbody');
+    for (const row of rows) {
+      const tr = make('tr');
+      if (row.attrs) for (const [k, v] of Object.entries(row.attrs)) tr.dataset[k] = v;
+      tr.append(...row.cells.map((c) => make('td', null, c)));
+      tbody.append(tr);
+    }
+    t.append(thead);
+    t.append(tbody);
+    return t;
+  }
+
+  const num = (n) => (typeof n === 'number' ? n.toLocaleString() : '—');
+  const empty = (text) => make('p', 'empty', text);
+
+  function summary(r) {
+    const dl = make('dl', 'facts');
+    const add = (k, v) => dl.append(make('dt', null, k), make('dd', null, v));
+    add('Model', `${r.model} (${r.provider})`);
+    add('When', new Date(r.created_at).toLocaleString());
+    add('Status', r.status + (r.error ? ` — ${r.error}` : ''));
+    add('Took', r.duration_ms != null ? `${num(r.duration_ms)} ms, ${r.attempts} attempt(s)` : '—');
+    add('Window', `${r.window.messages} messages, ${num(r.window.tokens)} tokens (budget ${num(r.window.budget)}, ${r.window.dropped} dropped)`);
+    add('Documents', `${r.documents} chunk(s) used`);
+    add('Summaries', `${r.summaries} used`);
+    return section('Request', 'ins-summary', dl);
+  }
+
+  function slots(r) {
+    const total = r.slots.reduce((n, s) => n + s.tokens, 0);
+    const rows = r.slots.map((s) => ({
+      attrs: { slot: s.name },
+      cells: [s.name, String(s.messages), num(s.tokens), s.stable ? 'cached prefix' : 'changes each reply'],
+    }));
+    rows.push({ attrs: { slot: 'total' }, cells: ['total', '', num(total), ''] });
+    return section('Slots, in order', 'ins-slots', table(['slot', 'messages', 'tokens', ''], rows, 'slots'));
+  }
+
+  function lore(r) {
+    if (!r.lore.length) return section('Lorebook entries', 'ins-lore', empty('No lorebook entry activated.'));
+    const rows = r.lore.map((d) => ({
+      attrs: { entry: d.entry, included: String(d.included) },
+      cells: [d.included ? '✓ included' : '✗ dropped', d.name, d.book_name, d.reason],
+    }));
+    return section('Lorebook entries', 'ins-lore', table(['', 'entry', 'book', 'why'], rows, 'lore'));
+  }
+
+  function memories(r) {
+    if (!r.memories.length) return section('Memories', 'ins-memories', empty('No memories went into this reply.'));
+    const rows = r.memories.map((m) => ({
+      attrs: { id: m.id, state: m.state },
+      cells: [m.state, m.scope, m.similarity == null ? '—' : m.similarity.toFixed(3), m.text ?? `(${m.id})`],
+    }));
+    return section('Memories', 'ins-memories', table(['state', 'scope', 'similarity', 'text'], rows, 'memories'));
+  }
+
+  function writes(r) {
+    if (!r.memory_writes.length) return section('Memory changes by this reply', 'ins-writes', empty('None.'));
+    const rows = r.memory_writes.map((w) => ({ attrs: { kind: w.kind }, cells: [w.kind, w.scope, w.text] }));
+    return section('Memory changes by this reply', 'ins-writes', table(['change', 'scope', 'text'], rows, 'writes'));
+  }
+
+  function usage(r) {
+    const u = r.usage;
+    if (!u) return section('Provider usage', 'ins-usage', empty('No usage reported (offline model).'));
+    const dl = make('dl', 'facts');
+    const add = (k, v) => dl.append(make('dt', null, k), make('dd', null, v));
+    add('Input tokens', num(u.input_tokens));
+    add('Output tokens', num(u.output_tokens));
+    add('Cache written', num(u.cache_creation_input_tokens));
+    add('Cache read', num(u.cache_read_input_tokens));
+    return section('Provider usage', 'ins-usage', dl);
+  }
+
+  async function open({ chat, turn }) {
+    body.replaceChildren(make('p', 'hint', 'Loading…'));
+    dlg.dataset.turn = turn;
+    if (!dlg.open) dlg.showModal();
+    try {
+      const r = await H.api('GET', `/app/chats/${encodeURIComponent(chat)}/turns/${encodeURIComponent(turn)}`);
+      body.replaceChildren(summary(r), slots(r), lore(r), memories(r), writes(r), usage(r));
+    } catch (err) {
+      body.replaceChildren(make('p', 'form-error', err.message));
+    }
+  }
+
+  H.on('inspect', open);
+  $('#inspector-close').addEventListener('click', () => dlg.close());
+})();

@@ -1,0 +1,178 @@
+"""Browser accounts on Redis: users, sign-in failure counters, rooms, owned lorebooks, link codes.
+
+- ``account:{name}``            JSON ``Account`` (password hash, session generation).
+- ``account:{name}:rooms``      HASH room slug → JSON ``Room``.
+- ``account:{name}:lorebooks``  SET of lorebook ids the user imported (and may edit).
+- ``signin:fail:{name}:{ip}``   failed sign-ins in the current window (expires with the window).
+- ``signup:ip:{ip}``            sign-ups from one address in the current window.
+- ``link:{code}``               ``web:<name>`` for a ``/link`` code, with a TTL; redeemed once.
+
+Usernames arrive validated (``adapters.web.accounts.check_username``); the store only stores.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import msgspec
+import redis.asyncio as aioredis
+
+from storage.errors import map_redis_errors
+from storage.keys import KeyBuilder
+
+__all__ = ["Account", "RedisAccountStore", "Room"]
+
+
+class Account(msgspec.Struct, frozen=True, kw_only=True):
+    """A signed-up browser user (``web:<username>``).
+
+    Attributes:
+        username: the name, lowercase.
+        password_hash: an argon2id PHC string.
+        created_at: when the account was made.
+        generation: bumped to invalidate every session cookie issued before ("sign out everywhere").
+    """
+
+    username: str
+    password_hash: str
+    created_at: datetime
+    generation: int = 0
+
+
+class Room(msgspec.Struct, frozen=True, kw_only=True):
+    """A web room a user made (its chat ids embed the slug, so ownership is structural)."""
+
+    slug: str
+    title: str
+    created_at: datetime
+
+
+_ACCOUNT = msgspec.json.Decoder(Account)
+_ROOM = msgspec.json.Decoder(Room)
+
+# INCR and start the window on the first hit only, atomically (STYLE P4).
+_HIT = """
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return {n, redis.call('TTL', KEYS[1])}
+"""
+
+
+class RedisAccountStore:
+    """Accounts and the small per-user records the browser app keeps."""
+
+    def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
+        self._r = client
+        self._p = (keys or KeyBuilder()).prefix
+        self._hit = client.register_script(_HIT)
+
+    @classmethod
+    def from_url(cls, url: str, keys: KeyBuilder | None = None) -> RedisAccountStore:
+        """A store with its own connection pool."""
+        return cls(aioredis.from_url(url), keys)
+
+    def _account(self, name: str, part: str = "") -> str:
+        return f"{self._p}:account:{name}" + (f":{part}" if part else "")
+
+    # --- accounts -----------------------------------------------------------------------
+
+    async def create(self, account: Account) -> bool:
+        """Store a new account; False when the name is taken (atomic: SET NX)."""
+        with map_redis_errors():
+            created = await self._r.set(
+                self._account(account.username), msgspec.json.encode(account), nx=True
+            )
+        return bool(created)
+
+    async def get(self, username: str) -> Account | None:
+        """The account, or None."""
+        with map_redis_errors():
+            raw = await self._r.get(self._account(username))
+        return _ACCOUNT.decode(raw) if raw is not None else None
+
+    async def replace(self, account: Account) -> None:
+        """Overwrite an existing account (a rehashed password, a new generation)."""
+        with map_redis_errors():
+            await self._r.set(self._account(account.username), msgspec.json.encode(account), xx=True)
+
+    # --- attempt counters -----------------------------------------------------------------
+
+    async def hit(self, key: str, window_seconds: int) -> tuple[int, int]:
+        """Count one hit in a fixed window; returns (hits so far, seconds until the window ends)."""
+        with map_redis_errors():
+            count, ttl = await self._hit(keys=[f"{self._p}:{key}"], args=[window_seconds])
+        return int(count), max(int(ttl), 0)
+
+    async def hits(self, key: str) -> tuple[int, int]:
+        """Hits in the current window and the seconds it has left (0, 0 when none)."""
+        with map_redis_errors():
+            async with self._r.pipeline(transaction=False) as pipe:
+                pipe.get(f"{self._p}:{key}")
+                pipe.ttl(f"{self._p}:{key}")
+                raw, ttl = await pipe.execute()
+        return (int(raw), max(int(ttl), 0)) if raw is not None else (0, 0)
+
+    async def reset(self, key: str) -> None:
+        """Forget a counter (a successful sign-in clears its failures)."""
+        with map_redis_errors():
+            await self._r.delete(f"{self._p}:{key}")
+
+    # --- rooms ----------------------------------------------------------------------------
+
+    async def add_room(self, username: str, room: Room, limit: int) -> bool:
+        """Add a room unless the user already has ``limit`` rooms; True when stored (or existing)."""
+        key = self._account(username, "rooms")
+        with map_redis_errors():
+            if await self._r.hexists(key, room.slug):
+                return True
+            if await self._r.hlen(key) >= limit:
+                return False
+            await self._r.hsetnx(key, room.slug, msgspec.json.encode(room))
+        return True
+
+    async def rooms(self, username: str) -> list[Room]:
+        """The user's rooms, oldest first."""
+        with map_redis_errors():
+            raw = await self._r.hvals(self._account(username, "rooms"))
+        return sorted((_ROOM.decode(v) for v in raw), key=lambda r: (r.created_at, r.slug))
+
+    # --- lorebooks a user imported ----------------------------------------------------------
+
+    async def own_lorebook(self, username: str, book: str) -> None:
+        """Record that the user imported (and so may edit) a lorebook."""
+        with map_redis_errors():
+            await self._r.sadd(self._account(username, "lorebooks"), book)
+
+    async def lorebooks(self, username: str) -> set[str]:
+        """Ids of the lorebooks the user imported."""
+        with map_redis_errors():
+            raw = await self._r.smembers(self._account(username, "lorebooks"))
+        return {v.decode() if isinstance(v, bytes) else str(v) for v in raw}
+
+    # --- /link codes for Telegram ---------------------------------------------------------
+
+    async def put_link_code(self, code: str, user: str, ttl_seconds: int) -> bool:
+        """Store a fresh code for ``user``; False if the code is already in use."""
+        with map_redis_errors():
+            return bool(await self._r.set(f"{self._p}:link:{code}", user, nx=True, ex=ttl_seconds))
+
+    async def redeem_link_code(self, code: str) -> str | None:
+        """The web user (``web:<name>``) a ``/link`` code names, once; None if unknown or expired.
+
+        The code is deleted as it is read (GETDEL), so it works exactly once. Letters are
+        compared case-insensitively and surrounding spaces are ignored.
+
+        Args:
+            code: the code the person typed after ``/link``.
+
+        Returns:
+            ``web:<username>``, or None.
+        """
+        cleaned = code.strip().upper()
+        if not cleaned or not cleaned.isalnum() or len(cleaned) > 16:
+            return None
+        with map_redis_errors():
+            raw = await self._r.getdel(f"{self._p}:link:{cleaned}")
+        if raw is None:
+            return None
+        return raw.decode() if isinstance(raw, bytes) else str(raw)
