@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import secrets
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import redis.asyncio as aioredis
@@ -32,6 +33,7 @@ from engine.memory.deep import DeepPolicy
 from engine.model import Persona
 from engine.ports import ChatModel, TokenCounter
 from engine.service import ChatService, ServicePolicy
+from engine.service.archive import ArchiveDesk, ArchiveSettings
 from engine.service.deep import DeepPass
 from engine.service.memory import MemoryDesk
 from engine.service.summaries import SummaryDesk
@@ -42,6 +44,7 @@ from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.migrations import migrate
 from storage.redis_accounts import RedisAccountStore
+from storage.redis_archive import RedisArchiveStore
 from storage.redis_chat import RedisChatLock, RedisChatStore, RedisPersonaStore
 from storage.redis_documents import RedisDocumentStore
 from storage.redis_lore import RedisLoreStore
@@ -64,8 +67,10 @@ class Hearth:
         service: ChatService,
         lore: RedisLoreStore,
         summaries: RedisSummaryStore | None = None,
+        archive: ArchiveDesk | None = None,
     ) -> None:
         self.summaries = summaries
+        self.archive = archive
         self.settings = settings
         self.redis = redis
         self.service = service
@@ -95,15 +100,13 @@ def _model(settings: Settings, redis: aioredis.Redis, keys: KeyBuilder) -> tuple
     return model, AnthropicTokenCounter(model.client, redis, settings.model, keys)
 
 
-def _memory(settings: Settings, redis: aioredis.Redis, keys: KeyBuilder) -> MemoryDesk:
+def _memory(settings: Settings, redis: aioredis.Redis, keys: KeyBuilder, embedder: Any) -> MemoryDesk:
     """The memory desk with the configured embedder (loaded once; ``none`` = no search, DEC-1)."""
-    from adapters.embedding import make_embedder
     from adapters.recall import EmbeddingRecall, NoRecall
     from adapters.vector import FaissVectorIndex
 
     store = RedisMemoryStore(redis, keys)
     documents = RedisDocumentStore(redis, keys)
-    embedder = make_embedder(settings.embedder)
     recall = (
         NoRecall(store)
         if embedder is None
@@ -125,7 +128,10 @@ def build(settings: Settings) -> Hearth:
     keys = KeyBuilder(prefix=settings.namespace)
     model, counter = _model(settings, redis, keys)
     lore = RedisLoreStore(redis, keys)
-    memory = _memory(settings, redis, keys)
+    from adapters.embedding import make_embedder
+
+    embedder = make_embedder(settings.embedder)
+    memory = _memory(settings, redis, keys, embedder)
     personas = RedisPersonaStore(redis, keys)
     summary_store = RedisSummaryStore(redis, keys)
     deep = DeepPass(
@@ -160,7 +166,17 @@ def build(settings: Settings) -> Hearth:
             text=TextLimits(max_chars=settings.max_message_chars), default_model=settings.model
         ),
     )
-    return Hearth(settings, redis, service, lore, summary_store)
+    return Hearth(settings, redis, service, lore, summary_store, _archive(redis, keys, embedder))
+
+
+def _archive(redis: aioredis.Redis, keys: KeyBuilder, embedder: Any) -> ArchiveDesk:
+    """The archive desk with default settings (the worker applies its env overrides)."""
+    from adapters.archive_recall import PageRecall
+    from adapters.vector import FaissVectorIndex
+
+    store = RedisArchiveStore(redis, keys)
+    recall = None if embedder is None else PageRecall(store, embedder, FaissVectorIndex())
+    return ArchiveDesk(store=store, clock=SystemClock(), settings=ArchiveSettings(), recall=recall)
 
 
 async def install_personas(hearth: Hearth) -> None:
@@ -243,14 +259,18 @@ def create_web_app(settings: Settings) -> Litestar:
         log.info("Hearth web ready on port %d (%s)", settings.port, mode)
 
     if not settings.telegram_webhook_url:
-        return create_app(state, on_startup=[startup], on_shutdown=[hearth.close])
+        app = create_app(state, on_startup=[startup], on_shutdown=[hearth.close])
+        app.state.archive = hearth.archive
+        return app
     # Imported only in webhook mode: aiogram takes seconds to import.
     from adapters.telegram.webhook import TelegramWebhook
 
     hook = TelegramWebhook.from_hearth(hearth)
-    return create_app(
+    app = create_app(
         state,
         on_startup=[startup, hook.startup],
         on_shutdown=[hook.shutdown, hearth.close],
         extra_routes=[hook.route],
     )
+    app.state.archive = hearth.archive
+    return app

@@ -11,6 +11,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.static_files import create_static_files_router
 
 from adapters.web.api import ChatController
+from adapters.web.archive_api import ARCHIVE_ROUTES
 from adapters.web.browser_api import browser_router
 from adapters.web.chat_ws import chat_socket
 from adapters.web.errors import error_body, handle_domain_error, handle_http_error
@@ -103,6 +104,7 @@ def create_app(
             edit_summary,
             rebuild_summary,
             deep_reports,
+            *ARCHIVE_ROUTES,
             attach_lorebooks,
             attach_persona_lorebooks,
             delete_persona,

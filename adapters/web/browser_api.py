@@ -1,13 +1,11 @@
 """The browser app's API under ``/app``: authorized by the session cookie, never the admin token.
 
 One ``Router`` holds every browser endpoint: the session and rooms (``app_chat``), accounts
-(``app_auth``), the memory panel (``app_memory``) and the lorebook editor (``app_lore``). Its
-guard enforces CSRF on state-changing requests and its ``visitor`` dependency resolves the
-session (401 without a valid one). Handlers translate and call the service, desk or stores.
-
-Not here yet, on purpose: the conversation-summary view (SUM-4: read, edit and rebuild the
-tiers, the count of unsummarized messages). It is built when the summary API lands; the page
-shows no summary screen until then.
+(``app_auth``), the memory panel (``app_memory``), the lorebook editor (``app_lore``) and the
+conversation-memory view (``app_summary``, SUM-4: read, edit and rebuild the tiers, the count of
+unsummarized messages). Its guard enforces CSRF on state-changing requests and its ``visitor``
+dependency resolves the session (401 without a valid one). Handlers translate and call the
+service, desk or stores.
 """
 
 from __future__ import annotations
@@ -19,6 +17,7 @@ from adapters.web.app_auth import AUTH_ROUTES, csrf_guard, provide_visitor
 from adapters.web.app_chat import CHAT_ROUTES
 from adapters.web.app_lore import LORE_ROUTES
 from adapters.web.app_memory import MEMORY_ROUTES
+from adapters.web.app_summary import SUMMARY_ROUTES
 
 __all__ = ["browser_router"]
 
@@ -27,7 +26,7 @@ def browser_router() -> Router:
     """The ``/app`` router (a new one per app: Litestar routers are not shared between apps)."""
     return Router(
         path="/app",
-        route_handlers=[*CHAT_ROUTES, *AUTH_ROUTES, *MEMORY_ROUTES, *LORE_ROUTES],
+        route_handlers=[*CHAT_ROUTES, *AUTH_ROUTES, *MEMORY_ROUTES, *LORE_ROUTES, *SUMMARY_ROUTES],
         guards=[csrf_guard],
         dependencies={"visitor": Provide(provide_visitor)},
         tags=["browser"],

@@ -19,9 +19,10 @@ import sys
 import redis.asyncio as aioredis
 
 from adapters.bootstrap import build, install_personas
-from adapters.worker.jobs import JobRunner
+from adapters.worker.jobs import ArchiveSweeper, JobRunner
 from config.settings import load_settings
 from engine.errors import ConfigError
+from engine.service.archive import archive_settings
 from storage.keys import KeyBuilder
 
 log = logging.getLogger("hearth.worker")
@@ -47,8 +48,11 @@ async def run() -> None:
     hearth = build(settings)
     await install_personas(hearth)
     assert hearth.service.summaries is not None
-    jobs = JobRunner(hearth.service.summaries, hearth.summaries)
+    assert hearth.archive is not None
+    archive = hearth.archive.reconfigured(archive_settings(os.environ))
+    jobs = JobRunner(hearth.service.summaries, hearth.summaries, archive=archive)
     job_task = asyncio.create_task(jobs.run(stop))
+    sweep_task = asyncio.create_task(ArchiveSweeper(archive).run(stop))
     log.info("Hearth worker ready (Telegram polling: %s; background jobs: on)", "on" if telegram else "off")
     try:
         while not stop.is_set():
@@ -58,6 +62,7 @@ async def run() -> None:
     finally:
         stop.set()
         await job_task
+        await sweep_task
         await hearth.close()
         if telegram is not None:
             await telegram.stop()

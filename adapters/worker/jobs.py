@@ -4,19 +4,25 @@ Jobs come from a Redis Stream read by a consumer group, so any number of workers
 job is acknowledged only after it ran, so one a crashed worker held is claimed again by another
 after ``reclaim_ms``. A chat is summarized by one worker at a time (its summary lock), and the
 summary store's compare-and-set makes a retried job add nothing twice.
+
+After a chat's summary job the chat's closed sessions become archive pages (EPI-1), and
+:class:`ArchiveSweeper` runs the periodic archive pass: every ``sweep_secs`` one worker (the one
+that takes the Redis sweep lease) archives every chat's closed sessions and sweeps the pages.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import socket
 
+from engine.service.archive import ArchiveDesk
 from engine.service.summaries import SummaryDesk
 from storage.redis_summary import RedisSummaryStore
 
-__all__ = ["JobRunner"]
+__all__ = ["ArchiveSweeper", "JobRunner"]
 
 log = logging.getLogger("hearth.worker")
 
@@ -32,7 +38,9 @@ class JobRunner:
         consumer: str | None = None,
         block_ms: int = 2_000,
         reclaim_ms: int = 60_000,
+        archive: ArchiveDesk | None = None,
     ) -> None:
+        self._archive = archive
         self._desk = desk
         self._store = store
         self.consumer = consumer or f"{socket.gethostname()}-{os.getpid()}"
@@ -49,6 +57,8 @@ class JobRunner:
                 if mine:
                     written = await self._desk.summarize(chat)
                     log.info("summarized %s: %d tier(s)", chat, written)
+                    if self._archive is not None:
+                        await _archive_chat(self._archive, chat)
             await self._store.ack(job)
         return len(jobs)
 
@@ -61,3 +71,43 @@ class JobRunner:
             except Exception:
                 log.exception("a background job failed; it will be retried")
                 await asyncio.sleep(1)
+
+
+async def _archive_chat(archive: ArchiveDesk, chat: str) -> None:
+    """The chat's closed sessions become pages; a failure is left to the periodic pass."""
+    try:
+        pages = await archive.archive_sessions(chat)
+    except Exception:
+        log.exception("archiving %s failed; the periodic archive pass retries it", chat)
+        return
+    log.info("archived %s: %d page(s)", chat, len(pages))
+
+
+class ArchiveSweeper:
+    """The periodic archive pass: archive closed sessions of every chat, then sweep (EPI-2)."""
+
+    def __init__(self, desk: ArchiveDesk) -> None:
+        self._desk = desk
+        self._store = desk.store
+        self.interval = desk.settings.sweep_secs
+
+    async def run_once(self) -> bool:
+        """Run one pass if this worker takes the sweep lease; returns whether it ran."""
+        if not await self._store.sweep_lease(self.interval):
+            return False
+        pages = 0
+        for chat in await self._store.chats():
+            pages += len(await self._desk.archive_sessions(chat))
+        counts = await self._desk.sweep()
+        log.info("archive pass: %d new page(s); sweep %s", pages, counts or "changed nothing")
+        return True
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Run a pass every ``interval`` seconds until ``stop`` is set; a failing pass is retried."""
+        while not stop.is_set():
+            try:
+                await self.run_once()
+            except Exception:
+                log.exception("the archive pass failed; it will be retried")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=min(self.interval, 60.0))

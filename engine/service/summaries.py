@@ -178,7 +178,7 @@ class SummaryDesk:
             found = next((t for t in state.tiers if t.id == tier_id), None)
             if found is None:
                 raise NotFound(f"There is no summary {tier_id!r} in this chat.", code="summary_not_found")
-            edited = msgspec.structs.replace(found, text=text, edited=True)
+            edited = msgspec.structs.replace(found, text=text, edited=True, offline=False)
             tiers = tuple(edited if t.id == tier_id else t for t in state.tiers)
             if await self.store.commit(chat, state.version, msgspec.structs.replace(state, tiers=tiers)):
                 return edited

@@ -1,0 +1,389 @@
+"""The archive desk: session pages, reads, feedback, restore and the sweep (EPI-1..7, 11..13).
+
+Theory of operation. The worker calls :meth:`ArchiveDesk.archive_sessions` after a chat's
+summary job and on every periodic tick: the messages after the chat's archiving cursor are cut
+into sessions at idle gaps; every *closed* session (its last message ``session_gap_secs`` or more
+before now) becomes one episodic page whose body is its transcript, whose summary and abstract
+are extractive (no LLM on the default path) and whose keep-worthy tokens the engine finds. Pages
+the entropy filter flags are only marked (kept out of LLM passes, EPI-7). The pages, their
+vectors and the new cursor are stored in one compare-and-set, so no session is archived twice.
+
+:meth:`sweep` plans every chat's sweep with the pure planner and stores it atomically; reads
+(search results, opening a page) raise scores; the score never changes search ranking (EPI-3).
+Env overrides of the policy are read by :func:`archive_settings` (``archive_settings`` module)
+from a Mapping the ``worker`` passes in (``os.environ``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Collection, Mapping, Sequence
+from datetime import datetime
+from typing import Literal, Protocol, TypeVar
+
+import msgspec
+
+from engine.archive import (
+    Feedback,
+    FeedbackKind,
+    Page,
+    QueryItem,
+    QueryOptions,
+    Session,
+    add_feedback,
+    apply_query_options,
+    is_closed,
+    low_entropy,
+    page_text,
+    plan_sweep,
+    record_reads,
+    restore_page,
+    retention_score,
+    session_gap,
+    session_page,
+    split_sessions,
+    sweepable,
+)
+from engine.errors import NotFound
+from engine.model import StoredMessage
+from engine.ports import Clock
+from engine.service.archive_settings import ArchiveSettings, archive_settings
+from engine.service.chat import memory_space
+from engine.summary import extractive_summary
+
+__all__ = [
+    "ArchiveDesk",
+    "ArchiveSettings",
+    "ArchiveStatus",
+    "ArchiveStore",
+    "FoundPage",
+    "PageRecall",
+    "SearchResults",
+    "archive_settings",
+    "page_id_for",
+]
+
+BATCH = 2_000
+SUMMARY_CHARS = 600
+ABSTRACT_CHARS = 160
+T = TypeVar("T")
+_WORD = re.compile(r"\w+")
+_SENTENCE = re.compile(r"(?<=[.!?…])\s+")
+
+
+class ArchiveStore(Protocol):
+    """``storage.redis_archive.RedisArchiveStore``."""
+
+    async def cursor(self, chat: str) -> float | None: ...
+    async def messages_after(self, chat: str, position: float | None, limit: int) -> list[StoredMessage]: ...
+    async def newest_message(self, chat: str) -> StoredMessage | None: ...
+    async def chats(self) -> list[str]: ...
+    async def add_session_pages(
+        self,
+        chat: str,
+        *,
+        expected: float | None,
+        upto: float,
+        pages: Sequence[Page],
+        low_entropy: Collection[str] = (),
+        model: str | None = None,
+        vectors: Mapping[str, bytes] | None = None,
+    ) -> bool: ...
+    async def pages(self, chat: str) -> list[Page]: ...
+    async def chat_of(self, page_id: str) -> str | None: ...
+    async def low_entropy(self, chat: str) -> set[str]: ...
+    async def sweep_lease(self, seconds: float) -> bool: ...
+    async def change(
+        self, chat: str, decide: Callable[[list[Page]], tuple[Sequence[Page], Sequence[str], T]]
+    ) -> T: ...
+
+
+class PageRecall(Protocol):
+    """Page embeddings and search (``adapters.archive_recall.PageRecall``)."""
+
+    model: str
+
+    async def embed(self, texts: Sequence[str]) -> list[bytes]:
+        """Passage vectors of ``texts`` as little-endian float32 bytes."""
+        ...
+
+    async def search(
+        self, chat: str, query: str, allowed: Collection[str], limit: int
+    ) -> list[tuple[str, float]]:
+        """The ``allowed`` pages matching ``query`` best first, as ``(id, relevance)``."""
+        ...
+
+    async def clusters(self, chat: str, ids: Sequence[str], threshold: float) -> tuple[tuple[str, ...], ...]:
+        """Groups of near-duplicate pages among ``ids`` (``cluster_by_similarity``)."""
+        ...
+
+
+class FoundPage(msgspec.Struct, frozen=True, kw_only=True):
+    """One search item: the page (after its read), why it is there and its relevance."""
+
+    item: QueryItem
+    page: Page | None
+    relevance: float | None = None
+
+
+class ArchiveStatus(msgspec.Struct, frozen=True, kw_only=True):
+    """Which persona and space a query on a chat resolves to, and how (EPI-13 ``status``)."""
+
+    chat: str
+    space: str
+    persona: str
+    how: str
+    search: Literal["embedding", "lexical"]
+    embedder: str | None
+    pages: dict[str, int]
+
+
+class SearchResults(msgspec.Struct, frozen=True, kw_only=True):
+    """What a search returned, in order, and the status it ran under."""
+
+    status: ArchiveStatus
+    items: tuple[FoundPage, ...]
+
+
+def page_id_for(chat: str, session: Session) -> str:
+    """A stable page id per chat and session start, so retried archiving writes the same page."""
+    digest = hashlib.sha1(f"{chat}\0{session.first_position!r}".encode(), usedforsecurity=False)
+    return f"pg-{digest.hexdigest()[:16]}"
+
+
+def _first_sentence(text: str, limit: int) -> str:
+    sentence = _SENTENCE.split(text.strip(), maxsplit=1)[0].strip()
+    return sentence if len(sentence) <= limit else sentence[: limit - 1].rstrip() + "…"
+
+
+def _session_texts(messages: Sequence[StoredMessage]) -> tuple[str, str, str]:
+    lines = [f"{m.name}: {m.text}" for m in messages]
+    summary = extractive_summary(lines, max_chars=SUMMARY_CHARS)
+    return _first_sentence(summary, ABSTRACT_CHARS), summary, "\n".join(lines)
+
+
+def _lexical(query: str, pages: Sequence[Page], limit: int) -> list[tuple[str, float]]:
+    wanted = {w.casefold() for w in _WORD.findall(query)}
+    scored = []
+    for page in pages:
+        words = {w.casefold() for w in _WORD.findall(page_text(page))}
+        overlap = len(wanted & words) / len(wanted) if wanted else 0.0
+        if overlap > 0:
+            scored.append((page.id, round(overlap, 3)))
+    return sorted(scored, key=lambda hit: -hit[1])[:limit]
+
+
+class ArchiveDesk:
+    """The episodic archive for workers and people."""
+
+    def __init__(
+        self,
+        *,
+        store: ArchiveStore,
+        clock: Clock,
+        settings: ArchiveSettings,
+        recall: PageRecall | None = None,
+    ) -> None:
+        self.store = store
+        self.recall = recall
+        self.settings = settings
+        self.policy = settings.policy
+        self._clock = clock
+
+    def now(self) -> datetime:
+        """The desk's clock (scores shown to people are computed at this time)."""
+        return self._clock.now()
+
+    def reconfigured(self, settings: ArchiveSettings) -> ArchiveDesk:
+        """The same desk with other settings (the worker applies its env overrides)."""
+        return ArchiveDesk(store=self.store, clock=self._clock, settings=settings, recall=self.recall)
+
+    # --- archiving sessions -----------------------------------------------------------------
+
+    async def archive_sessions(self, chat: str) -> tuple[Page, ...]:
+        """Turn the chat's closed sessions not archived yet into episodic pages (EPI-1).
+
+        Returns:
+            The pages written (empty when nothing closed, or another worker wrote them first).
+        """
+        written: list[Page] = []
+        while True:
+            cursor = await self.store.cursor(chat)
+            messages = await self.store.messages_after(chat, cursor, BATCH)
+            closed = self._closed_sessions(messages, full=len(messages) >= BATCH)
+            if not closed:
+                return tuple(written)
+            pages = [self._page(chat, s, messages) for s in closed]
+            low = [p.id for p in pages if low_entropy(p.body)]
+            vectors = await self.recall.embed([page_text(p) for p in pages]) if self.recall else None
+            stored = await self.store.add_session_pages(
+                chat,
+                expected=cursor,
+                upto=closed[-1].last_position,
+                pages=pages,
+                low_entropy=low,
+                model=self.recall.model if self.recall else None,
+                vectors=dict(zip((p.id for p in pages), vectors, strict=True)) if vectors else None,
+            )
+            if not stored:
+                return tuple(written)
+            written.extend(pages)
+
+    def _closed_sessions(self, messages: Sequence[StoredMessage], *, full: bool) -> list[Session]:
+        if not messages:
+            return []
+        gap = session_gap(self.policy)
+        sessions = list(split_sessions(((m.position, m.sent_at) for m in messages), gap))
+        if full:  # the last session may go on past this batch (a lone one is cut at BATCH)
+            return sessions[:-1] or sessions
+        last = sessions[-1]
+        return sessions if is_closed(last, self._clock.now(), gap) else sessions[:-1]
+
+    def _page(self, chat: str, session: Session, messages: Sequence[StoredMessage]) -> Page:
+        inside = [m for m in messages if session.first_position <= m.position <= session.last_position]
+        abstract, summary, body = _session_texts(inside)
+        return session_page(
+            id=page_id_for(chat, session),
+            chat=chat,
+            session=session,
+            policy=self.policy,
+            abstract=abstract,
+            summary=summary,
+            body=body,
+        )
+
+    # --- the sweep ----------------------------------------------------------------------------
+
+    async def sweep(self, now: datetime | None = None) -> dict[str, int]:
+        """Sweep every chat's pages (EPI-2, 5, 6): evict or compact cold pages, dedup, purge.
+
+        Returns:
+            How many actions of each kind were stored (``evicted``, ``compacted``, ...).
+        """
+        at = now or self._clock.now()
+        counts: dict[str, int] = {}
+        for chat in await self.store.chats():
+            for kind, n in (await self.sweep_chat(chat, at)).items():
+                counts[kind] = counts.get(kind, 0) + n
+        return counts
+
+    async def sweep_chat(self, chat: str, now: datetime) -> dict[str, int]:
+        """Sweep one chat's pages at ``now``; returns the count of each action stored."""
+        clusters: tuple[tuple[str, ...], ...] = ()
+        if self.policy.dedup_cold_clusters and self.recall is not None:
+            pages = await self.store.pages(chat)
+            cold = [
+                p.id
+                for p in pages
+                if sweepable(p) and retention_score(p, now, self.policy) < self.policy.cold_below
+            ]
+            if len(cold) > 1:
+                clusters = await self.recall.clusters(chat, cold, self.settings.dedup_similarity)
+
+        def decide(pages: list[Page]) -> tuple[tuple[Page, ...], tuple[str, ...], dict[str, int]]:
+            plan = plan_sweep(pages, now, self.policy, clusters)
+            counts: dict[str, int] = {}
+            for action in plan.actions:
+                kind = type(action).__name__.lower()
+                counts[kind] = counts.get(kind, 0) + 1
+            return plan.updates, plan.purge, counts
+
+        return await self.store.change(chat, decide)
+
+    # --- people and search --------------------------------------------------------------------
+
+    async def pages(self, chat: str) -> list[tuple[Page, float, bool]]:
+        """The chat's pages (oldest first) with their score now and the entropy mark."""
+        now = self._clock.now()
+        low = await self.store.low_entropy(chat)
+        return [(p, retention_score(p, now, self.policy), p.id in low) for p in await self.store.pages(chat)]
+
+    async def _chat_of(self, page_id: str) -> str:
+        chat = await self.store.chat_of(page_id)
+        if chat is None:
+            raise NotFound(f"There is no archive page {page_id!r}.", code="page_not_found")
+        return chat
+
+    async def _update(self, page_id: str, change: Callable[[Page], Page]) -> Page:
+        chat = await self._chat_of(page_id)
+
+        def decide(pages: list[Page]) -> tuple[tuple[Page, ...], tuple[str, ...], Page]:
+            found = next((p for p in pages if p.id == page_id), None)
+            if found is None:
+                raise NotFound(f"There is no archive page {page_id!r}.", code="page_not_found")
+            new = change(found)
+            return ((new,) if new != found else ()), (), new
+
+        return await self.store.change(chat, decide)
+
+    async def read(self, page_id: str) -> Page:
+        """Open a page: one read is recorded (it raises the page's score, EPI-2)."""
+        now = self._clock.now()
+        return await self._update(page_id, lambda p: record_reads([p], [p.id], now, self.policy)[0])
+
+    async def feedback(self, page_id: str, kind: FeedbackKind, by: str | None = None) -> Page:
+        """Record ``stale``/``wrong`` feedback: the page drops to the lowest salience (EPI-3)."""
+        verdict = Feedback(kind=kind, at=self._clock.now(), by=by)
+        return await self._update(page_id, lambda p: add_feedback(p, verdict, self.policy))
+
+    async def restore(self, page_id: str, version: int) -> Page:
+        """Bring back an earlier version's exact content as a new version (EPI-11).
+
+        Raises:
+            NotFound: ``page_not_found``; ``no_such_version``.
+        """
+        now = self._clock.now()
+        return await self._update(page_id, lambda p: restore_page(p, version, now))
+
+    async def status(self, chat: str) -> ArchiveStatus:
+        """Which persona and space a query on ``chat`` resolves to, and how (EPI-13)."""
+        newest = await self.store.newest_message(chat)
+        pages = await self.store.pages(chat)
+        counts: dict[str, int] = {}
+        for page in pages:
+            counts[page.status] = counts.get(page.status, 0) + 1
+        space = memory_space(chat)
+        return ArchiveStatus(
+            chat=chat,
+            space=space,
+            persona=newest.persona if newest else "default",
+            how=(
+                f"pages of chat {chat} (space {space}); persona of the chat's newest message"
+                if newest
+                else f"pages of chat {chat} (space {space}); no messages, so the default persona"
+            ),
+            search="embedding" if self.recall else "lexical",
+            embedder=self.recall.model if self.recall else None,
+            pages=counts,
+        )
+
+    async def search(
+        self, chat: str, query: str, options: QueryOptions, limit: int | None = None
+    ) -> SearchResults:
+        """Search the chat's pages; every page returned gets one read (EPI-2, EPI-13).
+
+        Ranking is by relevance alone; retention scores never reorder results (EPI-3).
+        """
+        size = limit or self.settings.search_limit
+        pages = await self.store.pages(chat)
+        visible = [p for p in pages if p.status in ("active", "cold")]
+        if self.recall is not None:
+            hits = await self.recall.search(chat, query, [p.id for p in visible], size)
+        else:
+            hits = _lexical(query, visible, size)
+        relevance = dict(hits)
+        result = apply_query_options([i for i, _ in hits], pages, options)
+        now = self._clock.now()
+
+        def decide(current: list[Page]) -> tuple[tuple[Page, ...], tuple[str, ...], dict[str, Page]]:
+            read = record_reads(current, result.reads, now, self.policy)
+            changed = tuple(p for p, old in zip(read, current, strict=True) if p is not old)
+            return changed, (), {p.id: p for p in read}
+
+        after = await self.store.change(chat, decide) if result.reads else {p.id: p for p in pages}
+        items = tuple(
+            FoundPage(item=item, page=after.get(item.id), relevance=relevance.get(item.id))
+            for item in result.items
+        )
+        return SearchResults(status=await self.status(chat), items=items)

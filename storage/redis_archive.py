@@ -1,0 +1,282 @@
+"""Episodic archive pages on Redis (EPI-1..13), hash-tagged per chat.
+
+Per chat (``<prefix>:chat:{<chat>}:<part>``, one Cluster slot with the chat's log):
+
+- ``archive:pages``  HASH page id → msgpack ``Page`` (its version chain inside).
+- ``archive:vecs``   HASH page id → little-endian float32 bytes of the embedder in ``meta``.
+- ``archive:meta``   HASH ``upto`` (position of the last message already archived into a page),
+  ``model`` (the embedder of ``vecs``), ``version`` (bumped whenever ``vecs`` change, so
+  in-process vector indexes know when to reload).
+- ``archive:low``    SET of page ids the entropy filter keeps out of any LLM pass (EPI-7).
+
+Deployment-wide: ``<prefix>:archive:chats`` (SET of chats with pages) and ``<prefix>:archive:where``
+(HASH page id → chat, so a page can be named by its id alone), and ``<prefix>:archive:last_sweep``
+(server time of the last archive pass, in ms). They live in other slots, so
+they are written just before (adding) or just after (purging) the chat's MULTI; at worst they
+name a page or chat that no longer exists, which readers ignore.
+
+Atomicity: new session pages, their vectors and the ``upto`` cursor move in one MULTI under a
+WATCH on ``meta`` (compare-and-set on the cursor), so two workers archiving one chat never write
+a session twice. Every other page change reads the pages under a WATCH and writes in one MULTI,
+retried when someone changed them meanwhile, so reads recorded by the web process and a sweep
+in a worker never lose each other's updates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TypeVar
+
+import msgspec
+import redis.asyncio as aioredis
+from redis.exceptions import WatchError
+
+from engine.archive import Page
+from engine.errors import Conflict
+from engine.model import StoredMessage
+from storage import codec
+from storage.errors import map_redis_errors
+from storage.keys import KeyBuilder
+
+__all__ = ["Change", "PageVectors", "RedisArchiveStore"]
+
+_PAGE = msgspec.msgpack.Decoder(Page)
+_RETRIES = 20
+_LEASE = """
+local now = redis.call('TIME')
+local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local last = tonumber(redis.call('GET', KEYS[1]) or '0')
+if ms - last < tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[1], tostring(ms))
+return 1
+"""
+T = TypeVar("T")
+
+
+Change = tuple[Sequence[Page], Sequence[str], T]
+"""What ``decide`` returns: the pages to store, the ids to delete for good, and a result."""
+
+
+class PageVectors(msgspec.Struct, frozen=True, kw_only=True):
+    """A chat's stored page vectors: the version, their embedder, and id → float32 bytes."""
+
+    version: int
+    model: str | None
+    vectors: dict[str, bytes]
+
+
+class RedisArchiveStore:
+    """Pages, page vectors and the archiving cursor of every chat."""
+
+    def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
+        self._r = client
+        self._k = keys or KeyBuilder()
+        self._chats = f"{self._k.prefix}:archive:chats"
+        self._where = f"{self._k.prefix}:archive:where"
+        self._lease = f"{self._k.prefix}:archive:last_sweep"
+        self._lease_script = client.register_script(_LEASE)
+
+    def _key(self, chat: str, part: str) -> str:
+        return self._k.chat(chat, f"archive:{part}")
+
+    # --- messages (read-only view of the chat log) -------------------------------------------
+
+    async def cursor(self, chat: str) -> float | None:
+        """Position of the last message already archived, or ``None`` when nothing is."""
+        with map_redis_errors():
+            raw = await self._r.hget(self._key(chat, "meta"), "upto")
+        return None if raw is None else float(raw)
+
+    async def messages_after(self, chat: str, position: float | None, limit: int) -> list[StoredMessage]:
+        """Up to ``limit`` messages of the chat's log after ``position`` (all when ``None``), oldest first."""
+        low = "-inf" if position is None else f"({position}"
+        with map_redis_errors():
+            ids = await self._r.zrangebyscore(self._k.chat(chat, "log"), low, "+inf", start=0, num=limit)
+            if not ids:
+                return []
+            raw = await self._r.hmget(self._k.chat(chat, "msgs"), ids)
+        return [codec.MESSAGE.decode(b) for b in raw if b is not None]
+
+    async def newest_message(self, chat: str) -> StoredMessage | None:
+        """The chat's newest message, if any."""
+        with map_redis_errors():
+            ids = await self._r.zrange(self._k.chat(chat, "log"), -1, -1)
+            raw = await self._r.hget(self._k.chat(chat, "msgs"), ids[0]) if ids else None
+        return None if raw is None else codec.MESSAGE.decode(raw)
+
+    async def chats(self) -> list[str]:
+        """Chats that have pages or messages (a SCAN of chat logs; for background passes only)."""
+        found: set[str] = set()
+        pattern = self._k.chat("*", "log")
+        with map_redis_errors():
+            found.update(m.decode() for m in await self._r.smembers(self._chats))
+            async for key in self._r.scan_iter(match=pattern, count=1000):
+                text = key.decode()
+                start, end = text.find("{"), text.rfind("}")
+                if 0 <= start < end:
+                    found.add(text[start + 1 : end])
+        return sorted(found)
+
+    # --- pages --------------------------------------------------------------------------------
+
+    async def add_session_pages(
+        self,
+        chat: str,
+        *,
+        expected: float | None,
+        upto: float,
+        pages: Sequence[Page],
+        low_entropy: Iterable[str] = (),
+        model: str | None = None,
+        vectors: Mapping[str, bytes] | None = None,
+    ) -> bool:
+        """Store new session pages and move the cursor to ``upto``, if it is still ``expected``.
+
+        Returns:
+            Whether they were stored (``False``: another worker archived these sessions first).
+        """
+        meta = self._key(chat, "meta")
+        low = list(low_entropy)
+        with map_redis_errors():
+            if pages:
+                await self._r.sadd(self._chats, chat)
+                await self._r.hset(self._where, mapping={p.id: chat for p in pages})
+            async with self._r.pipeline(transaction=True) as pipe:
+                try:
+                    await pipe.watch(meta)
+                    current, stored_model = await pipe.hmget(meta, ["upto", "model"])
+                    if (None if current is None else float(current)) != expected:
+                        return False
+                    pipe.multi()
+                    if pages:
+                        pipe.hset(
+                            self._key(chat, "pages"), mapping={p.id: codec.ENCODER.encode(p) for p in pages}
+                        )
+                    if low:
+                        pipe.sadd(self._key(chat, "low"), *low)
+                    if vectors and model is not None:
+                        self._queue_vectors(pipe, chat, model, vectors, stored_model)
+                    pipe.hset(meta, "upto", repr(upto))
+                    await pipe.execute()
+                except WatchError:
+                    return False
+        return True
+
+    async def pages(self, chat: str) -> list[Page]:
+        """Every page of the chat, oldest first."""
+        with map_redis_errors():
+            raw = await self._r.hgetall(self._key(chat, "pages"))
+        return _ordered(raw.values())
+
+    async def chat_of(self, page_id: str) -> str | None:
+        """The chat a page belongs to, if the page exists."""
+        with map_redis_errors():
+            chat = await self._r.hget(self._where, page_id)
+            if chat is None or not await self._r.hexists(self._key(chat.decode(), "pages"), page_id):
+                return None
+        return str(chat.decode())
+
+    async def low_entropy(self, chat: str) -> set[str]:
+        """Ids of the chat's pages the entropy filter keeps out of LLM passes (EPI-7)."""
+        with map_redis_errors():
+            return {m.decode() for m in await self._r.smembers(self._key(chat, "low"))}
+
+    async def change(self, chat: str, decide: Callable[[list[Page]], Change[T]]) -> T:
+        """Read the chat's pages, let ``decide`` plan a change, and store it atomically.
+
+        ``decide`` may run several times (when someone else changed the pages meanwhile), so it
+        must be a pure function of the pages it gets.
+
+        Returns:
+            What ``decide`` returned alongside the change that was stored.
+
+        Raises:
+            Conflict: ``archive_busy`` when the pages kept changing.
+        """
+        key = self._key(chat, "pages")
+        with map_redis_errors():
+            async with self._r.pipeline(transaction=True) as pipe:
+                for _ in range(_RETRIES):
+                    try:
+                        await pipe.watch(key)
+                        updates, purge, result = decide(_ordered((await pipe.hgetall(key)).values()))
+                        if not (updates or purge):
+                            await pipe.unwatch()
+                            return result
+                        pipe.multi()
+                        self._queue_change(pipe, chat, updates, purge)
+                        await pipe.execute()
+                    except WatchError:
+                        continue
+                    if updates:  # pages written directly (not by archiving) become findable too
+                        await self._r.sadd(self._chats, chat)
+                        await self._r.hset(self._where, mapping={p.id: chat for p in updates})
+                    if purge:
+                        await self._r.hdel(self._where, *purge)
+                    return result
+        raise Conflict(f"The archive of {chat} kept changing; try again.", code="archive_busy")
+
+    def _queue_change(
+        self, pipe: aioredis.client.Pipeline, chat: str, updates: Sequence[Page], purge: Sequence[str]
+    ) -> None:
+        if updates:
+            pipe.hset(self._key(chat, "pages"), mapping={p.id: codec.ENCODER.encode(p) for p in updates})
+        if purge:
+            pipe.hdel(self._key(chat, "pages"), *purge)
+            pipe.hdel(self._key(chat, "vecs"), *purge)
+            pipe.srem(self._key(chat, "low"), *purge)
+            pipe.hincrby(self._key(chat, "meta"), "version", 1)
+
+    # --- vectors ------------------------------------------------------------------------------
+
+    async def vectors(self, chat: str) -> PageVectors:
+        """The chat's page vectors with their version and embedder."""
+        with map_redis_errors():
+            async with self._r.pipeline(transaction=True) as tx:
+                tx.hmget(self._key(chat, "meta"), ["version", "model"])
+                tx.hgetall(self._key(chat, "vecs"))
+                (version, model), raw = await tx.execute()
+        return PageVectors(
+            version=int(version or 0),
+            model=model.decode() if model else None,
+            vectors={k.decode(): v for k, v in raw.items()},
+        )
+
+    async def put_vectors(self, chat: str, model: str, vectors: Mapping[str, bytes]) -> None:
+        """Store page vectors of ``model`` (vectors of another embedder are dropped first)."""
+        if not vectors:
+            return
+        with map_redis_errors():
+            stored = await self._r.hget(self._key(chat, "meta"), "model")
+            async with self._r.pipeline(transaction=True) as tx:
+                self._queue_vectors(tx, chat, model, vectors, stored)
+                await tx.execute()
+
+    def _queue_vectors(
+        self,
+        pipe: aioredis.client.Pipeline,
+        chat: str,
+        model: str,
+        vectors: Mapping[str, bytes],
+        stored_model: bytes | None,
+    ) -> None:
+        if stored_model is not None and stored_model.decode() != model:
+            pipe.delete(self._key(chat, "vecs"))  # another embedder's vectors: re-embedded on search
+        pipe.hset(self._key(chat, "vecs"), mapping=dict(vectors))
+        pipe.hset(self._key(chat, "meta"), "model", model)
+        pipe.hincrby(self._key(chat, "meta"), "version", 1)
+
+    # --- the sweep lease ----------------------------------------------------------------------
+
+    async def sweep_lease(self, seconds: float) -> bool:
+        """Whether this worker runs the archive pass now: ``seconds`` have passed since the last one.
+
+        Checked and stamped atomically with the server's clock, so of several workers one runs
+        each pass; a worker with a shorter interval does not wait for another's longer one.
+        """
+        with map_redis_errors():
+            return bool(await self._lease_script(keys=[self._lease], args=[max(1, int(seconds * 1000))]))
+
+
+def _ordered(raw: Iterable[bytes]) -> list[Page]:
+    return sorted((_PAGE.decode(b) for b in raw), key=lambda p: (p.created_at, p.id))
