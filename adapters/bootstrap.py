@@ -152,6 +152,7 @@ def build(settings: Settings) -> Hearth:
         default_model=settings.model,
         deep=deep,
     )
+    archive = _archive(redis, keys, embedder)
     service = ChatService(
         chats=RedisChatStore(redis, keys),
         lock=RedisChatLock(redis, keys),
@@ -159,6 +160,7 @@ def build(settings: Settings) -> Hearth:
         lore=lore,
         memory=memory,
         summaries=summaries,
+        archive_search=archive.tool_search,
         model=model,
         counter=counter,
         clock=SystemClock(),
@@ -166,7 +168,7 @@ def build(settings: Settings) -> Hearth:
             text=TextLimits(max_chars=settings.max_message_chars), default_model=settings.model
         ),
     )
-    return Hearth(settings, redis, service, lore, summary_store, _archive(redis, keys, embedder))
+    return Hearth(settings, redis, service, lore, summary_store, archive)
 
 
 def _archive(redis: aioredis.Redis, keys: KeyBuilder, embedder: Any) -> ArchiveDesk:

@@ -13,9 +13,11 @@ from typing import Literal
 import msgspec
 
 __all__ = [
+    "ARCHIVE_TOOLS",
     "MEMORY_TOOLS",
     "DeleteMemoryInput",
     "SaveMemoryInput",
+    "SearchArchiveInput",
     "ToolCall",
     "ToolExchange",
     "ToolResult",
@@ -82,6 +84,23 @@ class DeleteMemoryInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknow
 
     id: str
 
+
+class SearchArchiveInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Look through this chat's archive of earlier sessions (EPI-13) for what was said about a topic."""
+
+    query: str
+
+
+ARCHIVE_TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="search_archive",
+        description=(
+            "Search the archive of this chat's earlier sessions (older than the summaries) for a "
+            "topic, name or detail; returns the matching session pages."
+        ),
+        input_type=SearchArchiveInput,
+    ),
+)
 
 MEMORY_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(

@@ -30,7 +30,7 @@ from engine.errors import NotFound
 from engine.memory import global_list, global_personal_list, personal_list, space_list
 from engine.offline import OFFLINE_LABEL
 from engine.requestlog import LoreLog, RequestLog
-from engine.service.chat import memory_space
+from engine.service.turn import memory_space
 
 __all__ = ["CHAT_ROUTES", "model_info"]
 

@@ -37,8 +37,8 @@ from engine.memory import (
     personal_list,
     space_list,
 )
-from engine.service.chat import memory_space
 from engine.service.memory import MemoryDesk
+from engine.service.turn import memory_space
 
 __all__ = ["LISTS", "MEMORY_ROUTES", "ListName", "list_of", "may_touch"]
 

@@ -49,7 +49,7 @@ from engine.errors import NotFound
 from engine.model import StoredMessage
 from engine.ports import Clock
 from engine.service.archive_settings import ArchiveSettings, archive_settings
-from engine.service.chat import memory_space
+from engine.service.turn import memory_space
 from engine.summary import extractive_summary
 
 __all__ = [
@@ -335,6 +335,16 @@ class ArchiveDesk:
         """
         now = self._clock.now()
         return await self._update(page_id, lambda p: restore_page(p, version, now))
+
+    async def tool_search(self, chat: str, query: str) -> str:
+        """The ``search_archive`` model tool (EPI-13): the best pages as short cited lines (reads count)."""
+        found = await self.search(chat, query, QueryOptions(), limit=5)
+        lines = [
+            f"[{f.page.id}] {f.page.abstract} — {f.page.summary}".strip(" —")
+            for f in found.items
+            if f.page is not None
+        ]
+        return "\n".join(lines) if lines else "Nothing in the archive of earlier sessions matches that."
 
     async def status(self, chat: str) -> ArchiveStatus:
         """Which persona and space a query on ``chat`` resolves to, and how (EPI-13)."""

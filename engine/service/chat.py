@@ -10,14 +10,13 @@ already answered is reported with that turn.
 from __future__ import annotations
 
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime
 
 import msgspec
 
 from engine.errors import Conflict, LLMUnavailable, NotFound
 from engine.lorebook import LoreResult, LoreState, scan_lore
-from engine.memory import MemoryWrite
 from engine.memory.compose import compose_prompt, extract_drafts, parse_drafts
 from engine.model import (
     IncomingMessage,
@@ -34,17 +33,13 @@ from engine.ports import (
     ChatStore,
     Clock,
     LoreSource,
-    ModelDone,
     NewMessage,
     PersonaStore,
     TextDelta,
     TokenCounter,
 )
 from engine.prompt import (
-    MemoryLine,
     Prompt,
-    PromptMessage,
-    PromptParts,
     assemble_prompt,
     fill_macros,
     resolve_template,
@@ -52,19 +47,25 @@ from engine.prompt import (
 from engine.requestlog import (
     Context,
     LoreLog,
-    MemoryLog,
-    MemoryNote,
     RequestLog,
-    Usage,
     build_request_log,
     summarize_context,
 )
 from engine.service.memory import MEMORY_OFF, MemoryContext, MemoryDesk
 from engine.service.summaries import SummaryDesk
+from engine.service.turn import (
+    MAX_TOOL_ROUNDS,
+    Draft,
+    Talk,
+    answered_ids,
+    memory_logs,
+    memory_space,
+    prompt_parts,
+)
 from engine.summary import SummaryState, prompt_summaries
-from engine.tools import MEMORY_TOOLS, ToolCall, ToolExchange, ToolResult
+from engine.tools import ARCHIVE_TOOLS, MEMORY_TOOLS, SearchArchiveInput, ToolCall, ToolExchange, ToolResult
 from engine.validate import TextLimits, check_text
-from engine.window import Window, WindowPolicy, select_window
+from engine.window import WindowPolicy, select_window
 
 __all__ = [
     "Accepted",
@@ -140,6 +141,7 @@ class ChatService:
         policy: ServicePolicy,
         memory: MemoryDesk | None = None,
         summaries: SummaryDesk | None = None,
+        archive_search: Callable[[str, str], Awaitable[str]] | None = None,
         new_id: Callable[[], str] | None = None,
     ) -> None:
         self.chats = chats
@@ -147,6 +149,7 @@ class ChatService:
         self.lore = lore
         self.memory = memory
         self.summaries = summaries
+        self.archive_search = archive_search
         self.model = model
         self.counter = counter
         self.policy = policy
@@ -305,12 +308,12 @@ class ChatService:
         window = select_window(
             candidates[-self.policy.window.max_messages :], self.policy.window, settings.context_window
         )
-        answers = _answered_ids(window.messages, answered)
+        answers = answered_ids(window.messages, answered)
         lore = await self._scan_lore(persona, answered, candidates)
         memory = await self._memories(persona, answered, window.messages, answers)
         template = resolve_template(persona.template)
         parts = msgspec.structs.replace(
-            _parts(persona, window, lore, memory, answered), summaries=prompt_summaries(summary)
+            prompt_parts(persona, window, lore, memory, answered), summaries=prompt_summaries(summary)
         )
         prompt = assemble_prompt(parts, template)
         counts = await self._count_prompt(prompt.messages)
@@ -330,7 +333,7 @@ class ChatService:
                 LoreLog(book=d.book, entry=d.entry, name=d.name, included=d.included, reason=d.reason)
                 for d in lore.decisions
             ),
-            memories=_memory_logs(memory),
+            memories=memory_logs(memory),
             documents=len(memory.documents),
             summaries=len(summary.tiers),
         )
@@ -346,8 +349,8 @@ class ChatService:
         )
         if self.memory is not None:
             await self.memory.commit(memory)
-        draft = _Draft()
-        talk = _Talk(answered=answered, window=window.messages, turn=turn_id, memory=memory)
+        draft = Draft()
+        talk = Talk(answered=answered, window=window.messages, turn=turn_id, memory=memory)
         try:
             async for delta in self._converse(prompt, settings, persona, talk, draft):
                 yield delta
@@ -387,10 +390,12 @@ class ChatService:
         await self.counter.count([m.text for m in lore.messages])
 
     async def _converse(
-        self, prompt: Prompt, settings: ModelSettings, persona: Persona, talk: _Talk, draft: _Draft
+        self, prompt: Prompt, settings: ModelSettings, persona: Persona, talk: Talk, draft: Draft
     ) -> AsyncIterator[ReplyDelta]:
         """Stream the model's reply, running its memory tools between rounds (MEM-6a)."""
         tools = MEMORY_TOOLS if talk.memory.can_write and self.memory is not None else ()
+        if self.archive_search is not None:
+            tools = (*tools, *ARCHIVE_TOOLS)
         for _ in range(MAX_TOOL_ROUNDS):
             said: list[str] = []
             calls: list[ToolCall] = []
@@ -403,14 +408,21 @@ class ChatService:
                     calls.append(event)
                 else:
                     draft.add_usage(event)
-            if not calls or self.memory is None:
+            if not calls:
                 return
             results = [await self._tool(call, talk, draft) for call in calls]
             exchange = ToolExchange(text="".join(said), calls=tuple(calls), results=tuple(results))
             prompt = msgspec.structs.replace(prompt, exchanges=(*prompt.exchanges, exchange))
 
-    async def _tool(self, call: ToolCall, talk: _Talk, draft: _Draft) -> ToolResult:
-        assert self.memory is not None
+    async def _tool(self, call: ToolCall, talk: Talk, draft: Draft) -> ToolResult:
+        if call.name == "search_archive" and self.archive_search is not None:
+            try:
+                query = msgspec.json.decode(call.arguments, type=SearchArchiveInput).query
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                return ToolResult(call_id=call.id, content=f"Not done: {exc}", is_error=True)
+            return ToolResult(call_id=call.id, content=await self.archive_search(talk.answered.chat, query))
+        if self.memory is None:
+            return ToolResult(call_id=call.id, content="Not done: memory is off.", is_error=True)
         names = {m.name.casefold(): m.user for m in talk.window if m.role == "user"}
         result, writes = await self.memory.run_tool(
             talk.memory,
@@ -489,121 +501,3 @@ class ChatService:
             ),
             turn=turn.id,
         )
-
-
-def _answered_ids(window: tuple[StoredMessage, ...], answered: StoredMessage) -> tuple[str, ...]:
-    """The user messages a turn answers: those after the last reply, up to ``answered``."""
-    ids: list[str] = []
-    for message in reversed(window):
-        if message.role == "assistant":
-            break
-        ids.append(message.id)
-    if answered.id not in ids:
-        ids.insert(0, answered.id)
-    return tuple(reversed(ids))
-
-
-MAX_TOOL_ROUNDS = 3
-
-
-def memory_space(chat: str) -> str:
-    """The space of a chat: a Telegram group for all its forum topics, else the chat itself."""
-    return chat.split("/topic/")[0]
-
-
-class _Talk(msgspec.Struct, frozen=True, kw_only=True):
-    """What the tools of one reply need to know."""
-
-    answered: StoredMessage
-    window: tuple[StoredMessage, ...]
-    turn: str
-    memory: MemoryContext
-
-
-class _Draft:
-    """The reply being written: text, usage over every round, memory writes."""
-
-    def __init__(self) -> None:
-        self.text: list[str] = []
-        self.journal: list[JournalEntry] = []
-        self.usage = Usage()
-        self.attempts = 0
-
-    def add_usage(self, done: ModelDone) -> None:
-        u, d = self.usage, done.usage
-        self.usage = Usage(
-            input_tokens=u.input_tokens + d.input_tokens,
-            output_tokens=u.output_tokens + d.output_tokens,
-            cache_creation_input_tokens=u.cache_creation_input_tokens + d.cache_creation_input_tokens,
-            cache_read_input_tokens=u.cache_read_input_tokens + d.cache_read_input_tokens,
-        )
-        self.attempts += done.attempts
-
-    def finish(self, log: RequestLog) -> RequestLog:
-        notes = tuple(_note(w) for w in self.journal if not isinstance(w, MessageStored))
-        return msgspec.structs.replace(log, usage=self.usage, attempts=self.attempts, memory_writes=notes)
-
-
-def _note(write: MemoryWrite) -> MemoryNote:
-    kind = {"memory_saved": "saved", "memory_updated": "updated", "memory_deleted": "deleted"}.get(
-        type(write).__struct_config__.tag, "forgotten"
-    )
-    record = write.after if hasattr(write, "after") else write.before
-    return MemoryNote(kind=kind, id=record.id, scope=record.scope, text=record.text)  # type: ignore[arg-type]
-
-
-def _parts(
-    persona: Persona, window: Window, lore: LoreResult, memory: MemoryContext, answered: StoredMessage
-) -> PromptParts:
-    stable = memory.reply.stable if memory.reply else None
-    return PromptParts(
-        persona=persona,
-        window=window,
-        pinned=tuple(
-            MemoryLine(id=c.record.id, text=c.record.text) for c in (stable.pinned if stable else ())
-        ),
-        active=tuple(
-            MemoryLine(id=c.record.id, text=c.record.text, recent=c.recent)
-            for c in (stable.active if stable else ())
-        ),
-        recalled=tuple(
-            MemoryLine(id=r.record.id, text=r.record.text)
-            for r in (memory.reply.recalled if memory.reply else ())
-        ),
-        lore=tuple(
-            PromptMessage(
-                role=m.role,
-                text=fill_macros(m.text, char=persona.name, user=answered.name),
-                slot="lore",
-                source=f"{m.book}/{m.entry}",
-            )
-            for m in lore.messages
-        ),
-        user_name=answered.name,
-        documents=memory.documents,
-    )
-
-
-def _memory_logs(memory: MemoryContext) -> tuple[MemoryLog, ...]:
-    if memory.reply is None:
-        return ()
-    stable = memory.reply.stable
-    matched = {h.memory_id: h.similarity for h in (memory.plan.matches if memory.plan else ())}
-    return (
-        *(
-            MemoryLog(
-                id=c.record.id, scope=c.record.scope, state="pinned", similarity=matched.get(c.record.id)
-            )
-            for c in stable.pinned
-        ),
-        *(
-            MemoryLog(
-                id=c.record.id, scope=c.record.scope, state="active", similarity=matched.get(c.record.id)
-            )
-            for c in stable.active
-        ),
-        *(
-            MemoryLog(id=r.record.id, scope=r.record.scope, state="recalled", similarity=r.similarity)
-            for r in memory.reply.recalled
-        ),
-    )
