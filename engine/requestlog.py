@@ -8,13 +8,14 @@ provider's usage (including prompt-cache tokens), how many attempts it took and 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Literal
 
 import msgspec
 
-from engine.prompt import Prompt, PromptMessage
+from engine.prompt import STABLE_SLOTS, Prompt, PromptMessage
 from engine.window import Window
 
 __all__ = [
@@ -162,7 +163,8 @@ def build_request_log(
     per_slot: dict[str, list[int]] = {slot: [] for slot in template}
     for index, message in enumerate(prompt.messages):
         per_slot.setdefault(message.slot, []).append(message_tokens.get(index, 0))
-    stable_slots = {m.slot for m in prompt.stable_prefix}
+    # the template's leading run of rarely-changing slots, whether or not they rendered anything
+    stable_slots = set(itertools.takewhile(STABLE_SLOTS.__contains__, template))
     slots = tuple(
         SlotLog(name=name, messages=len(counts), tokens=sum(counts), stable=name in stable_slots)
         for name, counts in per_slot.items()

@@ -152,3 +152,33 @@ def test_prm_2_breakpoint_on_the_persona_when_nothing_else_is_stable() -> None:
 
 def test_default_template_lists_every_slot_once() -> None:
     assert len(set(DEFAULT_TEMPLATE)) == len(DEFAULT_TEMPLATE) == 8
+
+
+def test_prm_3_the_log_marks_the_template_stable_slots_even_when_empty() -> None:
+    from engine.requestlog import build_request_log
+
+    parts = PromptParts(persona=PERSONA, window=window(msg(1, "user", "hi")))
+    prompt = assemble_prompt(parts)
+    log = build_request_log(
+        turn="t",
+        chat="web:c",
+        persona="p",
+        provider="offline",
+        model="offline",
+        created_at=NOW,
+        prompt=prompt,
+        window=parts.window,
+        template=DEFAULT_TEMPLATE,
+        message_tokens={0: 5, 1: 3},
+    )
+    stable = {s.name: s.stable for s in log.slots}
+    assert stable == {
+        "persona": True,
+        "pinned_memories": True,
+        "active_memories": True,
+        "summaries": True,
+        "lore": False,
+        "window": False,
+        "recalled": False,
+        "post_history": False,
+    }
