@@ -161,6 +161,7 @@ def build(settings: Settings) -> Hearth:
         memory=memory,
         summaries=summaries,
         archive_search=archive.tool_search,
+        on_activity=archive.store.touch_activity,
         model=model,
         counter=counter,
         clock=SystemClock(),

@@ -11,7 +11,10 @@ Per chat (``<prefix>:chat:{<chat>}:<part>``, one Cluster slot with the chat's lo
 
 Deployment-wide: ``<prefix>:archive:chats`` (SET of chats with pages) and ``<prefix>:archive:where``
 (HASH page id → chat, so a page can be named by its id alone), and ``<prefix>:archive:last_sweep``
-(server time of the last archive pass, in ms). They live in other slots, so
+(server time of the last archive pass, in ms), ``<prefix>:archive:activity`` (epoch ms of the
+latest client activity the web process saw, for the dream pass's idle trigger, EPI-10) and
+``<prefix>:archive:dreams`` (LIST of the newest dream reports, JSON, newest first). The first
+three live in other slots than the chat's keys, so
 they are written just before (adding) or just after (purging) the chat's MULTI; at worst they
 name a page or chat that no longer exists, which readers ignore.
 
@@ -25,6 +28,7 @@ in a worker never lose each other's updates.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import TypeVar
 
 import msgspec
@@ -32,15 +36,23 @@ import redis.asyncio as aioredis
 from redis.exceptions import WatchError
 
 from engine.archive import Page
+from engine.archive.dream import DreamReport
 from engine.errors import Conflict
 from engine.model import StoredMessage
 from storage import codec
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 
-__all__ = ["Change", "PageVectors", "RedisArchiveStore"]
+__all__ = ["DREAM_REPORTS_KEPT", "Change", "PageVectors", "RedisArchiveStore"]
 
 _PAGE = msgspec.msgpack.Decoder(Page)
+_REPORT = msgspec.json.Decoder(DreamReport)
+DREAM_REPORTS_KEPT = 50
+_TOUCH = """
+local last = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tonumber(ARGV[1]) > last then redis.call('SET', KEYS[1], ARGV[1]) end
+return 1
+"""
 _RETRIES = 20
 _LEASE = """
 local now = redis.call('TIME')
@@ -75,6 +87,9 @@ class RedisArchiveStore:
         self._where = f"{self._k.prefix}:archive:where"
         self._lease = f"{self._k.prefix}:archive:last_sweep"
         self._lease_script = client.register_script(_LEASE)
+        self._activity = f"{self._k.prefix}:archive:activity"
+        self._dreams = f"{self._k.prefix}:archive:dreams"
+        self._touch_script = client.register_script(_TOUCH)
 
     def _key(self, chat: str, part: str) -> str:
         return self._k.chat(chat, f"archive:{part}")
@@ -276,6 +291,33 @@ class RedisArchiveStore:
         """
         with map_redis_errors():
             return bool(await self._lease_script(keys=[self._lease], args=[max(1, int(seconds * 1000))]))
+
+    # --- client activity and dream reports (EPI-10) -------------------------------------------
+
+    async def touch_activity(self, at: datetime) -> None:
+        """Record client activity at ``at`` (the latest time wins across processes)."""
+        with map_redis_errors():
+            await self._touch_script(keys=[self._activity], args=[int(at.timestamp() * 1000)])
+
+    async def last_activity(self) -> datetime | None:
+        """The latest client activity recorded, or ``None`` when there was none."""
+        with map_redis_errors():
+            raw = await self._r.get(self._activity)
+        return None if raw is None else datetime.fromtimestamp(int(raw) / 1000, tz=UTC)
+
+    async def add_dream_report(self, report: DreamReport) -> None:
+        """Keep ``report`` as the newest dream report (the newest ``DREAM_REPORTS_KEPT`` stay)."""
+        with map_redis_errors():
+            async with self._r.pipeline(transaction=True) as tx:
+                tx.lpush(self._dreams, msgspec.json.encode(report))
+                tx.ltrim(self._dreams, 0, DREAM_REPORTS_KEPT - 1)
+                await tx.execute()
+
+    async def dream_reports(self, limit: int = DREAM_REPORTS_KEPT) -> list[DreamReport]:
+        """The newest dream reports, newest first."""
+        with map_redis_errors():
+            raw = await self._r.lrange(self._dreams, 0, max(0, limit - 1))
+        return [_REPORT.decode(r) for r in raw]
 
 
 def _ordered(raw: Iterable[bytes]) -> list[Page]:

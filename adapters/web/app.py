@@ -15,6 +15,7 @@ from adapters.web.archive_api import ARCHIVE_ROUTES
 from adapters.web.browser_api import browser_router
 from adapters.web.chat_ws import chat_socket
 from adapters.web.errors import error_body, handle_domain_error, handle_http_error
+from adapters.web.lint_api import LINT_ROUTES
 from adapters.web.lore_api import (
     LorebookController,
     PersonaController,
@@ -92,6 +93,7 @@ def create_app(
             ChatController,
             PersonaController,
             LorebookController,
+            *LINT_ROUTES,
             MemoryController,
             set_privacy,
             add_document,

@@ -5,8 +5,12 @@
 - ``POST /api/archive/pages/{id}/feedback`` ``{"kind": "stale"|"wrong"}`` (EPI-3).
 - ``POST /api/archive/pages/{id}/restore`` ``{"version": n}`` (EPI-11).
 - ``POST /api/archive/search`` ``{"chat", "query", "pin_first"?, "include_related"?,
-  "include_superseded"?}`` — results best first; every page returned gets one read (EPI-13).
+  "include_superseded"?, "answer"?, "reasoning"?}`` — results best first; every page returned
+  gets one read (EPI-13). ``reasoning`` (minimal..max) bounds results, hops and the answer's
+  tokens (``engine.archive.answer``); ``answer`` adds a short answer citing returned pages, or
+  ``answer_unavailable`` saying why there is none (no LLM).
 - ``GET /api/archive/status?chat=`` — which persona and space a query resolves to (EPI-13).
+- ``GET /api/archive/dream-reports`` — the newest dream-pass reports, newest first (EPI-10).
 """
 
 from __future__ import annotations
@@ -18,9 +22,11 @@ from litestar import Request, get, post
 from litestar.params import FromPath, FromQuery
 
 from adapters.web.api import admin_guard, decode_body
-from engine.archive import Page, QueryOptions, retention_score
+from engine.archive import MAX_HOPS, Page, QueryOptions, retention_score
+from engine.archive.answer import Reasoning, reasoning_budget
 from engine.errors import InvalidInput
 from engine.service.archive import ArchiveDesk, FoundPage
+from engine.service.archive_answer import ArchiveAnswerer
 from engine.validate import qualify_id
 
 __all__ = [
@@ -28,6 +34,7 @@ __all__ = [
     "archive_pages",
     "archive_search",
     "archive_status",
+    "dream_reports",
     "page_feedback",
     "read_page",
     "restore_version",
@@ -56,6 +63,8 @@ class SearchBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     include_related: bool = False
     include_superseded: bool = False
     limit: int | None = None
+    answer: bool = False
+    reasoning: Reasoning | None = None
 
 
 def _desk(request: Request[Any, Any, Any]) -> ArchiveDesk:
@@ -151,16 +160,30 @@ async def archive_search(request: Request[Any, Any, Any]) -> dict[str, Any]:
     if body.limit is not None and not 1 <= body.limit <= 50:
         raise InvalidInput("limit must be between 1 and 50.", code="invalid_limit")
     desk = _desk(request)
+    budget = reasoning_budget(body.reasoning) if body.reasoning else None
     options = QueryOptions(
         pin_first=body.pin_first,
         include_related=body.include_related,
+        related_hops=budget.hops if budget else MAX_HOPS,
         include_superseded=body.include_superseded,
     )
-    found = await desk.search(qualify_id(body.chat, what="chat"), body.query, options, body.limit)
-    return {
+    limit = body.limit or (budget.results if budget else None)
+    found = await desk.search(qualify_id(body.chat, what="chat"), body.query, options, limit)
+    view: dict[str, Any] = {
         "status": msgspec.to_builtins(found.status),
+        "reasoning": body.reasoning,
         "results": [_found_view(desk, f) for f in found.items],
     }
+    if body.answer:
+        state = request.app.state.web
+        answerer = ArchiveAnswerer(model=state.service.model, default_model=state.settings.model)
+        outcome = await answerer.answer(body.query, found, body.reasoning or "medium")
+        view["answer"] = outcome.answer.text if outcome.answer else None
+        view["citations"] = list(outcome.answer.citations) if outcome.answer else []
+        view["stripped_citations"] = list(outcome.answer.stripped) if outcome.answer else []
+        if outcome.unavailable:
+            view["answer_unavailable"] = outcome.unavailable
+    return view
 
 
 @get("/api/archive/status", guards=[admin_guard], tags=["archive"])
@@ -170,5 +193,20 @@ async def archive_status(request: Request[Any, Any, Any], chat: FromQuery[str]) 
     return {"status": msgspec.to_builtins(status)}
 
 
-ARCHIVE_ROUTES = [archive_pages, read_page, page_feedback, restore_version, archive_search, archive_status]
+@get("/api/archive/dream-reports", guards=[admin_guard], tags=["archive"])
+async def dream_reports(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    """The newest dream-pass reports (up to 50), newest first: merged, rejected, or why skipped."""
+    reports = await _desk(request).store.dream_reports()  # type: ignore[attr-defined]
+    return {"reports": msgspec.to_builtins(reports)}
+
+
+ARCHIVE_ROUTES = [
+    archive_pages,
+    read_page,
+    page_feedback,
+    restore_version,
+    archive_search,
+    archive_status,
+    dream_reports,
+]
 """Every archive route, for ``create_app``'s ``route_handlers``."""

@@ -19,7 +19,7 @@ import sys
 import redis.asyncio as aioredis
 
 from adapters.bootstrap import build, install_personas
-from adapters.worker.jobs import ArchiveSweeper, JobRunner
+from adapters.worker.jobs import ArchiveSweeper, JobRunner, dream_runner
 from config.settings import load_settings
 from engine.errors import ConfigError
 from engine.service.archive import archive_settings
@@ -52,7 +52,9 @@ async def run() -> None:
     archive = hearth.archive.reconfigured(archive_settings(os.environ))
     jobs = JobRunner(hearth.service.summaries, hearth.summaries, archive=archive)
     job_task = asyncio.create_task(jobs.run(stop))
-    sweep_task = asyncio.create_task(ArchiveSweeper(archive).run(stop))
+    sweep_task = asyncio.create_task(
+        ArchiveSweeper(archive, dream=dream_runner(archive, hearth.service.model, settings.model)).run(stop)
+    )
     log.info("Hearth worker ready (Telegram polling: %s; background jobs: on)", "on" if telegram else "off")
     try:
         while not stop.is_set():

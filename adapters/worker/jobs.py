@@ -7,7 +7,9 @@ summary store's compare-and-set makes a retried job add nothing twice.
 
 After a chat's summary job the chat's closed sessions become archive pages (EPI-1), and
 :class:`ArchiveSweeper` runs the periodic archive pass: every ``sweep_secs`` one worker (the one
-that takes the Redis sweep lease) archives every chat's closed sessions and sweeps the pages.
+that takes the Redis sweep lease) archives every chat's closed sessions, runs the dream pass
+(EPI-10; opt-in, it skips and says why in its report) and sweeps the pages. The dream pass runs
+before the sweep because the default sweep evicts cold pages, and cold pages are what it merges.
 """
 
 from __future__ import annotations
@@ -17,12 +19,15 @@ import contextlib
 import logging
 import os
 import socket
+from typing import cast
 
+from engine.ports import ChatModel
 from engine.service.archive import ArchiveDesk
+from engine.service.dream import DreamRunner, DreamStore
 from engine.service.summaries import SummaryDesk
 from storage.redis_summary import RedisSummaryStore
 
-__all__ = ["ArchiveSweeper", "JobRunner"]
+__all__ = ["ArchiveSweeper", "JobRunner", "dream_runner"]
 
 log = logging.getLogger("hearth.worker")
 
@@ -83,11 +88,41 @@ async def _archive_chat(archive: ArchiveDesk, chat: str) -> None:
     log.info("archived %s: %d page(s)", chat, len(pages))
 
 
+async def _dream(runner: DreamRunner) -> None:
+    """One dream run; a failure is logged and left to the next pass (the sweep still runs)."""
+    try:
+        report = await runner.run()
+    except Exception:
+        log.exception("the dream pass failed; the next archive pass tries again")
+        return
+    log.info(
+        "dream pass %s: %d merged, %d rejected %s",
+        report.status,
+        len(report.merged),
+        len(report.rejected),
+        report.reason,
+    )
+
+
+def dream_runner(desk: ArchiveDesk, model: ChatModel, default_model: str) -> DreamRunner:
+    """The dream pass over the desk's Redis store and page recall, with its ``HEARTH_DREAM_*`` policy."""
+    return DreamRunner(
+        store=cast("DreamStore", desk.store),
+        recall=desk.recall,
+        model=model,
+        clock=desk,  # the desk tells the time of its clock
+        archive=desk.policy,
+        policy=desk.settings.dream,
+        default_model=default_model,
+    )
+
+
 class ArchiveSweeper:
     """The periodic archive pass: archive closed sessions of every chat, then sweep (EPI-2)."""
 
-    def __init__(self, desk: ArchiveDesk) -> None:
+    def __init__(self, desk: ArchiveDesk, *, dream: DreamRunner | None = None) -> None:
         self._desk = desk
+        self._dream = dream
         self._store = desk.store
         self.interval = desk.settings.sweep_secs
 
@@ -98,6 +133,8 @@ class ArchiveSweeper:
         pages = 0
         for chat in await self._store.chats():
             pages += len(await self._desk.archive_sessions(chat))
+        if self._dream is not None:
+            await _dream(self._dream)
         counts = await self._desk.sweep()
         log.info("archive pass: %d new page(s); sweep %s", pages, counts or "changed nothing")
         return True

@@ -11,6 +11,10 @@ The ``worker`` passes ``os.environ``; nothing here reads the environment itself.
 | ``HEARTH_ARCHIVE_DEDUP_COLD`` | false | merge clusters of near-duplicate cold pages (EPI-6) |
 | ``HEARTH_ARCHIVE_DEDUP_SIMILARITY`` | 0.92 | least cosine between members of a cluster |
 | ``HEARTH_ARCHIVE_DELETE_AFTER_DAYS`` | 180 | days from eviction to permanent deletion |
+| ``HEARTH_DREAM_ENABLED`` | false | run the dream pass in each archive pass (EPI-10) |
+| ``HEARTH_DREAM_IDLE_SECS`` | 300 | seconds without client activity before dreaming |
+| ``HEARTH_DREAM_MAX_CLUSTERS`` | 8 | clusters rewritten per dream run |
+| ``HEARTH_DREAM_SIMILARITY`` | 0.85 | least cosine between members of a dream cluster |
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from collections.abc import Mapping
 import msgspec
 
 from engine.archive import ArchivePolicy
+from engine.archive.dream import DreamPolicy
 from engine.errors import ConfigError
 
 __all__ = ["ArchiveSettings", "archive_settings"]
@@ -32,6 +37,7 @@ class ArchiveSettings(msgspec.Struct, frozen=True, kw_only=True):
     sweep_secs: float = 3600.0
     dedup_similarity: float = 0.92
     search_limit: int = 10
+    dream: DreamPolicy = DreamPolicy()
 
 
 _ENV: dict[str, tuple[str, type]] = {
@@ -76,4 +82,25 @@ def archive_settings(env: Mapping[str, str]) -> ArchiveSettings:
         raise ConfigError("HEARTH_ARCHIVE_SWEEP_SECS must be positive.", code="invalid_setting")
     if not 0 < extra.get("dedup_similarity", 0.5) <= 1:
         raise ConfigError("HEARTH_ARCHIVE_DEDUP_SIMILARITY must be in (0, 1].", code="invalid_setting")
-    return ArchiveSettings(policy=policy, **extra)
+    return ArchiveSettings(policy=policy, dream=_dream(env), **extra)
+
+
+_DREAM_ENV: dict[str, tuple[str, type]] = {
+    "HEARTH_DREAM_ENABLED": ("enabled", bool),
+    "HEARTH_DREAM_IDLE_SECS": ("idle_window_secs", int),
+    "HEARTH_DREAM_MAX_CLUSTERS": ("max_clusters_per_run", int),
+    "HEARTH_DREAM_SIMILARITY": ("similarity", float),
+}
+
+
+def _dream(env: Mapping[str, str]) -> DreamPolicy:
+    """``DreamPolicy()`` with the ``HEARTH_DREAM_*`` overrides (EPI-10; off by default, EPI-12)."""
+    values = {field: _parse(k, env[k], kind) for k, (field, kind) in _DREAM_ENV.items() if env.get(k)}
+    policy = msgspec.structs.replace(DreamPolicy(), **values)
+    if policy.idle_window_secs < 0:
+        raise ConfigError("HEARTH_DREAM_IDLE_SECS must not be negative.", code="invalid_setting")
+    if policy.max_clusters_per_run < 1:
+        raise ConfigError("HEARTH_DREAM_MAX_CLUSTERS must be at least 1.", code="invalid_setting")
+    if not 0 < policy.similarity <= 1:
+        raise ConfigError("HEARTH_DREAM_SIMILARITY must be in (0, 1].", code="invalid_setting")
+    return policy

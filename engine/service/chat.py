@@ -142,6 +142,7 @@ class ChatService:
         memory: MemoryDesk | None = None,
         summaries: SummaryDesk | None = None,
         archive_search: Callable[[str, str], Awaitable[str]] | None = None,
+        on_activity: Callable[[datetime], Awaitable[None]] | None = None,
         new_id: Callable[[], str] | None = None,
     ) -> None:
         self.chats = chats
@@ -150,6 +151,7 @@ class ChatService:
         self.memory = memory
         self.summaries = summaries
         self.archive_search = archive_search
+        self._on_activity = on_activity
         self.model = model
         self.counter = counter
         self.policy = policy
@@ -187,6 +189,8 @@ class ChatService:
         )
         greeting = await self._greeting(persona, message.sent_at, message.display_name)
         stored = await self.chats.append(message.chat, new, pending=reply, greeting=greeting)
+        if self._on_activity is not None:  # any platform's message wakes the archive (EPI-10 idle trigger)
+            await self._on_activity(self._clock.now())
         events = self._answer(stored) if reply else _nothing()
         return Accepted(message=stored, events=events)
 

@@ -97,7 +97,12 @@ async def test_mem_6a_claude_saves_through_a_tool_and_regenerate_rolls_it_back(
     assert response.status_code == 200, response.text
     assert response.json()["reply"] == "Oh nice! I'll remember Ana."
     first, second = calls(anthropic_fake)
-    assert {t["name"] for t in first.body["tools"]} == {"save_memory", "update_memory", "delete_memory", "search_archive"}
+    assert {t["name"] for t in first.body["tools"]} == {
+        "save_memory",
+        "update_memory",
+        "delete_memory",
+        "search_archive",
+    }
     result = second.body["messages"][-1]["content"][0]
     assert result["type"] == "tool_result" and "Juno's sister is Ana" in result["content"]
     writes = response.json()["context"]["memory_writes"]

@@ -1,0 +1,168 @@
+"""DEEP-1..3 from outside: the Procfile ``web`` and ``worker`` both talk to the fake Anthropic
+server; the summary job's deep memory pass saves valid JSON facts as unpinned memories, rejects
+schema-invalid output with a report and no change, and never touches pinned memories.
+
+The fake's script is a queue, one item per ``/v1/messages`` request in arrival order
+(``count_tokens`` consumes none). Per chat: 69 messages without replies queue nothing (a job is
+queued only after a reply, SUM-1), then one message with a reply: request 1 is the reply; the
+reply leaves 22 messages out of the 50-message window, one chunk of 20, so the worker makes
+request 2 (the chunk's summary) and request 3 (the deep pass, "Answer only JSON").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.api_client import HearthClient
+from tests.fakes.anthropic_server import FakeAnthropic, Reply
+from tests.fixtures.servers import ADMIN_TOKEN, API_KEY, ROOT, RedisServer, WebApp, procfile_command
+
+pytestmark = pytest.mark.e2e
+
+DB = 14
+FACT = "Ana is allergic to peanuts."
+PINNED = "Ana's cat is called Miso."
+UNCHANGED = ("id", "text", "pinned", "protected", "source", "scope", "updated_at")
+
+
+def _llm_env(redis_server: RedisServer, fake: FakeAnthropic) -> dict[str, str]:
+    return {
+        "REDIS_URL": redis_server.db(DB),
+        "HEARTH_ADMIN_TOKEN": ADMIN_TOKEN,
+        "HEARTH_LOG_LEVEL": "info",
+        "ANTHROPIC_API_KEY": API_KEY,
+        "ANTHROPIC_BASE_URL": fake.base_url,
+        "HEARTH_LLM_MAX_RETRIES": "0",
+    }
+
+
+@pytest.fixture
+def llm_pair(
+    redis_server: RedisServer, anthropic_fake: FakeAnthropic, tmp_path: Path
+) -> Iterator[tuple[WebApp, subprocess.Popen[bytes]]]:
+    """A web process and a worker on one Redis database, both pointed at the fake Anthropic."""
+    env = _llm_env(redis_server, anthropic_fake)
+    app = WebApp(env, tmp_path / "web.log")
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "TELEGRAM_"))} | env
+    with (tmp_path / "worker.log").open("wb") as log:
+        worker = subprocess.Popen(
+            procfile_command("worker"), cwd=ROOT, env=full, stdout=log, stderr=subprocess.STDOUT
+        )
+    yield app, worker
+    worker.terminate()
+    worker.wait(timeout=20)
+    app.stop()
+
+
+async def _chat_until_summarized(api: HearthClient, chat: str) -> None:
+    for i in range(69):
+        stored = await api.send(
+            chat, f"Day {i}: we walked along the river. It rained.", user="ana", reply=False
+        )
+        assert stored.status_code == 200, stored.text
+    answered = await api.send(chat, "Where are we now?", user="ana")
+    assert answered.status_code == 200, answered.text
+
+
+async def _reports(api: HearthClient, chat: str) -> list[dict[str, Any]]:
+    reports: list[dict[str, Any]] = []
+    for _ in range(200):  # the worker runs the job in the background
+        response = await api.http.get(f"/api/chats/{chat}/deep-reports")
+        assert response.status_code == 200, response.text
+        reports = response.json()["reports"]
+        if reports:
+            return reports
+        await asyncio.sleep(0.2)
+    return reports
+
+
+async def _memories(api: HearthClient, chat: str) -> list[dict[str, Any]]:
+    response = await api.http.get(
+        "/api/memories", params={"scope": "personal", "owner": "ana", "space": chat}
+    )
+    assert response.status_code == 200, response.text
+    return list(response.json()["memories"])
+
+
+def _messages_requests(fake: FakeAnthropic) -> list[Any]:
+    return [r for r in fake.requests if r.path == "/v1/messages"]
+
+
+def _system_text(body: dict[str, Any]) -> str:
+    system = body.get("system") or ""
+    return system if isinstance(system, str) else " ".join(b.get("text", "") for b in system)
+
+
+async def test_deep_1_valid_json_is_saved_and_pinned_memories_stay(
+    llm_pair: tuple[WebApp, subprocess.Popen[bytes]], anthropic_fake: FakeAnthropic
+) -> None:
+    app, _ = llm_pair
+    api = HearthClient(app.base_url)
+    chat = f"river-{secrets.token_hex(3)}"
+    pinned = await api.http.post(
+        "/api/memories",
+        json={"scope": "personal", "owner": "ana", "space": chat, "text": PINNED, "pinned": True},
+    )
+    assert pinned.status_code == 201, pinned.text
+    before = pinned.json()["memory"]
+    deep_json = f'{{"facts": [{{"text": "{FACT}", "scope": "personal", "about": "ana"}}]}}'
+    anthropic_fake.script(
+        Reply(text="We are by the river, Ana."),
+        Reply(text="Ana walked along the river for many rainy days."),
+        Reply(text=deep_json),
+    )
+    await _chat_until_summarized(api, chat)
+
+    reports = await _reports(api, chat)
+    assert [r["status"] for r in reports] == ["saved"], reports
+    assert reports[0]["saved"] == [FACT]
+    memories = await _memories(api, chat)
+    deep = [m for m in memories if m["source"] == "deep"]
+    assert [m["text"] for m in deep] == [FACT] and deep[0]["pinned"] is False  # DEEP-3: never pinned
+    kept = next(m for m in memories if m["id"] == before["id"])
+    assert {k: kept[k] for k in UNCHANGED} == {k: before[k] for k in UNCHANGED}  # pinned: untouched
+
+    requests = _messages_requests(anthropic_fake)
+    assert len(requests) == 3  # reply, summary, deep pass: the script was consumed in that order
+    assert "Answer only JSON" in _system_text(requests[2].body)
+    summary = (await api.http.get(f"/api/chats/{chat}/summary")).json()
+    assert summary["recent"][0]["text"] == "Ana walked along the river for many rainy days."
+    await api.close()
+
+
+async def test_deep_3_schema_invalid_output_is_rejected_and_changes_nothing(
+    llm_pair: tuple[WebApp, subprocess.Popen[bytes]], anthropic_fake: FakeAnthropic
+) -> None:
+    app, _ = llm_pair
+    api = HearthClient(app.base_url)
+    chat = f"marsh-{secrets.token_hex(3)}"
+    pinned = await api.http.post(
+        "/api/memories",
+        json={"scope": "personal", "owner": "ana", "space": chat, "text": PINNED, "pinned": True},
+    )
+    assert pinned.status_code == 201, pinned.text
+    anthropic_fake.script(
+        Reply(text="We are in the marsh, Ana."),
+        Reply(text="Ana walked through the marsh."),
+        Reply(text='{"facts": [{"txt": "Ana is allergic to peanuts", "scope": "everyone"}]}'),
+    )
+    await _chat_until_summarized(api, chat)
+
+    reports = await _reports(api, chat)
+    assert [r["status"] for r in reports] == ["rejected"], reports
+    assert reports[0]["reason"].startswith("invalid JSON output") and reports[0]["saved"] == []
+    (kept,) = await _memories(api, chat)  # nothing added
+    before = pinned.json()["memory"]
+    assert {k: kept[k] for k in UNCHANGED} == {k: before[k] for k in UNCHANGED}
+    space = await api.http.get("/api/memories", params={"scope": "space", "space": chat})
+    assert space.status_code == 200 and space.json()["memories"] == []
+    assert "Answer only JSON" in _system_text(_messages_requests(anthropic_fake)[2].body)
+    await api.close()
