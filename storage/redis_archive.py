@@ -38,6 +38,7 @@ from redis.exceptions import WatchError
 from engine.archive import Page
 from engine.archive.dream import DreamReport
 from engine.errors import Conflict
+from engine.memory.journal import Saved
 from engine.model import StoredMessage
 from storage import codec
 from storage.errors import map_redis_errors
@@ -111,6 +112,19 @@ class RedisArchiveStore:
                 return []
             raw = await self._r.hmget(self._k.chat(chat, "msgs"), ids)
         return [codec.MESSAGE.decode(b) for b in raw if b is not None]
+
+    async def saved_memories(self, chat: str, turns: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """The memory ids each of ``turns`` saved (from the turns' journals), for page links (EPI-13)."""
+        if not turns:
+            return {}
+        with map_redis_errors():
+            raw = await self._r.hmget(self._k.chat(chat, "turns"), list(turns))
+        found: dict[str, tuple[str, ...]] = {}
+        for turn_id, blob in zip(turns, raw, strict=True):
+            if blob is not None:
+                turn = codec.TURN.decode(blob)
+                found[turn_id] = tuple(w.after.id for w in turn.journal if isinstance(w, Saved))
+        return found
 
     async def newest_message(self, chat: str) -> StoredMessage | None:
         """The chat's newest message, if any."""

@@ -77,6 +77,7 @@ class ArchiveStore(Protocol):
 
     async def cursor(self, chat: str) -> float | None: ...
     async def messages_after(self, chat: str, position: float | None, limit: int) -> list[StoredMessage]: ...
+    async def saved_memories(self, chat: str, turns: Sequence[str]) -> dict[str, tuple[str, ...]]: ...
     async def newest_message(self, chat: str) -> StoredMessage | None: ...
     async def chats(self) -> list[str]: ...
     async def add_session_pages(
@@ -214,7 +215,8 @@ class ArchiveDesk:
             closed = self._closed_sessions(messages, full=len(messages) >= BATCH)
             if not closed:
                 return tuple(written)
-            pages = [self._page(chat, s, messages) for s in closed]
+            saved = await self.store.saved_memories(chat, [m.turn for m in messages if m.turn])
+            pages = [self._linked(self._page(chat, s, messages), s, messages, saved) for s in closed]
             low = [p.id for p in pages if low_entropy(p.body)]
             vectors = await self.recall.embed([page_text(p) for p in pages]) if self.recall else None
             stored = await self.store.add_session_pages(
@@ -239,6 +241,15 @@ class ArchiveDesk:
             return sessions[:-1] or sessions
         last = sessions[-1]
         return sessions if is_closed(last, self._clock.now(), gap) else sessions[:-1]
+
+    @staticmethod
+    def _linked(
+        page: Page, session: Session, messages: Sequence[StoredMessage], saved: Mapping[str, tuple[str, ...]]
+    ) -> Page:
+        """Link a session page to the memories its turns saved (EPI-13 ``include_related``)."""
+        inside = (m for m in messages if session.first_position <= m.position <= session.last_position)
+        links = tuple(dict.fromkeys(i for m in inside if m.turn for i in saved.get(m.turn, ())))
+        return msgspec.structs.replace(page, links=(*page.links, *links)) if links else page
 
     def _page(self, chat: str, session: Session, messages: Sequence[StoredMessage]) -> Page:
         inside = [m for m in messages if session.first_position <= m.position <= session.last_position]

@@ -368,3 +368,44 @@ def test_archive_settings_name_a_bad_value(env: dict[str, str], code: str) -> No
     with pytest.raises(ConfigError) as bad:
         archive_settings(env)
     assert bad.value.code == code
+
+
+async def test_epi_13_a_session_page_links_the_memories_its_turns_saved(redis: aioredis.Redis) -> None:
+    from adapters.recall import NoRecall
+    from engine.memory import MemoryPolicy
+    from engine.service.memory import MemoryDesk
+    from engine.tools import ToolCall
+    from storage.redis_memory import RedisMemoryStore
+    from storage.redis_memory_directory import RedisMemoryDirectory
+
+    world = World(redis)
+    keys = KeyBuilder(prefix="a")
+    memory_store = RedisMemoryStore(redis, keys)
+    world.service.memory = MemoryDesk(
+        store=memory_store,
+        recall=NoRecall(memory_store),
+        directory=RedisMemoryDirectory(redis, keys),
+        policy=MemoryPolicy(),
+    )
+    await world.service.personas.put(PERSONA)
+    world.service.model.script.append(  # type: ignore[attr-defined]
+        ToolCall(id="c1", name="save_memory", arguments='{"text": "Ana grows tomatoes"}')
+    )
+    await world.say(GARDEN[:1], T0)
+    message = IncomingMessage(
+        platform="web",
+        space=CHAT,
+        chat=CHAT,
+        user="web:ana",
+        display_name="Ana",
+        text="Remember my tomatoes",
+        sent_at=T0 + timedelta(minutes=5),
+    )
+    events = [e async for e in (await world.service.accept(message, "default")).events]
+    saved = events[-1].context.memory_writes[0].id  # type: ignore[union-attr]
+    world.clock.current = T0 + timedelta(hours=8)
+    (page,) = await world.desk.archive_sessions(CHAT)
+    assert saved in page.links
+    found = await world.desk.search(CHAT, "tomatoes", QueryOptions(include_related=True))
+    related = [f.item for f in found.items if not f.item.is_page]
+    assert [(i.id, i.via) for i in related] == [(saved, page.id)]
