@@ -231,6 +231,18 @@ class ArchiveDesk:
             if not stored:
                 return tuple(written)
             written.extend(pages)
+            await self._end_working_notes(chat, closed[-1].ended_at)
+
+    async def _end_working_notes(self, chat: str, ended: datetime) -> None:
+        """EPI-1: working-layer notes belong to the session running now; they end with it."""
+
+        def decide(current: list[Page]) -> tuple[tuple[Page, ...], tuple[str, ...], None]:
+            gone = tuple(
+                p.id for p in current if p.layer == "working" and not p.pinned and p.created_at <= ended
+            )
+            return (), gone, None
+
+        await self.store.change(chat, decide)
 
     def _closed_sessions(self, messages: Sequence[StoredMessage], *, full: bool) -> list[Session]:
         if not messages:

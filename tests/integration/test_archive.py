@@ -409,3 +409,39 @@ async def test_epi_13_a_session_page_links_the_memories_its_turns_saved(redis: a
     found = await world.desk.search(CHAT, "tomatoes", QueryOptions(include_related=True))
     related = [f.item for f in found.items if not f.item.is_page]
     assert [(i.id, i.via) for i in related] == [(saved, page.id)]
+
+
+async def test_epi_1_working_notes_end_with_their_session(world: World) -> None:
+    note = new_page(
+        id="work-1",
+        chat=CHAT,
+        created_at=T0 + timedelta(minutes=1),
+        policy=ArchivePolicy(),
+        layer="working",
+        body="Scratch: try the staging box first.",
+    )
+    kept = new_page(
+        id="work-pinned",
+        chat=CHAT,
+        created_at=T0 + timedelta(minutes=1),
+        policy=ArchivePolicy(),
+        layer="working",
+        body="Pinned scratch.",
+        pinned=True,
+    )
+    later = new_page(
+        id="work-next",
+        chat=CHAT,
+        created_at=T0 + timedelta(hours=8, minutes=1),
+        policy=ArchivePolicy(),
+        layer="working",
+        body="Notes for the next session.",
+    )
+    for page in (note, kept, later):
+        await world.put(page)
+    await world.say(DEPLOY, T0)
+    await world.say(GARDEN, T0 + timedelta(hours=8))
+    world.clock.current = T0 + timedelta(hours=9)  # the first session closed, the second runs
+    await world.desk.archive_sessions(CHAT)
+    left = {p.id for p in await world.store.pages(CHAT) if p.layer == "working"}
+    assert left == {"work-pinned", "work-next"}
