@@ -201,6 +201,8 @@ async def install_personas(hearth: Hearth) -> None:
     for persona in personas:
         await hearth.service.personas.put(persona)
         log.info("persona %r (%s) loaded", persona.id, persona.name)
+    if hearth.service.memory is not None:  # the scorer's background vectors, before the first reply
+        await hearth.service.memory.recall.warm()
 
 
 _CARD_SUFFIXES = {".png", ".charx", ".json"}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -27,6 +28,7 @@ __all__ = ["EmbeddingRecall", "NoRecall"]
 
 log = logging.getLogger("hearth.recall")
 QUERY_CHARS = 1_500
+DOCUMENT_CHECK_SECS = 5.0  # a document upload reaches other processes' searches within this
 
 
 class NoRecall:
@@ -41,6 +43,12 @@ class NoRecall:
     async def load(self, scopes: Sequence[ScopeList]) -> list[MemoryRecord]:
         """The memories of ``scopes``."""
         return await self._store.load(scopes)
+
+    async def warm(self) -> None:
+        """Nothing to prepare."""
+
+    def forget_documents(self, persona: str) -> None:
+        """No cache."""
 
     async def embed(self, text: str) -> None:
         """No embedder, no query vector."""
@@ -84,6 +92,7 @@ class EmbeddingRecall:
         self._scorer = MatchScorer.for_embedder(embedder.name)
         self._background: np.ndarray | None = None
         self._fresh: dict[str, np.ndarray] = {}
+        self._docs: dict[str, tuple[int, float, dict[str, str]]] = {}  # persona → version, checked, texts
 
     async def load(self, scopes: Sequence[ScopeList]) -> list[MemoryRecord]:
         """The memories of ``scopes``, with vectors cached and missing ones embedded."""
@@ -102,6 +111,10 @@ class EmbeddingRecall:
         if self._background is None:
             self._background = await asyncio.to_thread(embed_background, self._embedder)
         return self._background
+
+    async def warm(self) -> None:
+        """Embed the scorer's background passages now, not on the first reply (~0.7 s)."""
+        await self._background_vectors()
 
     async def embed(self, text: str) -> np.ndarray:
         """The one query embedding of a turn (DEC-15: shared by memories and documents).
@@ -144,26 +157,48 @@ class EmbeddingRecall:
     async def documents(self, query: np.ndarray, persona: str) -> tuple[str, ...]:
         """The persona's document chunks that match the query best (DOC-1), best first.
 
-        FAISS finds the nearest chunks by cosine; the calibrated score decides which are
-        close enough to send.
+        FAISS finds the nearest chunks by cosine; the calibrated score decides which are close
+        enough to send. Vectors and texts are cached per document version, and the version is
+        re-read at most every ``DOCUMENT_CHECK_SECS``, so most turns cost no round trip here.
         """
         if self._documents is None:
             return ()
-        version, model = await self._documents.version(persona)
-        if version == 0:
+        texts = await self._document_cache(persona, query.shape[0])
+        if not texts:
             return ()
         key = document_key(persona, self.model)
-        if self._index.version(key) != version:
-            ids, vectors = await self._documents.vectors(persona) if model == self.model else ([], None)
-            if vectors is None or not ids:
-                vectors = np.zeros((0, query.shape[0]), dtype=np.float32)
-            self._index.replace(key, version, ids, vectors)
         hits = self._index.search([key], query, self._chunks * 4, allowed_ids=None)
         if not hits:
             return ()
         ids, vectors = self._index.lookup([key], [h[0] for h in hits])
         scores = self._scorer.score(query, vectors, await self._background_vectors())
         ranked = sorted(zip(ids, scores, strict=True), key=lambda pair: -pair[1])
-        best = [i for i, s in ranked if s >= self._scorer.threshold][: self._chunks]
-        found = await self._documents.chunks(persona, best)
-        return tuple(f"{c.heading}: {c.text}" if c.heading else c.text for c in found)
+        return tuple(texts[i] for i, s in ranked if s >= self._scorer.threshold and i in texts)[
+            : self._chunks
+        ]
+
+    def forget_documents(self, persona: str) -> None:
+        """Drop this process's cached documents of a persona (it just uploaded one)."""
+        self._docs.pop(persona, None)
+
+    async def _document_cache(self, persona: str, dim: int) -> dict[str, str]:
+        assert self._documents is not None
+        cached = self._docs.get(persona)
+        if cached is not None and time.monotonic() - cached[1] < DOCUMENT_CHECK_SECS:
+            return cached[2]
+        version, model = await self._documents.version(persona)
+        if cached is not None and cached[0] == version:
+            self._docs[persona] = (version, time.monotonic(), cached[2])
+            return cached[2]
+        texts: dict[str, str] = {}
+        ids: list[str] = []
+        vectors = np.zeros((0, dim), dtype=np.float32)
+        if version and model == self.model:
+            ids, loaded = await self._documents.vectors(persona)
+            if ids:
+                vectors = loaded
+                found = await self._documents.chunk_map(persona, ids)
+                texts = {i: f"{c.heading}: {c.text}" if c.heading else c.text for i, c in found.items()}
+        self._index.replace(document_key(persona, self.model), version, ids, vectors)
+        self._docs[persona] = (version, time.monotonic(), texts)
+        return texts

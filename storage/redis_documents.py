@@ -151,6 +151,14 @@ class RedisDocumentStore:
                 await tx.execute()
         return len(ids)
 
+    async def chunk_map(self, persona: str, ids: list[str]) -> dict[str, StoredChunk]:
+        """The chunks with these ids, by id (missing ones left out)."""
+        if not ids:
+            return {}
+        with map_redis_errors():
+            raw = await self._r.hmget(self._key(persona, "chunks"), ids)
+        return {i: _CHUNK.decode(r) for i, r in zip(ids, raw, strict=True) if r is not None}
+
     async def chunks(self, persona: str, ids: list[str]) -> list[StoredChunk]:
         """The chunks with these ids (missing ones left out)."""
         if not ids:

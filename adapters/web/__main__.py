@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 import os
+
+# One OpenMP thread per process for the embedder and FAISS: on a shared 2-core box two threads
+# halved throughput under contention (docs/BENCHMARKS.md, memory step). Set before they load.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import logging
 import sys
 
 import uvicorn

@@ -1,17 +1,22 @@
 """``python -m adapters.worker``: the Procfile's ``worker`` process.
 
-It runs Telegram long polling when ``TELEGRAM_BOT_TOKEN`` is set and no webhook is configured,
-and will run the background passes (summaries, deep memory, archive sweep, dream) as those
-features land. It checks Redis, announces itself with a heartbeat key that expires when the
-process dies, and waits for SIGTERM, so a PaaS can scale it.
+It runs the background jobs (conversation summaries and the deep memory pass, taken from the
+``jobs`` stream), the periodic archive pass (sessions to pages, the dream pass, the sweep) and,
+when ``TELEGRAM_BOT_TOKEN`` is set and no webhook is configured, Telegram long polling. It
+announces itself with a heartbeat key that expires when the process dies and stops on SIGTERM.
 """
 
 from __future__ import annotations
 
+import os
+
+# One OpenMP thread per process for the embedder and FAISS: on a shared 2-core box two threads
+# halved throughput under contention (docs/BENCHMARKS.md, memory step). Set before they load.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 import asyncio
 import contextlib
 import logging
-import os
 import signal
 import socket
 import sys

@@ -98,6 +98,8 @@ class Recall(Protocol):
     available: bool
 
     async def load(self, scopes: Sequence[ScopeList]) -> list[MemoryRecord]: ...
+    async def warm(self) -> None: ...
+    def forget_documents(self, persona: str) -> None: ...
     async def embed(self, text: str) -> Any: ...
     async def search(
         self, query: Any, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
@@ -375,6 +377,7 @@ class MemoryDesk:
         doc_id = f"doc-{secrets.token_hex(5)}"
         info = DocumentInfo(id=doc_id, name=name, chunks=len(chunks), chars=len(text))
         await self.documents.put(persona, info, chunks, self.recall.model, vectors)
+        self.recall.forget_documents(persona)
         return info
 
     # --- model tools (MEM-6a) -------------------------------------------------------------
