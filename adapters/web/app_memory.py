@@ -37,6 +37,7 @@ from engine.memory import (
     personal_list,
     space_list,
 )
+from engine.memory.compose import DRAFT_LIMIT
 from engine.service.memory import MemoryDesk
 from engine.service.turn import memory_space
 
@@ -49,9 +50,7 @@ LISTS: tuple[tuple[ListName, str], ...] = (
     ("personal_global", "About you, everywhere"),
     ("global", "About you, for every persona"),
 )
-DESCRIPTION_LIMIT = 1_000
 DIALOGUE_LIMIT = 20
-DRAFTS = 5
 
 
 def list_of(name: ListName, persona: str, user: str, chat: str) -> ScopeList:
@@ -286,17 +285,8 @@ async def compose_memories(
     chat_id = _chat(visitor, chat)
     state: WebState = request.app.state.web
     body: ComposeBody = decode_body(await request.body(), ComposeBody)
-    if not body.description.strip():
-        raise InvalidInput("The description is empty.", code="description_empty")
-    if len(body.description) > DESCRIPTION_LIMIT:
-        raise InvalidInput(
-            f"The description is {len(body.description):,} characters; the limit is {DESCRIPTION_LIMIT:,}.",
-            code="description_too_long",
-        )
     persona = await state.service.persona(body.persona)
-    drafts, offline = await state.service.draft_memories(persona.id, body.description, limit=DRAFTS)
-    if not drafts:
-        raise InvalidInput("Nothing in the description looks worth remembering.", code="nothing_to_remember")
+    drafts, offline = await state.service.memories_from_description(persona.id, body.description)
     target = list_of(body.list_, persona.id, visitor.user, chat_id)
     saved = await _save_all(request, target, persona.id, list(drafts), pinned=False, source="person")
     return {"memories": saved, "offline": offline}
@@ -329,7 +319,7 @@ async def memories_from_dialogue(
     persona = await state.service.persona(body.persona)
     if body.mode == "compose":
         lines = "\n".join(f"{m.name}: {m.text}" for m in messages)
-        drafts, offline = await state.service.draft_memories(persona.id, lines, limit=DRAFTS)
+        drafts, offline = await state.service.draft_memories(persona.id, lines, limit=DRAFT_LIMIT)
         return {"drafts": list(drafts), "offline": offline}
     texts = body.texts if body.texts is not None else [m.text for m in messages]
     if not texts or len(texts) > DIALOGUE_LIMIT:

@@ -20,6 +20,7 @@ from engine.memory import (
     personal_list,
     space_list,
 )
+from engine.memory.compose import DRAFT_LIMIT
 from engine.service.memory import MemoryDesk
 from engine.validate import qualify_id
 
@@ -256,9 +257,7 @@ class DialogueBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     global_: bool = msgspec.field(default=False, name="global")
 
 
-_DESCRIPTION_LIMIT = 1_000
 _DIALOGUE_LIMIT = 20
-_DRAFTS = 5
 
 
 async def _save_all(
@@ -292,17 +291,8 @@ async def compose_memories(request: Request[Any, Any, Any]) -> dict[str, Any]:
     """ "Create memories": the model turns a person's description into memories (MEM-6c)."""
     state: WebState = request.app.state.web
     body: ComposeBody = decode_body(await request.body(), ComposeBody)
-    if not body.description.strip():
-        raise InvalidInput("The description is empty.", code="description_empty")
-    if len(body.description) > _DESCRIPTION_LIMIT:
-        raise InvalidInput(
-            f"The description is {len(body.description):,} characters; the limit is {_DESCRIPTION_LIMIT:,}.",
-            code="description_too_long",
-        )
     target = target_list(body.scope, body.persona, body.space, body.owner, body.global_)
-    drafts, offline = await state.service.draft_memories(body.persona, body.description, limit=_DRAFTS)
-    if not drafts:
-        raise InvalidInput("Nothing in the description looks worth remembering.", code="nothing_to_remember")
+    drafts, offline = await state.service.memories_from_description(body.persona, body.description)
     saved = await _save_all(request, body.persona, target, list(drafts), pinned=False, source="person")
     return {"memories": saved, "offline": offline}
 
@@ -321,7 +311,9 @@ async def memories_from_dialogue(request: Request[Any, Any, Any]) -> dict[str, A
     lines = [f"{m.name}: {m.text}" for m in found if m is not None]
     target = target_list(body.scope, body.persona, body.space, body.owner, body.global_)
     if body.mode == "compose":
-        drafts, offline = await state.service.draft_memories(body.persona, "\n".join(lines), limit=_DRAFTS)
+        drafts, offline = await state.service.draft_memories(
+            body.persona, "\n".join(lines), limit=DRAFT_LIMIT
+        )
         return {"drafts": list(drafts), "offline": offline}
     texts = body.texts if body.texts is not None else [m.text for m in found if m is not None]
     if not texts or len(texts) > _DIALOGUE_LIMIT:

@@ -10,12 +10,41 @@ from __future__ import annotations
 
 import re
 
+from engine.errors import InvalidInput
 from engine.model import Persona
 from engine.prompt import Prompt, PromptMessage
 
-__all__ = ["COMPOSE_QUESTION", "compose_prompt", "extract_drafts", "parse_drafts"]
+__all__ = [
+    "COMPOSE_QUESTION",
+    "DESCRIPTION_LIMIT",
+    "DRAFT_LIMIT",
+    "check_description",
+    "compose_prompt",
+    "extract_drafts",
+    "parse_drafts",
+]
 
 COMPOSE_QUESTION = "What should the persona remember?"
+DESCRIPTION_LIMIT = 1_000  # MEM-6c
+DRAFT_LIMIT = 5  # MEM-6d: "review up to 5 drafts"
+
+
+def check_description(description: str) -> str:
+    """A person's description for "Create memories" (MEM-6c), stripped.
+
+    Raises:
+        InvalidInput: ``description_empty`` or ``description_too_long`` (over 1,000 characters).
+    """
+    if not description.strip():
+        raise InvalidInput("The description is empty.", code="description_empty")
+    if len(description) > DESCRIPTION_LIMIT:
+        raise InvalidInput(
+            f"The description is {len(description):,} characters; the limit is {DESCRIPTION_LIMIT:,}.",
+            code="description_too_long",
+        )
+    return description.strip()
+
+
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 

@@ -15,9 +15,9 @@ from datetime import datetime
 
 import msgspec
 
-from engine.errors import Conflict, LLMUnavailable, NotFound
+from engine.errors import Conflict, InvalidInput, LLMUnavailable, NotFound
 from engine.lorebook import LoreResult, LoreState, scan_lore
-from engine.memory.compose import compose_prompt, extract_drafts, parse_drafts
+from engine.memory.compose import DRAFT_LIMIT, check_description, compose_prompt, extract_drafts, parse_drafts
 from engine.model import (
     IncomingMessage,
     JournalEntry,
@@ -251,6 +251,23 @@ class ChatService:
             if isinstance(e, TextDelta)
         ]
         return parse_drafts("".join(parts), limit=limit, max_chars=max_chars), False
+
+    async def memories_from_description(
+        self, persona_id: str, description: str
+    ) -> tuple[tuple[str, ...], bool]:
+        """ "Create memories" (MEM-6c): check the description and draft memories from it.
+
+        Raises:
+            InvalidInput: ``description_empty``, ``description_too_long``, ``nothing_to_remember``.
+        """
+        drafts, offline = await self.draft_memories(
+            persona_id, check_description(description), limit=DRAFT_LIMIT
+        )
+        if not drafts:
+            raise InvalidInput(
+                "Nothing in the description looks worth remembering.", code="nothing_to_remember"
+            )
+        return drafts, offline
 
     async def turn(self, chat: str, turn_id: str) -> tuple[Turn, RequestLog]:
         """A turn and its request log.
