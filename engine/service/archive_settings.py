@@ -11,6 +11,7 @@ The ``worker`` passes ``os.environ``; nothing here reads the environment itself.
 | ``HEARTH_ARCHIVE_DEDUP_COLD`` | false | merge clusters of near-duplicate cold pages (EPI-6) |
 | ``HEARTH_ARCHIVE_DEDUP_SIMILARITY`` | 0.92 | least cosine between members of a cluster |
 | ``HEARTH_ARCHIVE_DELETE_AFTER_DAYS`` | 180 | days from eviction to permanent deletion |
+| ``HEARTH_ARCHIVE_HALF_LIFE_DAYS`` | (unset) | per-layer half-lives (EPI-4), e.g. ``working=7,episodic=365`` |
 | ``HEARTH_DREAM_ENABLED`` | false | run the dream pass in each archive pass (EPI-10) |
 | ``HEARTH_DREAM_IDLE_SECS`` | 300 | seconds without client activity before dreaming |
 | ``HEARTH_DREAM_MAX_CLUSTERS`` | 8 | clusters rewritten per dream run |
@@ -23,7 +24,7 @@ from collections.abc import Mapping
 
 import msgspec
 
-from engine.archive import ArchivePolicy
+from engine.archive import LAYERS, ArchivePolicy, HalfLives
 from engine.archive.dream import DreamPolicy
 from engine.errors import ConfigError
 
@@ -69,6 +70,8 @@ def archive_settings(env: Mapping[str, str]) -> ArchiveSettings:
             when the policy is out of range.
     """
     overrides = {field: _parse(k, env[k], kind) for k, (field, kind) in _ENV.items() if env.get(k)}
+    if env.get("HEARTH_ARCHIVE_HALF_LIFE_DAYS"):
+        overrides["half_life_days"] = _half_lives(env["HEARTH_ARCHIVE_HALF_LIFE_DAYS"])
     policy = msgspec.structs.replace(ArchivePolicy(), **overrides)
     policy = msgspec.convert(msgspec.to_builtins(policy), ArchivePolicy)  # runs the range checks
     extra: dict[str, float] = {}
@@ -83,6 +86,21 @@ def archive_settings(env: Mapping[str, str]) -> ArchiveSettings:
     if not 0 < extra.get("dedup_similarity", 0.5) <= 1:
         raise ConfigError("HEARTH_ARCHIVE_DEDUP_SIMILARITY must be in (0, 1].", code="invalid_setting")
     return ArchiveSettings(policy=policy, dream=_dream(env), **extra)
+
+
+def _half_lives(raw: str) -> HalfLives:
+    """``working=7,episodic=365`` → ``HalfLives`` (EPI-4); layers left out keep the shared curve."""
+    values: dict[str, float] = {}
+    for part in raw.split(","):
+        layer, sep, days = part.partition("=")
+        if not sep or layer.strip() not in LAYERS:
+            raise ConfigError(
+                f"HEARTH_ARCHIVE_HALF_LIFE_DAYS: {part.strip()!r} is not <layer>=<days> "
+                f"with a layer among {', '.join(LAYERS)}.",
+                code="invalid_setting",
+            )
+        values[layer.strip()] = float(_parse("HEARTH_ARCHIVE_HALF_LIFE_DAYS", days, float))  # type: ignore[arg-type]
+    return HalfLives(**values)
 
 
 _DREAM_ENV: dict[str, tuple[str, type]] = {

@@ -445,3 +445,13 @@ async def test_epi_1_working_notes_end_with_their_session(world: World) -> None:
     await world.desk.archive_sessions(CHAT)
     left = {p.id for p in await world.store.pages(CHAT) if p.layer == "working"}
     assert left == {"work-pinned", "work-next"}
+
+
+def test_epi_4_per_layer_half_lives_from_the_environment() -> None:
+    from engine.archive import HalfLives
+
+    settings = archive_settings({"HEARTH_ARCHIVE_HALF_LIFE_DAYS": "working=7, episodic=365"})
+    assert settings.policy.half_life_days == HalfLives(working=7.0, episodic=365.0)
+    for bad in ("moon=3", "episodic", "episodic=-1"):
+        with pytest.raises(ConfigError):
+            archive_settings({"HEARTH_ARCHIVE_HALF_LIFE_DAYS": bad})
