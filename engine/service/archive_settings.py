@@ -11,7 +11,7 @@ The ``worker`` passes ``os.environ``; nothing here reads the environment itself.
 | ``HEARTH_ARCHIVE_DEDUP_COLD`` | false | merge clusters of near-duplicate cold pages (EPI-6) |
 | ``HEARTH_ARCHIVE_DEDUP_SIMILARITY`` | 0.92 | least cosine between members of a cluster |
 | ``HEARTH_ARCHIVE_DELETE_AFTER_DAYS`` | 180 | days from eviction to permanent deletion |
-| ``HEARTH_ARCHIVE_HALF_LIFE_DAYS`` | (unset) | per-layer half-lives (EPI-4), e.g. ``working=7,episodic=365`` |
+| ``HEARTH_ARCHIVE_HALF_LIFE_DAYS`` | (unset) | per-layer half-lives (EPI-4): ``working=7,episodic=365`` |
 | ``HEARTH_DREAM_ENABLED`` | false | run the dream pass in each archive pass (EPI-10) |
 | ``HEARTH_DREAM_IDLE_SECS`` | 300 | seconds without client activity before dreaming |
 | ``HEARTH_DREAM_MAX_CLUSTERS`` | 8 | clusters rewritten per dream run |
