@@ -229,3 +229,18 @@ async def test_plt_6_a_body_that_is_not_an_update_is_400(hook: httpx.AsyncClient
     for body in (b"{not json", b"[1, 2]", b'{"update_id": "x"}'):
         response = await hook.post("/telegram/webhook", content=body, headers=headers)
         assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_update"
+
+
+async def test_secrets_never_reach_the_worker_or_web_logs(
+    worker: Worker, hook_app: WebApp, hook: httpx.AsyncClient, worker_telegram: FakeTelegram
+) -> None:
+    # both processes have done real work by now (polling, replies, webhook updates, 401s)
+    wrong = await hook.post(
+        "/telegram/webhook", json={"update_id": 1}, headers={"X-Telegram-Bot-Api-Secret-Token": "x"}
+    )
+    assert wrong.status_code == 401
+    worker_log = worker.log.read_text(errors="replace")
+    web_log = hook_app.output()
+    assert "Hearth worker ready" in worker_log and "Application startup complete" in web_log
+    for secret in (worker_telegram.token, "700301:webhook-token", SECRET, API_KEY):
+        assert secret not in worker_log and secret not in web_log
