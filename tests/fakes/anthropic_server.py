@@ -36,10 +36,12 @@ import signal
 import threading
 from collections import deque
 from collections.abc import Iterator
-from typing import Any, Self
+from typing import Any
 
 import msgspec
 from aiohttp import web
+
+from tests.fakes.threaded import ThreadedServer
 
 __all__ = ["Behaviour", "Error", "FakeAnthropic", "RecordedRequest", "Reply", "StreamError",
            "ToolUse"]
@@ -367,21 +369,18 @@ def _error_body(kind: str, message: str, request_id: str | None = None) -> dict[
     return body | {"request_id": request_id} if request_id else body
 
 
-class FakeAnthropic:
+class FakeAnthropic(ThreadedServer):
     """The fake server; ``with FakeAnthropic() as fake:`` starts and stops it."""
 
     def __init__(self, port: int = 0, *, api_key: str | None = None) -> None:
         """Args: port: 0 picks a free one. api_key: when set, any other key gets a 401."""
-        self._port, self._api_key = port, api_key
+        super().__init__(port)
+        self._api_key = api_key
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
         self._script: deque[Behaviour] = deque()
         self._seen: set[str] = set()
         self._messages, self._ids = itertools.count(1), itertools.count(1)
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._runner: web.AppRunner | None = None
-        self.base_url = ""
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -402,38 +401,7 @@ class FakeAnthropic:
             self._seen.clear()
             self._messages = itertools.count(1)
 
-    def start(self) -> Self:
-        """Serves on 127.0.0.1 from a daemon thread and sets ``base_url``."""
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._thread.start()
-        try:
-            port = asyncio.run_coroutine_threadsafe(self._serve(), self._loop).result(timeout=10)
-        except BaseException:
-            self.stop()  # e.g. the port is taken: do not leak the thread
-            raise
-        self.base_url = f"http://127.0.0.1:{port}"
-        return self
-
-    def stop(self) -> None:
-        """Stops the server and its thread; a second call does nothing."""
-        loop, thread, runner = self._loop, self._thread, self._runner
-        if loop is None or thread is None:
-            return
-        if runner is not None:
-            asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(timeout=10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=10)
-        loop.close()
-        self._loop = self._thread = self._runner = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-    async def _serve(self) -> int:
+    def _app(self) -> web.Application:
         app = web.Application(middlewares=[self._errors], client_max_size=32 * 2**20)
         app.router.add_post("/v1/messages", self._on_messages)
         app.router.add_post("/v1/messages/count_tokens", self._on_count)
@@ -441,10 +409,7 @@ class FakeAnthropic:
         app.router.add_post("/_fake/script", self._on_script)
         app.router.add_post("/_fake/reset", self._on_reset)
         app.on_response_prepare.append(self._stamp)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, "127.0.0.1", self._port).start()
-        return int(self._runner.addresses[0][1])
+        return app
 
     async def _stamp(self, request: web.Request, response: web.StreamResponse) -> None:
         response.headers["request-id"] = request.get(REQUEST_ID, "")

@@ -32,10 +32,12 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from html.parser import HTMLParser
-from typing import Any, Self
+from typing import Any
 
 import msgspec
 from aiohttp import web
+
+from tests.fakes.threaded import ThreadedServer
 
 __all__ = ["Call", "Failure", "FakeTelegram", "utf16_len"]
 
@@ -160,7 +162,7 @@ def _decode(params: dict[str, str]) -> dict[str, Any]:
     return decoded
 
 
-class FakeTelegram:
+class FakeTelegram(ThreadedServer):
     """The fake server; ``with FakeTelegram() as fake:`` starts and stops it.
 
     Chat state is a dict per chat id: ``fake.chat(chat_id)`` lists its messages (dicts shaped
@@ -169,7 +171,8 @@ class FakeTelegram:
 
     def __init__(self, *, token: str = "700001:fake-token", username: str = "hearth_test_bot",
                  first_name: str = "Hearth", port: int = 0) -> None:
-        self.token, self.username, self.first_name, self._port = token, username, first_name, port
+        super().__init__(port)
+        self.token, self.username, self.first_name = token, username, first_name
         self.bot_id = int(token.split(":", 1)[0])
         self._lock = threading.Lock()
         self._calls: list[Call] = []
@@ -185,51 +188,13 @@ class FakeTelegram:
         self._query_ids = itertools.count(1)
         self._commands: dict[tuple[str, str], list[dict[str, str]]] = {}
         self.webhook: dict[str, Any] = {}
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._runner: web.AppRunner | None = None
-        self.base_url = ""
 
     # --- lifecycle -------------------------------------------------------------------
 
-    def start(self) -> Self:
-        """Serves on 127.0.0.1 from a daemon thread and sets ``base_url``."""
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._thread.start()
-        try:
-            port = asyncio.run_coroutine_threadsafe(self._serve(), self._loop).result(timeout=10)
-        except BaseException:
-            self.stop()
-            raise
-        self.base_url = f"http://127.0.0.1:{port}"
-        return self
-
-    def stop(self) -> None:
-        """Stops the server and its thread; a second call does nothing."""
-        loop, thread, runner = self._loop, self._thread, self._runner
-        if loop is None or thread is None:
-            return
-        if runner is not None:
-            asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(timeout=10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=10)
-        loop.close()
-        self._loop = self._thread = self._runner = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-    async def _serve(self) -> int:
+    def _app(self) -> web.Application:
         app = web.Application(client_max_size=8 * 2**20)
         app.router.add_route("*", "/bot{token}/{method}", self._on_request)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, "127.0.0.1", self._port).start()
-        return int(self._runner.addresses[0][1])
+        return app
 
     # --- what tests read and script ---------------------------------------------------
 
