@@ -28,7 +28,7 @@ in a worker never lose each other's updates.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
 import msgspec
@@ -45,6 +45,8 @@ from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 
 __all__ = ["DREAM_REPORTS_KEPT", "Change", "PageVectors", "RedisArchiveStore"]
+
+ACTIVITY_GRANULARITY = timedelta(seconds=1)  # the dream idle trigger needs no finer clock
 
 _PAGE = msgspec.msgpack.Decoder(Page)
 _REPORT = msgspec.json.Decoder(DreamReport)
@@ -91,6 +93,7 @@ class RedisArchiveStore:
         self._activity = f"{self._k.prefix}:archive:activity"
         self._dreams = f"{self._k.prefix}:archive:dreams"
         self._touch_script = client.register_script(_TOUCH)
+        self._touched: datetime | None = None  # the last activity this process recorded
 
     def _key(self, chat: str, part: str) -> str:
         return self._k.chat(chat, f"archive:{part}")
@@ -310,8 +313,11 @@ class RedisArchiveStore:
 
     async def touch_activity(self, at: datetime) -> None:
         """Record client activity at ``at`` (the latest time wins across processes)."""
+        if self._touched is not None and timedelta(0) <= at - self._touched < ACTIVITY_GRANULARITY:
+            return  # recorded a moment ago: spare every message a round trip
         with map_redis_errors():
             await self._touch_script(keys=[self._activity], args=[int(at.timestamp() * 1000)])
+        self._touched = at
 
     async def last_activity(self) -> datetime | None:
         """The latest client activity recorded, or ``None`` when there was none."""
