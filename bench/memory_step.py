@@ -35,10 +35,7 @@ import hashlib
 import os
 import random
 import resource
-import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -50,7 +47,6 @@ from typing import Any
 
 import numpy as np
 import redis.asyncio as aioredis
-import redis.exceptions
 from redis.asyncio.client import Pipeline
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -58,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from adapters.embedding import Embedder, make_embedder
 from adapters.recall import EmbeddingRecall
 from adapters.vector import FaissVectorIndex
+from bench.redis_process import RedisProcess
 from engine.documents import Chunk, DocumentInfo
 from engine.memory import MemoryPolicy, ScopeList, personal_list, space_list
 from engine.service.memory import MemoryDesk
@@ -272,37 +269,6 @@ class Meter:
                 meter.phase = outer
 
         setattr(owner, name, timed)
-
-
-class RedisProcess:
-    """A private redis-server on a free port, without persistence."""
-
-    def __init__(self) -> None:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = int(s.getsockname()[1])
-        self.dir = tempfile.mkdtemp(prefix="hearth-bench-redis-")
-        binary = shutil.which("redis-server") or "redis-server"
-        args = ["--port", str(self.port), "--dir", self.dir, "--save", ""]
-        args += _split("--bind|127.0.0.1|--appendonly|no")
-        self.proc = subprocess.Popen([binary, *args], stdout=subprocess.DEVNULL)
-
-    async def client(self) -> aioredis.Redis:
-        """A client once the server answers."""
-        client = aioredis.from_url(f"redis://127.0.0.1:{self.port}/0")
-        for _ in range(200):
-            try:
-                await client.ping()
-                return client
-            except (OSError, redis.exceptions.ConnectionError):
-                await asyncio.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
-
-    def stop(self) -> None:
-        """Stop the server and remove its directory."""
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 async def seed(

@@ -31,12 +31,8 @@ import argparse
 import asyncio
 import math
 import random
-import shutil
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -44,7 +40,6 @@ from pathlib import Path
 
 import msgspec
 import redis.asyncio as aioredis
-import redis.exceptions
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -53,6 +48,7 @@ from adapters.llm.tokens import OfflineTokenCounter, offline_count
 from adapters.recall import EmbeddingRecall
 from adapters.vector import FaissVectorIndex
 from adapters.worker.jobs import JobRunner
+from bench.redis_process import RedisProcess
 from engine.memory import MemoryPolicy, MemoryRecord, personal_list, space_list
 from engine.model import IncomingMessage, ModelSettings, Persona
 from engine.ports import ModelDone, ModelEvent, TextDelta
@@ -255,39 +251,6 @@ class Clock:
         return self.current
 
 
-class RedisProcess:
-    """A private redis-server on a free port, without persistence."""
-
-    def __init__(self) -> None:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = int(s.getsockname()[1])
-        self.dir = tempfile.mkdtemp(prefix="hearth-bench-redis-")
-        binary = shutil.which("redis-server") or "redis-server"
-        # --hz 500: the worker's short blocking XREADGROUP would otherwise wait for the next
-        # server tick (100 ms at the default hz 10) whenever the queue is empty
-        args = ["--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir, "--save", ""]
-        args += ["--hz", "500"]
-        self.proc = subprocess.Popen([binary, *args, "--appendonly", "no"], stdout=subprocess.DEVNULL)
-
-    async def client(self) -> aioredis.Redis:
-        """A client once the server answers."""
-        client = aioredis.from_url(f"redis://127.0.0.1:{self.port}/0")
-        for _ in range(200):
-            try:
-                await client.ping()
-                return client
-            except (OSError, redis.exceptions.ConnectionError):
-                await asyncio.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
-
-    def stop(self) -> None:
-        """Stop the server and remove its directory."""
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
 class Bench:
     """The wired service, its summary worker and what each turn cost."""
 
@@ -401,7 +364,9 @@ async def chat(bench: Bench, args: argparse.Namespace) -> None:
 
 async def run(args: argparse.Namespace) -> Result:
     """Start Redis, run the chat, collect the end state, stop Redis."""
-    server = RedisProcess()
+    # --hz 500: the worker's short blocking XREADGROUP would otherwise wait for the next
+    # server tick (100 ms at the default hz 10) whenever the queue is empty
+    server = RedisProcess("--hz", "500")
     try:
         client = await server.client()
         bench = Bench(client, args.seed)
