@@ -10,4 +10,4 @@ settings.register_profile(
 settings.register_profile("ci", max_examples=300, deadline=None)
 settings.load_profile("hearth")
 
-pytest_plugins = ["tests.fixtures.servers"]
+pytest_plugins = ["tests.fixtures.servers", "tests.fixtures.browser"]

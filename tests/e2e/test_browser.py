@@ -2,38 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Page, async_playwright, expect
+from playwright.async_api import Browser, Page, expect
 
+from tests.fixtures.browser import ARGS
 from tests.fixtures.servers import WebApp
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
-    async with async_playwright() as p:
-        launched = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield launched
-        await launched.close()
+# The `browser` fixture (real Chromium, found or skipped with an install hint) is in
+# tests/fixtures/browser.py; ARGS is re-exported for tests that launch their own.
+__all__ = ["ARGS", "ARTIFACTS"]
 
 
 async def open_chat(browser: Browser, app: WebApp, *, width: int = 1280, height: int = 800) -> Page:

@@ -6,18 +6,17 @@ import json
 import secrets
 import time
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.corpus import corpus_file, needs_corpus
 from tests.e2e.api_client import HearthClient
 from tests.fakes.anthropic_server import FakeAnthropic, RecordedRequest
+from tests.fixtures.cards import CARD_NAME, GREETING, own_file
 from tests.fixtures.servers import WebApp
 
 pytestmark = pytest.mark.e2e
-
-CARDS = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "cards"
 
 
 def room() -> str:
@@ -55,10 +54,31 @@ async def attach(api: HearthClient, chat: str, *books: str) -> None:
     assert response.status_code == 200, response.text
 
 
+async def test_lore_3_own_book_a_mentioned_key_enters_the_lore_slot(
+    api: HearthClient, anthropic_fake: FakeAnthropic
+) -> None:
+    created = await upload(api, own_file("own_lanternfall_world.json"))
+    assert created.status_code == 201, created.text
+    chat = room()
+    await attach(api, chat, created.json()["id"])
+    reply = await api.send(chat, "Is Wickmoor dangerous at night?", name="Juno")
+    assert reply.status_code == 200
+    system, _ = texts(last_call(anthropic_fake))
+    lore = [t for t in system if "Marsh lights" in t]
+    assert lore and '"What lies east of town?"' in lore[0] and "Juno:" in lore[0]  # {{user}} filled in
+    everything = json.dumps(last_call(anthropic_fake).body)
+    assert "spring flood" not in everything  # the Sallow entry's key was not mentioned
+    included = {d["entry"]: d["reason"] for d in reply.json()["context"]["lore"] if d["included"]}
+    assert "wickmoor" in included["7"].lower()
+    assert "0" in included  # the constant entry (Harrowgate) is always in
+    assert "8" not in included and "3" not in included  # disabled; not mentioned
+
+
+@needs_corpus
 async def test_lore_3_a_mentioned_key_puts_the_entry_in_the_lore_slot(
     api: HearthClient, anthropic_fake: FakeAnthropic
 ) -> None:
-    created = await upload(api, (CARDS / "st_default_Eldoria.json").read_bytes())
+    created = await upload(api, corpus_file("st_default_Eldoria.json"))
     assert created.status_code == 201 and created.json()["entries"] == 4
     book = created.json()["id"]
     chat = room()
@@ -108,10 +128,32 @@ async def test_lore_9_roles_decorators_and_comments(api: HearthClient, anthropic
     assert "@@" not in everything and "SECRET-NOTE" not in everything  # LORE-10, LORE-6
 
 
+async def test_lore_13_own_card_png_becomes_a_persona_with_its_book(
+    api: HearthClient, anthropic_fake: FakeAnthropic
+) -> None:
+    created = await api.http.post(
+        "/api/personas?id=wren-e2e",
+        content=own_file("own_wren_v2.png"),
+        headers={"Content-Type": "image/png"},
+    )
+    assert created.status_code == 201, created.text
+    persona = created.json()
+    assert persona["name"] == CARD_NAME and persona["greeting"] == GREETING
+    assert persona["lorebooks"] and len(persona["lorebooks"]) == 1
+    reply = await api.send(room(), "Does the fog ever reach Wickmoor?", persona="wren-e2e")
+    assert reply.status_code == 200
+    system, convo = texts(last_call(anthropic_fake))
+    assert any(CARD_NAME in t for t in system[:1])
+    assert {"0", "7"} <= {d["entry"] for d in reply.json()["context"]["lore"] if d["included"]}
+    assert convo[0] == ("user", "[The conversation begins.]") and convo[1][0] == "assistant"
+    assert "Evening," in convo[1][1] and "{{user}}" not in convo[1][1]
+
+
+@needs_corpus
 async def test_lore_13_card_png_becomes_a_persona_with_its_book(
     api: HearthClient, anthropic_fake: FakeAnthropic
 ) -> None:
-    png = (CARDS / "st_default_Seraphina.png").read_bytes()
+    png = corpus_file("st_default_Seraphina.png")
     created = await api.http.post(
         "/api/personas?id=seraphina-e2e", content=png, headers={"Content-Type": "image/png"}
     )
@@ -130,7 +172,7 @@ async def test_lore_13_card_png_becomes_a_persona_with_its_book(
 
 
 async def test_lore_13_export_and_reimport_round_trip(api: HearthClient) -> None:
-    created = (await upload(api, (CARDS / "tavernkit_wi_complete_book.json").read_bytes())).json()
+    created = (await upload(api, own_file("own_lanternfall_world.json"))).json()
     for fmt in ("sillytavern", "ccv3"):
         exported = await api.http.get(f"/api/lorebooks/{created['id']}/export", params={"format": fmt})
         assert exported.status_code == 200 and "attachment" in exported.headers["content-disposition"]
@@ -162,7 +204,7 @@ async def books_count(api: HearthClient) -> int:
 @pytest.mark.parametrize(
     ("body", "content_type", "status", "code"),
     [
-        ((CARDS / "st_default_Seraphina.png").read_bytes()[:5_000], "image/png", 422, "invalid_png"),
+        (own_file("own_wren_v2.png")[:3_000], "image/png", 422, "invalid_png"),
         (b"[" * 100_000 + b"]" * 100_000, "application/json", 422, "json_too_deep"),
         (b"x" * 50_000_000, "application/json", 413, "body_too_large"),
         (json.dumps(world({"key": 42, "content": "x"})).encode(), "application/json", 422, "invalid_field"),
@@ -201,15 +243,15 @@ async def test_cards_in_hearth_personas_load_at_start(
 
     folder = tmp_path_factory.mktemp("personas")
     shutil.copy(ROOT / "config" / "personas" / "default.toml", folder / "default.toml")
-    shutil.copy(CARDS / "st_default_Seraphina.png", folder / "seraphina.png")
+    (folder / "wren.png").write_bytes(own_file("own_wren_v2.png"))
     env = {"REDIS_URL": redis_server.db(4), "HEARTH_ADMIN_TOKEN": ADMIN_TOKEN, "HEARTH_PERSONAS": str(folder)}
     app = WebApp(env, folder / "web.log")
     try:
         client = HearthClient(app.base_url)
         personas = {p["id"]: p for p in (await client.http.get("/api/personas")).json()["personas"]}
-        assert {"default", "seraphina"} <= personas.keys()
-        assert personas["seraphina"]["lorebooks"] == ["card-seraphina"]
-        reply = await client.send(room(), "Tell me about your magic powers", persona="seraphina")
+        assert {"default", "wren"} <= personas.keys()
+        assert personas["wren"]["lorebooks"] == ["card-wren"]
+        reply = await client.send(room(), "Is Wickmoor far?", persona="wren")
         assert reply.status_code == 200
         assert any(d["included"] for d in reply.json()["context"]["lore"])
         await client.close()

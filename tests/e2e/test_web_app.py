@@ -18,19 +18,17 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from playwright.async_api import Browser, Locator, Page, async_playwright, expect
+from playwright.async_api import Browser, Locator, Page, expect
 from websockets.exceptions import WebSocketException
 
 from tests.e2e.api_client import HearthClient
-from tests.e2e.test_browser import ARGS, ARTIFACTS, CHROMIUM
+from tests.e2e.test_browser import ARTIFACTS
 from tests.fakes.anthropic_server import FakeAnthropic, Reply, ToolUse
+from tests.fixtures.cards import own_file
 from tests.fixtures.servers import WebApp
 
 pytestmark = [pytest.mark.e2e]
 
-SERAPHINA = (
-    Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "cards" / "st_default_Seraphina.png"
-)
 PASSWORD = "a fire by the hearth"
 TIMEOUT = 15_000
 
@@ -42,16 +40,6 @@ def new_name() -> str:
 def shot(name: str) -> str:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return str(ARTIFACTS / name)
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
-    async with async_playwright() as p:
-        launched = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield launched
-        await launched.close()
 
 
 async def open_page(browser: Browser, app: WebApp, *, width: int = 1280, height: int = 860) -> Page:
@@ -174,43 +162,45 @@ async def test_sign_up_chat_and_manage_a_memory_the_model_saved(
     await page.close()
 
 
-async def test_lore_6_import_seraphina_edit_an_entry_and_find_it_in_the_inspector(
-    browser: Browser, claude_app: WebApp, anthropic_fake: FakeAnthropic
+async def test_lore_6_import_a_card_edit_an_entry_and_find_it_in_the_inspector(
+    browser: Browser, claude_app: WebApp, anthropic_fake: FakeAnthropic, tmp_path: Path
 ) -> None:
+    card = tmp_path / "wren.png"
+    card.write_bytes(own_file("own_wren_v2.png"))
     page = await open_page(browser, claude_app)
     await sign_up(page, new_name())
     await page.click("#open-lore")
-    await page.set_input_files("#lore-file", str(SERAPHINA))
+    await page.set_input_files("#lore-file", str(card))
     entries = page.locator("#lore-entries .entry")
-    await expect(entries).to_have_count(4)
-    await expect(page.locator("#lore-book-name")).to_have_text("Eldoria")
+    await expect(entries).to_have_count(9)
+    await expect(page.locator("#lore-book-name")).to_have_text("Lanternfall")
     names = await page.locator("#lore-entries .entry-open").all_inner_texts()
-    assert names == sorted(names, key=str.casefold) == ["eldoria", "glade", "power", "shadowfang"]
+    assert names == sorted(names, key=str.casefold) and "Wickmoor, the marsh" in names
     await expect(page.locator("#lore-book-tokens")).to_contain_text("tokens")
 
-    # LORE-6: a display name only sorts the list; the order moves "Beasts of the wood" first
-    await page.locator('#lore-entries .entry[data-id="1"] .entry-open').click()
-    await expect(page.locator("#entry-keys")).to_have_value("shadowfang, beast, monster, monsters, beasts")
-    await page.fill("#entry-comment", "Beasts of the wood")
+    # LORE-6: a display name only sorts the list; renaming moves "A marsh of lights" first
+    await page.locator('#lore-entries .entry[data-id="7"] .entry-open').click()
+    await expect(page.locator("#entry-keys")).to_have_value("Wickmoor, marsh")
+    await page.fill("#entry-comment", "A marsh of lights")
     await page.fill("#entry-priority", "50")
     await page.click("#entry-save")
-    await expect(page.locator("#lore-entries .entry-open").first).to_have_text("Beasts of the wood")
+    await expect(page.locator("#lore-entries .entry-open").first).to_have_text("A marsh of lights")
     await page.check("#lore-attach")
     await expect(page.locator(".book .tag.attached")).to_have_count(1)
-    await page.locator('#lore-entries .entry[data-id="1"] .entry-open').click()
+    await page.locator('#lore-entries .entry[data-id="7"] .entry-open').click()
     await page.screenshot(path=shot("07-lorebook-editor.png"))
     await page.click("#lore-close")
 
-    anthropic_fake.script(Reply(text="The Shadowfang prowl beyond the glade."))
-    await say(page, "Are there monsters out there?")
+    anthropic_fake.script(Reply(text="Stay off the marsh after dark."))
+    await say(page, "Is the marsh safe after dark?")
     body = last_call(anthropic_fake)
-    assert "Shadowfang" in body and "Beasts of the wood" not in body  # the comment is never sent
+    assert "Marsh lights" in body and "A marsh of lights" not in body  # the comment is never sent
     await page.locator('.msg[data-role="assistant"]').last.locator(".inspect").click()
-    row = page.locator('#inspector .ins-lore tr[data-entry="1"]')
+    row = page.locator('#inspector .ins-lore tr[data-entry="7"]')
     await expect(row).to_have_attribute("data-included", "true")
-    await expect(row).to_contain_text("Beasts of the wood")
-    await expect(row).to_contain_text("Eldoria")
-    await expect(row).to_contain_text("monsters")  # the reason names the key that matched
+    await expect(row).to_contain_text("A marsh of lights")
+    await expect(row).to_contain_text("Lanternfall")
+    await expect(row).to_contain_text("marsh")  # the reason names the key that matched
     await expect(page.locator('#inspector .ins-slots tr[data-slot="lore"] td').nth(2)).not_to_have_text("0")
     await expect(page.locator("#inspector .ins-usage")).to_contain_text("Cache read")
     await page.screenshot(path=shot("08-request-inspector.png"))

@@ -8,11 +8,13 @@ import json
 import struct
 import zipfile
 import zlib
-from pathlib import Path
 from typing import Any
 
+from tests.corpus import corpus_file, corpus_params
+from tests.fixtures.cards import OWN_FILES, own_file
+
 __all__ = [
-    "FIXTURES",
+    "WORLD_INFO_FILES",
     "b64json",
     "card_png",
     "charx",
@@ -24,12 +26,18 @@ __all__ = [
     "text_chunk",
 ]
 
-FIXTURES = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures" / "cards"
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+WORLD_INFO_FILES = [
+    *(n for n in OWN_FILES if n.endswith("_world.json")),
+    *corpus_params("*.json"),
+]
+"""World Info files to test on: the project's own, then the third-party corpus (when present)."""
 
 
 def fixture(name: str) -> bytes:
-    return (FIXTURES / name).read_bytes()
+    """One of the project's own files (``own_*``), or a corpus file (skips the test without it)."""
+    return own_file(name) if name in OWN_FILES else corpus_file(name)
 
 
 def fixture_json(name: str) -> Any:

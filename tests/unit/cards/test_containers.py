@@ -162,7 +162,8 @@ def test_lore_13_png_export_embeds_ccv3_and_chara_and_replaces_old_chunks() -> N
 
 
 def test_lore_13_png_export_keeps_the_image_chunks() -> None:
-    png = fixture("st_default_Seraphina.png")
+    png = fixture("own_wren_v2.png")
     out = encode_card(decode_card(png), png=png)
     idat = png.index(b"IDAT") - 4
-    assert png[idat : idat + 511_517] in out
+    image = png[idat : png.index(b"tEXt") - 4]
+    assert len(image) > 100 and image in out

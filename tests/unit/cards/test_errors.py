@@ -182,7 +182,7 @@ def test_lore_13_json_that_is_not_a_lorebook(upload: bytes) -> None:
 
 
 def test_lore_13_truncated_png() -> None:
-    png = fixture("st_default_Seraphina.png")
+    png = fixture("own_wren_v2.png")
     for cut in (len(png) - 5, len(png) // 2, 20):
         code, message = code_of(lambda cut=cut: decode_card(png[:cut]))
         assert code == "invalid_png"
@@ -190,7 +190,7 @@ def test_lore_13_truncated_png() -> None:
 
 
 def test_lore_13_png_with_bad_crc() -> None:
-    png = bytearray(fixture("tavernkit_ccv3_over_chara.png"))
+    png = bytearray(fixture("own_wren_both.png"))
     at = png.index(b"ccv3") + 10
     png[at] ^= 0xFF
     code, message = code_of(lambda: decode_card(bytes(png)))

@@ -18,9 +18,12 @@ from adapters.cards import (
     encode_lorebook,
 )
 from adapters.cards.png import read_card_chunks
-from tests.unit.cards.support import FIXTURES, fixture, fixture_json
+from tests.corpus import corpus_params, needs_corpus
+from tests.unit.cards.support import WORLD_INFO_FILES, fixture, fixture_json
 
-WORLD_INFO = sorted(p.name for p in FIXTURES.glob("*.json"))
+WORLD_INFO = WORLD_INFO_FILES
+CARD_PNGS = ["own_wren_v2.png", *corpus_params("st_default_Seraphina.png")]
+"""V2 card PNGs (a ``chara`` chunk with an embedded book): the project's own, then Seraphina."""
 
 # Fields the engine models, with the value SillyTavern uses when a file leaves them out.
 ST_MODEL_DEFAULTS: dict[str, Any] = {
@@ -63,9 +66,13 @@ def normalized_v3(original_v2: dict[str, Any]) -> dict[str, Any]:
     return {**wrapper, "spec": "chara_card_v3", "spec_version": "3.0", "data": data}
 
 
-def seraphina_v2() -> dict[str, Any]:
-    chunks = read_card_chunks(fixture("st_default_Seraphina.png"), DEFAULT_LIMITS)
+def chara_of(name: str) -> dict[str, Any]:
+    chunks = read_card_chunks(fixture(name), DEFAULT_LIMITS)
     return json.loads(base64.b64decode(chunks["chara"]))
+
+
+def seraphina_v2() -> dict[str, Any]:
+    return chara_of("st_default_Seraphina.png")
 
 
 @pytest.mark.parametrize("name", WORLD_INFO)
@@ -81,22 +88,25 @@ def test_lore_13_export_is_a_fixpoint(name: str, fmt: str) -> None:
     assert encode_lorebook(decode_lorebook(once), fmt) == once  # type: ignore[arg-type]
 
 
-def test_lore_13_seraphina_card_round_trip_keeps_every_field() -> None:
-    original = seraphina_v2()
-    exported = json.loads(encode_card(decode_card(fixture("st_default_Seraphina.png"))))
+@pytest.mark.parametrize("name", CARD_PNGS)
+def test_lore_13_v2_card_round_trip_keeps_every_field(name: str) -> None:
+    original = chara_of(name)
+    exported = json.loads(encode_card(decode_card(fixture(name))))
     assert exported == normalized_v3(original)
 
 
-def test_lore_13_seraphina_png_round_trip_is_lossless_for_the_persona() -> None:
-    png = fixture("st_default_Seraphina.png")
+@pytest.mark.parametrize("name", CARD_PNGS)
+def test_lore_13_png_round_trip_is_lossless_for_the_persona(name: str) -> None:
+    png = fixture(name)
     persona = decode_card(png)
     again = decode_card(encode_card(persona, png=png))
     assert again == msgspec.structs.replace(persona, spec="chara_card_v3")
 
 
-def test_lore_13_seraphina_lorebook_ccv3_export_keeps_entry_extensions() -> None:
-    original = seraphina_v2()["data"]["character_book"]
-    exported = json.loads(encode_lorebook(decode_lorebook(fixture("st_default_Seraphina.png")), "ccv3"))
+@pytest.mark.parametrize("name", CARD_PNGS)
+def test_lore_13_card_lorebook_ccv3_export_keeps_entry_extensions(name: str) -> None:
+    original = chara_of(name)["data"]["character_book"]
+    exported = json.loads(encode_lorebook(decode_lorebook(fixture(name)), "ccv3"))
     assert exported["spec"] == "lorebook_v3"
     for before, after in zip(original["entries"], exported["data"]["entries"], strict=True):
         assert after["extensions"] == before["extensions"]
@@ -187,6 +197,7 @@ def test_lore_13_unknown_card_fields_survive() -> None:
     assert persona.book.entries[0].decorators[0].name == "depth"
 
 
+@needs_corpus
 def test_lore_13_changed_tuning_rewrites_only_its_extension_key() -> None:
     book = decode_lorebook(fixture("st_default_Seraphina.png"))
     first = msgspec.structs.replace(book.entries[0], probability=30, use_probability=True)
@@ -196,8 +207,9 @@ def test_lore_13_changed_tuning_rewrites_only_its_extension_key() -> None:
     assert exported[1]["extensions"] == {"position": 0, "probability": None, "useProbability": False}
 
 
-def test_lore_13_world_info_survives_a_trip_through_a_card() -> None:
-    for name in WORLD_INFO:
+@pytest.mark.parametrize("name", WORLD_INFO)
+def test_lore_13_world_info_survives_a_trip_through_a_card(name: str) -> None:
+    if True:
         direct = json.loads(encode_lorebook(decode_lorebook(fixture(name))))
         via_card = decode_lorebook(encode_lorebook(decode_lorebook(fixture(name)), "ccv3"))
         hopped = json.loads(encode_lorebook(via_card))
@@ -208,8 +220,9 @@ def test_lore_13_world_info_survives_a_trip_through_a_card() -> None:
             assert back == entry, (name, uid)
 
 
-def test_lore_13_card_book_survives_a_trip_through_world_info() -> None:
-    book = decode_lorebook(fixture("st_default_Seraphina.png"))
+@pytest.mark.parametrize("name", CARD_PNGS)
+def test_lore_13_card_book_survives_a_trip_through_world_info(name: str) -> None:
+    book = decode_lorebook(fixture(name))
     direct = json.loads(encode_lorebook(book, "ccv3"))
     via_st = decode_lorebook(encode_lorebook(book, "sillytavern"))
     hopped = json.loads(encode_lorebook(via_st, "ccv3"))
@@ -256,6 +269,7 @@ def test_lore_10_decorators_are_parsed_and_rendered_back() -> None:
     assert exported["content"] == "@@depth 5\n@@@role user\nBody"
 
 
+@needs_corpus
 def test_lore_8_edited_order_exports_as_insertion_order() -> None:
     book = decode_lorebook(fixture("st_default_Seraphina.png"))
     moved = msgspec.structs.replace(book.entries[2], order=-7)
