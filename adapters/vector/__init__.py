@@ -8,7 +8,13 @@ has the same contract for tests and as a fallback.
 
 from __future__ import annotations
 
-from adapters.vector.faiss_index import (
+import logging
+
+# faiss probes for AVX512/AVX2 builds that the wheel does not ship and logs every miss, with its
+# ModuleNotFoundError, at INFO; the generic build it then loads is the one we use. Quiet it.
+logging.getLogger("faiss.loader").setLevel(logging.WARNING)
+
+from adapters.vector.faiss_index import (  # noqa: E402 (after quieting the loader)
     BruteForceVectorIndex,
     FaissVectorIndex,
     Hit,
