@@ -8,6 +8,7 @@ temporary folder, so the tests never touch the checkout's ``./var``.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import secrets
@@ -92,37 +93,28 @@ class MakeRun:
         self.kill()
         raise AssertionError(f"make run did not become healthy:\n{self.output()}")
 
-    def left_behind(self) -> list[str]:
+    def _pids(self) -> list[int]:
         """Processes still running with this run's marker in their environment."""
-        found = []
         needle = f"HEARTH_TEST_MARK={self.mark}".encode()
+        pids = []
         for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                if needle in (entry / "environ").read_bytes().split(b"\0"):
-                    found.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode())
-            except OSError:
-                continue
+            with contextlib.suppress(OSError):
+                if entry.name.isdigit() and needle in (entry / "environ").read_bytes().split(b"\0"):
+                    pids.append(int(entry.name))
+        return pids
+
+    def left_behind(self) -> list[str]:
+        """The command lines of this run's processes that are still alive."""
+        found = []
+        for pid in self._pids():
+            with contextlib.suppress(OSError):
+                found.append(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode())
         return found
 
     def kill(self) -> None:
         for pid in self._pids():
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-
-    def _pids(self) -> list[int]:
-        needle = f"HEARTH_TEST_MARK={self.mark}".encode()
-        pids = []
-        for entry in Path("/proc").iterdir():
-            try:
-                if entry.name.isdigit() and needle in (entry / "environ").read_bytes().split(b"\0"):
-                    pids.append(int(entry.name))
-            except OSError:
-                continue
-        return pids
 
     def wait_stopped(self, timeout: float = 40) -> int:
         try:
@@ -220,7 +212,8 @@ def test_sum_1_make_run_summarizes_a_long_chat_by_itself(runs: Callable[..., Mak
         for i in range(80):
             who = names[i % len(names)]
             text = f"{who} here: day {i // 10 + 1}, we talked about the lighthouse and the tide, part {i}."
-            sent = http.post("/api/chats/longchat/messages", json={"user": who.lower(), "name": who, "text": text})
+            body = {"user": who.lower(), "name": who, "text": text}
+            sent = http.post("/api/chats/longchat/messages", json=body)
             assert sent.status_code == 200 and sent.json()["reply"], sent.text
         deadline = time.monotonic() + 120
         summary: dict[str, object] = {}
