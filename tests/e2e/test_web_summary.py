@@ -20,7 +20,6 @@ from tests.e2e.test_summaries_worker import worker  # noqa: F401  (the worker on
 from tests.e2e.test_web_app import (  # noqa: F401  (fixtures)
     Visitor,
     alice,
-    browser,
     new_name,
     open_page,
     say,
@@ -49,7 +48,7 @@ async def open_summary(page: Page) -> None:
 
 
 async def test_sum_4_read_edit_and_rebuild_the_tiers_in_the_browser(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     offline_app: WebApp,
     worker: subprocess.Popen[bytes],  # noqa: F811
 ) -> None:
