@@ -27,6 +27,7 @@ from adapters.web.session import BrowserSession
 from adapters.web.state import WebState
 from engine.errors import Forbidden, InvalidInput, NotFound
 from engine.lorebook import LoreBook, LoreEntry, Role, join_decorators, split_decorators
+from engine.lorebook.regex_keys import split_key_string
 
 __all__ = [
     "LORE_ROUTES",
@@ -58,24 +59,8 @@ def sorted_entries(entries: tuple[LoreEntry, ...]) -> list[LoreEntry]:
 
 
 def split_keys(raw: str) -> tuple[str, ...]:
-    """Comma-separated keys (LORE-3); a ``/regex/flags`` key may contain commas."""
-    keys: list[str] = []
-    buf: list[str] = []
-    in_regex = escaped = False
-    for char in raw:
-        if in_regex:
-            buf.append(char)
-            in_regex = escaped or char != "/"
-            escaped = not escaped and char == "\\"
-        elif char == ",":
-            keys.append("".join(buf).strip())
-            buf = []
-        else:
-            if char == "/" and not "".join(buf).strip():
-                in_regex = True
-            buf.append(char)
-    keys.append("".join(buf).strip())
-    return tuple(k for k in keys if k)
+    """Comma-separated keys (LORE-3); a ``/regex/flags`` key may contain commas (LORE-20)."""
+    return split_key_string(raw)
 
 
 def parse_decorators(text: str) -> tuple[Any, ...]:

@@ -14,7 +14,7 @@ go to the request log. Matching rules are documented in :mod:`engine.lorebook.te
 from __future__ import annotations
 
 from engine.lorebook.activation import probability_roll
-from engine.lorebook.compile import CompiledBook, compile_book, validate_book
+from engine.lorebook.compile import CompiledBook, book_issues, compile_book, validate_book
 from engine.lorebook.model import (
     DEFAULT_SCAN_DEPTH,
     DEFAULT_TOKEN_BUDGET,
@@ -23,10 +23,13 @@ from engine.lorebook.model import (
     LoreBook,
     LoreDecision,
     LoreEntry,
+    LoreIssue,
     LoreMark,
     LoreMessage,
     LoreResult,
     LoreState,
+    LoreTimed,
+    Matching,
     Role,
     SelectiveLogic,
     join_decorators,
@@ -46,12 +49,16 @@ __all__ = [
     "LoreBook",
     "LoreDecision",
     "LoreEntry",
+    "LoreIssue",
     "LoreMark",
     "LoreMessage",
     "LoreResult",
     "LoreState",
+    "LoreTimed",
+    "Matching",
     "Role",
     "SelectiveLogic",
+    "book_issues",
     "compile_book",
     "join_decorators",
     "json_pairs",
