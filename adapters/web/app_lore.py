@@ -22,7 +22,7 @@ from adapters.cards import decode_lorebook, encode_lorebook
 from adapters.llm.tokens import offline_count
 from adapters.web.api import decode_body
 from adapters.web.app_auth import owned_chat, require_user
-from adapters.web.lore_api import store_book
+from adapters.web.lore_api import imported, store_book
 from adapters.web.session import BrowserSession
 from adapters.web.state import WebState
 from engine.errors import Forbidden, InvalidInput, NotFound
@@ -240,7 +240,7 @@ async def import_book(
     stored = await store_book(state, book, (name or "Imported lorebook")[:120])
     if state.accounts is not None:
         await state.accounts.store.own_lorebook(visitor.slug, stored.id)
-    return {"id": stored.id, "name": stored.name, "entries": len(stored.entries)}
+    return imported(stored)
 
 
 async def _book_view(book: LoreBook, editable: bool) -> dict[str, Any]:
@@ -293,7 +293,7 @@ async def _save_entry(
     found = await _book(state, visitor, book, edit=True)
     edit: EntryEdit = decode_body(await request.body(), EntryEdit)
     changed, saved = apply_entry_edit(found, entry, edit)
-    stored = await store_book(state, changed, found.name)
+    stored = await store_book(state, changed, found.name, edited=saved.id)
     total = await asyncio.to_thread(lambda: sum(_tokens(e) for e in stored.entries))
     return {"entry": entry_view(saved), "book_tokens": total}
 
