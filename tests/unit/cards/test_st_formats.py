@@ -145,7 +145,7 @@ def test_lore_21_import_report_lists_ignored_parts_per_entry() -> None:
             {"key": ["moth"], "content": "@@probability abc\n@@depth 4\n@@zzz\nMoths."},
             {"key": ["bat"], "content": "Bats.", "position": 4, "ignoreBudget": True,
              "characterFilter": {"names": ["Mira"], "tags": []}},
-            {"key": ["fox"], "content": "Foxes.", "position": 1, "characterFilter": {"names": [], "tags": []}},
+            {"key": ["fox"], "content": "Foxes.", "position": 1, "characterFilter": {"names": []}},
         )
     )  # fmt: skip
     report = [(i.entry, i.field, i.code) for i in import_report(book)]
