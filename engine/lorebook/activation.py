@@ -161,12 +161,14 @@ def _trigger(entry: CompiledEntry, hits: Hits, ctx: ScanContext) -> tuple[str, b
     """Return ``(reason, by_key)``; ``by_key`` means secondary keys still apply."""
     if entry.constant:
         return ("@@activate" if entry.options.always else "constant"), False
+    chat, regex, depth = hits.chat, hits.regex.get(entry.scan_depth, ()), entry.scan_depth
     for mid, key in zip(entry.primary, entry.primary_keys, strict=True):
-        where = chat_hit(hits, mid, entry.scan_depth)
-        if where is not None:
-            return f"key {key!r} matched in {where}", True
+        index = chat.get(mid)
+        if (index is not None and index < depth) or mid in regex:
+            return f"key {key!r} matched in {chat_hit(hits, mid, depth)}", True
+    lore = hits.lore
     for mid, key in zip(entry.primary, entry.primary_keys, strict=True):
-        source = hits.lore.get(mid)
+        source = lore.get(mid)
         if source is not None:
             return f"key {key!r} matched in {source}", True
     kept = ctx.marks.get((entry.book, entry.id))

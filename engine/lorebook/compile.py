@@ -131,6 +131,8 @@ class CompiledBook(msgspec.Struct, frozen=True, kw_only=True, eq=False):
     timed: tuple[int, ...]
     delayed: tuple[int, ...]
     delay_levels: tuple[int, ...]
+    content: tuple[tuple[int, ...] | None, ...] = ()
+    """Per entry: the book's static keys its content holds (``None`` when the content has macros)."""
 
 
 def id_sort_key(entry_id: str) -> tuple[int, int, str]:
@@ -214,7 +216,11 @@ def compile_book(book: LoreBook) -> CompiledBook:
             entries.append(compiled)
         else:
             keys.issues.extend(table.issues)
-    return _assemble(book, book_id, tuple(entries), keys)
+    compiled = _assemble(book, book_id, tuple(entries), keys)
+    # Recursion needs the keys each entry's own content holds: found once here, not per scan.
+    from engine.lorebook.match import content_hits  # here: match imports this module
+
+    return msgspec.structs.replace(compiled, content=content_hits(compiled))
 
 
 def _check_book(book: LoreBook) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import ahocorasick
@@ -27,7 +27,7 @@ import msgspec
 from engine.lorebook.compile import EDGE_FREE, EDGE_WORD, CompiledBook, LiteralHit
 from engine.lorebook.regex_keys import compiled_pattern, parse_regex_key, to_re2
 from engine.lorebook.text import is_no_space_char, is_word_char, normalize_key, normalize_text
-from engine.macros import MacroContext, expand
+from engine.macros import MacroContext, expand, has_macros
 
 __all__ = [
     "MATCHER",
@@ -36,6 +36,7 @@ __all__ = [
     "ScanBuffer",
     "build_buffer",
     "chat_hit",
+    "content_hits",
     "match_buffer",
     "match_text",
     "resolve_dynamic",
@@ -46,6 +47,7 @@ MATCHER: Final = "\x01"
 _PROCLITICS: Final = frozenset("בהוכלמש" + "وفبكلس")
 _MAX_PREFIX: Final = 3
 _MAX_SUFFIX: Final = 4
+_NOTHING: Final[Mapping[int, object]] = {}
 
 
 class ScanBuffer(msgspec.Struct, frozen=True, kw_only=True):
@@ -205,35 +207,67 @@ def chat_hit(hits: Hits, mid: int, depth: int) -> str | None:
     return None
 
 
-def match_text(book: CompiledBook, text: str, resolved: Sequence[ResolvedKey] = ()) -> list[int]:
+def match_text(
+    book: CompiledBook,
+    text: str,
+    resolved: Sequence[ResolvedKey] = (),
+    known: Mapping[int, object] = _NOTHING,
+    *,
+    dynamic_only: bool = False,
+) -> list[int]:
     """Matcher ids of ``book`` found anywhere in ``text`` (recursion over lore content).
 
     Args:
         book: The compiled book.
         text: Raw text (an activated entry's content).
         resolved: The book's macro keys for this scan.
+        known: Ids found already; they are skipped before any check, so a recursion pass
+            costs what its new text holds, not what all passes found (LORE-16).
+        dynamic_only: Match only the macro keys (the static ones were found at compile time).
 
     Returns:
-        The matched ids (each once).
+        The matched ids that are not in ``known``, each once.
     """
     hits: dict[int, int] = {}
     folded = exact = None
-    if book.folded is not None or any(k.fold for k in resolved):
+    automata = (None, None) if dynamic_only else (book.folded, book.exact)
+    if automata[0] is not None or any(k.fold for k in resolved):
         folded = normalize_text(text, fold=True)
-        _literal_hits(book.folded, folded, (0,), 1, hits)
-    if book.exact is not None or any(not k.fold and k.pattern is None for k in resolved):
+        _literal_hits(automata[0], folded, (0,), 1, hits, known)
+    if automata[1] is not None or any(not k.fold and k.pattern is None for k in resolved):
         exact = normalize_text(text, fold=False)
-        _literal_hits(book.exact, exact, (0,), 1, hits)
+        _literal_hits(automata[1], exact, (0,), 1, hits, known)
     nfc = MATCHER + unicodedata.normalize("NFC", text.strip())
-    if book.regexes is not None:
-        hits.update((book.regex_mids[i], 0) for i in book.regexes.Match(nfc) or ())
+    if book.regexes is not None and not dynamic_only:
+        for i in book.regexes.Match(nfc) or ():
+            if book.regex_mids[i] not in known:
+                hits[book.regex_mids[i]] = 0
     for key in resolved:
+        if key.mid in hits or key.mid in known:
+            continue
         if key.pattern is not None:
             if key.pattern.search(nfc) is not None:
                 hits[key.mid] = 0
         elif _search((folded if key.fold else exact) or "", (0,), key, 1) is not None:
             hits[key.mid] = 0
     return list(hits)
+
+
+def content_hits(book: CompiledBook) -> tuple[tuple[int, ...] | None, ...]:
+    """For each entry, the ids of the book's static keys found in its own content (LORE-16).
+
+    Computed once per compiled book, so a recursion pass over the book's own entries is a
+    dictionary lookup per key hit instead of a text scan. Content with macros is expanded per
+    turn, so it gets ``None`` and is matched at scan time.
+
+    Args:
+        book: The compiled book (without ``content`` yet).
+
+    Returns:
+        One tuple of ids (or ``None``) per entry, in entry order.
+    """
+    static = msgspec.structs.replace(book, dynamic=())
+    return tuple(None if has_macros(e.text) else tuple(match_text(static, e.text)) for e in book.entries)
 
 
 def _join(parts: Iterable[str]) -> tuple[str, tuple[int, ...]]:
@@ -270,18 +304,30 @@ def _literal_hits(
     starts: tuple[int, ...],
     depth: int,
     hits: dict[int, int],
+    known: Mapping[int, object] = _NOTHING,
 ) -> None:
     if automaton is None or not starts or depth <= 0:
         return
     end = _end_of(starts, depth, text)
+    single = len(starts) == 1
     payload: tuple[LiteralHit, ...]
     for last, payload in automaton.iter(text, 0, end):
         for mid, left, right, length in payload:
-            if mid in hits:
+            if mid in hits or mid in known:
                 continue
             first = last - length + 1
-            if _edges_ok(text, first, last, end, left, right):
-                hits[mid] = bisect_right(starts, first) - 1
+            # Inlined EDGE_WORD checks: this loop is the scan's hot path (LORE-16 benchmark).
+            if left == EDGE_WORD:
+                if first > 0 and is_word_char(text[first - 1]):
+                    continue
+            elif left and not _left_ok(text, first, left):
+                continue
+            if right == EDGE_WORD:
+                if last + 1 < end and is_word_char(text[last + 1]):
+                    continue
+            elif right and not _right_ok(text, last, end, right):
+                continue
+            hits[mid] = 0 if single else bisect_right(starts, first) - 1
 
 
 def _edges_ok(text: str, first: int, last: int, end: int, left: int, right: int) -> bool:

@@ -206,16 +206,15 @@ class _Pool:
         fresh = self.decide(self.first_candidates(), pass_no=1)
         pass_no, passes, unlocked, level_at = 2, 0, False, 0
         while True:
-            natural = any(b.recursive for b in self.books) and any(
-                not self.activated[ref].entry.prevent_recursion for ref in fresh
-            )
-            candidates = set(self.recursion_candidates(self.recurse(fresh)))
-            if natural and passes < MAX_RECURSION_PASSES:
-                if not unlocked:
+            candidates: set[_Ref] = set()
+            if passes < MAX_RECURSION_PASSES:  # content after the last allowed pass is not scanned
+                natural = any(b.recursive for b in self.books) and any(
+                    not self.activated[ref].entry.prevent_recursion for ref in fresh
+                )
+                candidates.update(self.recursion_candidates(self.recurse(fresh)))
+                if natural and not unlocked:
                     candidates.update(self.unlocked())
                     unlocked = True
-            else:
-                candidates = set()
             if not candidates:
                 if level_at + 1 >= len(self.levels):
                     return
@@ -367,30 +366,40 @@ class _Pool:
         """
         # Sorted by (book, id) so the "matched in entry X" label ignores the pool's order.
         sources = sorted(
-            (self.activated[ref] for ref in fresh if not self.activated[ref].entry.prevent_recursion),
-            key=lambda a: (a.entry.book, a.entry.id_key),
+            (ref for ref in fresh if not self.activated[ref].entry.prevent_recursion),
+            key=lambda r: (self._entry(r).book, self._entry(r).id_key),
         )
         new_mids: list[list[int]] = [[] for _ in self.books]
         for b, book in enumerate(self.books):
             if not book.recursive:
                 continue
-            lore = self.hits[b].lore
-            for source in sources:
+            lore, resolved, found = self.hits[b].lore, self.resolved[b], new_mids[b]
+            for ref in sources:
+                source = self.activated[ref]
                 label = f"entry {source.entry.id}"
                 label += "" if source.entry.book == book.id else f" of {source.entry.book}"
-                for mid in match_text(book, source.text, self.resolved[b]):
+                known = book.content[ref[1]] if ref[0] == b and book.content else None
+                if known is None:
+                    mids = match_text(book, source.text, resolved, lore)
+                else:  # precomputed at compile time; only macro keys are matched now
+                    mids = [m for m in known if m not in lore]
+                    if resolved:
+                        mids += match_text(book, source.text, resolved, lore, dynamic_only=True)
+                for mid in mids:
                     if mid not in lore:
                         lore[mid] = label
-                        new_mids[b].append(mid)
+                        found.append(mid)
         return new_mids
 
     def recursion_candidates(self, new_mids: Sequence[list[int]]) -> list[_Ref]:
         """Entries using a newly hit key that may still activate by recursion."""
         refs: set[_Ref] = set()
         for b, book in enumerate(self.books):
-            for mid in new_mids[b]:
-                refs.update((b, e) for e in book.by_primary.get(mid, ()))
-                refs.update((b, e) for e in book.by_secondary.get(mid, ()))
+            for index in (book.by_primary, book.by_secondary):
+                if index:
+                    for mid in new_mids[b]:
+                        for e in index.get(mid, ()):
+                            refs.add((b, e))
         return sorted(ref for ref in refs if self._open(ref))
 
     def _open(self, ref: _Ref) -> bool:
