@@ -81,7 +81,8 @@ def dense_book(
 
 def chat_for(keys: list[str], count: int, per_message: int, seed: int = 5) -> list[str]:
     rng = random.Random(seed)
-    return [" ".join(["we", "walked", "on", *rng.sample(keys, per_message), "and", "talked"]) for _ in range(count)]
+    words = [["we", "walked", "on", *rng.sample(keys, per_message), "and", "talked"] for _ in range(count)]
+    return [" ".join(message) for message in words]
 
 
 def timed(module: Any, compiled: Any, chat: list[str], turns: int) -> tuple[float, float, int]:
