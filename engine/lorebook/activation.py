@@ -2,9 +2,10 @@
 
 Order of checks for an entry:
 
-1. Trigger: an active ``sticky`` effect (LORE-14); ``constant`` (or ``@@activate``); else a
-   primary key hit — the first primary key, in the entry's order, that occurs in the entry's
-   scan depth or in recursed lore content; else an ``@@keep`` mark from an earlier turn.
+1. Trigger: an active ``sticky`` effect (LORE-14, unless ``delay`` still holds); ``constant``
+   (or ``@@activate``); else a primary key hit — the first primary key, in the entry's order,
+   that occurs in the entry's scan depth or in recursed lore content; else an ``@@keep`` mark
+   from an earlier turn.
    No trigger → not considered, not logged.
 2. Timed effects (LORE-14): ``delay`` (the chat has fewer messages than it) and a running
    ``cooldown`` reject the entry unless it is sticky.
@@ -123,6 +124,8 @@ def evaluate_entry(
         ``None`` when nothing triggers the entry, else a :class:`Verdict`.
     """
     sticky = ctx.sticky.get((entry.book, entry.id))
+    if sticky is not None and entry.delay and ctx.message_count < entry.delay:
+        sticky = None  # SillyTavern checks the delay before anything else, sticky included
     if sticky is not None:
         reason = f"sticky: active since message {sticky.start}, until message {sticky.end}"
         return Verdict(activation=Activation(entry=entry, reason=reason, text=text, sticky=True))

@@ -400,7 +400,8 @@ class ChatService:
             reply_to=answered.id,
         )
         old = msgspec.structs.replace(replaces, status="superseded") if replaces else None
-        keep_state = lore.state if (lore.decisions or lore.state.marks or lore.state.timed) else None
+        state = lore.state
+        keep_state = state if (lore.decisions or state.marks or state.timed or state.before) else None
         await self.chats.finish(turn, log, reply, old, keep_state)
         if self.summaries is not None and len(candidates) > len(
             window.messages

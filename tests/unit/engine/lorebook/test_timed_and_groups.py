@@ -53,6 +53,13 @@ def test_lore_14_delay_waits_for_the_message_count() -> None:
     assert included(scan(compiled, ["harvest"], message_count=5)) == ["1", "2"]
 
 
+def test_lore_14_delay_holds_even_for_a_sticky_entry() -> None:
+    compiled = book(entry("1", "harvest", sticky=5, delay=6))
+    state = LoreState(timed=(LoreTimed(book="b", entry="1", kind="sticky", start=1, end=6),), turn="t0")
+    assert included(scan(compiled, ["quiet"], state, turn_id="t1", message_count=3)) == []
+    assert included(scan(compiled, ["harvest"], state, turn_id="t1", message_count=3)) == []
+
+
 def test_lore_14_regenerate_starts_from_the_effects_before_the_turn() -> None:
     compiled = book(entry("1", "comet", cooldown=3))
     first = scan(compiled, ["comet"], turn_id="t1", message_count=1)
