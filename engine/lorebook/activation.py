@@ -9,7 +9,8 @@ Order of checks for an entry:
    No trigger → not considered, not logged.
 2. Timed effects (LORE-14): ``delay`` (the chat has fewer messages than it) and a running
    ``cooldown`` reject the entry unless it is sticky.
-3. ``@@exclude_keys`` (LORE-19): one of them occurs where the primary keys are searched.
+3. ``@@exclude_keys`` (LORE-19): one of them occurs where the primary keys are searched; and
+   ``@@additional_keys``: none of them occurs (a later recursion pass may bring one).
 4. Secondary keys (only when ``selective`` and at least one non-blank secondary key exists;
    otherwise the primary hit alone activates, as in SillyTavern): AND_ANY = some secondary key
    occurs, AND_ALL = all occur, NOT_ANY = none occurs, NOT_ALL = at least one is missing.
@@ -141,6 +142,13 @@ def evaluate_entry(
     excluded = _excluded(entry, hits)
     if excluded:
         return Verdict(decision=_reject(entry, f"{trigger}; {excluded}"))
+    if entry.required:
+        pairs = zip(entry.required, entry.required_keys, strict=True)
+        found = next((key for mid, key in pairs if _found(hits, mid, entry.scan_depth)), None)
+        if found is None:
+            missing = _reject(entry, f"{trigger}; @@additional_keys: none matched")
+            return Verdict(decision=missing, final=False)
+        trigger = f"{trigger}; @@additional_keys {found!r}"
     if by_key:
         ok, detail = _secondary(entry, hits)
         if not ok:

@@ -95,6 +95,8 @@ class CompiledEntry(msgspec.Struct, frozen=True, kw_only=True):
     secondary_keys: tuple[str, ...]
     exclude: tuple[int, ...]
     exclude_keys: tuple[str, ...]
+    required: tuple[int, ...]
+    required_keys: tuple[str, ...]
     exclude_recursion: bool
     prevent_recursion: bool
     delay_level: int
@@ -272,9 +274,11 @@ def _compile_entry(
     mode = _KeyMode(
         case_sensitive=case_sensitive, matching=_matching(entry, book), use_regex=entry.use_regex
     )
-    primary, primary_keys = keys.add_all(entry.keys + options.additional_keys, mode)
+    primary, primary_keys = keys.add_all(entry.keys, mode)
     secondary, secondary_keys = keys.add_all(entry.secondary_keys, mode)
-    exclude, exclude_keys = keys.add_all(options.exclude_keys, mode)
+    required, required_keys = keys.add_all(options.additional_keys, mode)
+    # CCv3: @@exclude_keys is ignored when every key is a regex (use_regex).
+    exclude, exclude_keys = keys.add_all(() if entry.use_regex else options.exclude_keys, mode)
     level = entry.delay_until_recursion
     scored = book.use_group_scoring if entry.use_group_scoring is None else entry.use_group_scoring
     return CompiledEntry(
@@ -293,6 +297,8 @@ def _compile_entry(
         secondary_keys=secondary_keys,
         exclude=exclude,
         exclude_keys=exclude_keys,
+        required=required,
+        required_keys=required_keys,
         exclude_recursion=entry.exclude_recursion,
         prevent_recursion=entry.prevent_recursion,
         delay_level=(1 if level else 0) if isinstance(level, bool) else max(level, 0),
@@ -421,10 +427,14 @@ def _automaton(words: dict[str, list[LiteralHit]]) -> ahocorasick.Automaton | No
 def _index(entries: tuple[CompiledEntry, ...], field: str) -> dict[int, tuple[int, ...]]:
     index: defaultdict[int, list[int]] = defaultdict(list)
     for position, entry in enumerate(entries):
-        mids = entry.primary if field == "primary" else (*entry.secondary, *entry.exclude)
+        mids = entry.primary if field == "primary" else (*entry.secondary, *entry.exclude, *entry.required)
         for mid in dict.fromkeys(mids):
             index[mid].append(position)
     return {mid: tuple(positions) for mid, positions in index.items()}
+
+
+def _mids(entry: CompiledEntry) -> set[int]:
+    return {*entry.primary, *entry.secondary, *entry.exclude, *entry.required}
 
 
 def _assemble(
@@ -446,15 +456,7 @@ def _assemble(
         exact=_automaton(keys.literals[False]),
         regexes=new_regex_set(keys.patterns) if keys.patterns else None,
         regex_mids=tuple(keys.pattern_mids),
-        regex_depths=tuple(
-            sorted(
-                {
-                    e.scan_depth
-                    for e in entries
-                    if e.scan_depth > 0 and regex.intersection((*e.primary, *e.secondary, *e.exclude))
-                }
-            )
-        ),
+        regex_depths=tuple(sorted({e.scan_depth for e in entries if e.scan_depth > 0 and regex & _mids(e)})),
         dynamic=tuple(keys.dynamic),
         issues=tuple(keys.issues),
         timed=tuple(i for i, e in enumerate(entries) if e.sticky or e.cooldown),

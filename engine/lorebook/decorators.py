@@ -13,14 +13,16 @@ Supported (name → effect); a decorator overrides the matching entry field:
 * ``@@is_greeting`` — active only while the chat is still at the greeting message.
 * ``@@activate`` / ``@@dont_activate`` (SillyTavern) — always / never activate; with both,
   ``@@activate`` wins (CCv3, LORE-19).
-* ``@@additional_keys a,b`` — more primary keys; ``@@exclude_keys a,b`` — the entry does not
-  activate when one of these keys occurs where its primary keys are searched (CCv3, LORE-19).
+* ``@@additional_keys a,b`` — the entry activates only when one of these keys occurs too (may
+  repeat: the lists add up); ``@@exclude_keys a,b`` — the entry does not activate when one of
+  these keys occurs (ignored with ``use_regex``). Both are searched where the primary keys are
+  (CCv3, LORE-19).
 
 CCv3 semantics (LORE-19): the *first* decorator of a name counts, later ones of that name are
 ignored; unknown decorators are kept in the model and ignored here (the import report lists
 them); a CCv3 fallback line ``@@@name`` applies only when the decorator just before it (or the
-fallback chain's start) is not applied. A known decorator with a malformed value is ignored with
-an issue ``invalid_decorator`` (``validate_book`` turns the first one into ``InvalidInput``).
+fallback chain's start) is unknown or ignored. A known decorator with a malformed value is
+ignored with an issue ``invalid_decorator`` (``validate_book`` turns the first one into ``InvalidInput``).
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ KNOWN_UNSUPPORTED: Final = {
     "reverse_depth": "Hearth has one lore slot; move the slot in the prompt template (LORE-9)",
     "position": "Hearth has one lore slot; move the slot in the prompt template (LORE-9)",
     "ignore_on_max_context": "the token budget decides what stays (LORE-7)",
+    "reverse_instruct_depth": "Hearth has one lore slot; move the slot in the prompt template (LORE-9)",
+    "instruct_scan_depth": "chats are scanned by messages (@@scan_depth), not tokens",
+    "is_user_icon": "Hearth has no user icons",
     "disable_ui_prompt": "Hearth has no per-entry UI prompt",
 }
 """CCv3 decorators Hearth knows but does not apply, with the reason the import report gives."""
@@ -113,7 +118,7 @@ def resolve_options(entry: LoreEntry) -> tuple[EntryOptions, tuple[DecoratorProb
         if decorator.fallback and not need_fallback:
             continue
         why = _apply(decorator, values, seen)
-        need_fallback = why is not None and why[1] == "unsupported"
+        need_fallback = why is not None  # CCv3: a fallback stands in for an unknown or ignored one
         if why is not None and not (decorator.fallback and why[1] == "unsupported"):
             problems.append(DecoratorProblem(line=_line(decorator), reason=why[0], code=why[1]))
     if values.get("always"):
@@ -135,7 +140,7 @@ def _apply(decorator: Decorator, values: dict[str, object], seen: set[str]) -> t
             return f"not applied: {KNOWN_UNSUPPORTED[name]}", "unsupported"
         return "unknown decorator", "unsupported"
     field = _FLAGS.get(name, name)
-    if field in seen:
+    if field in seen and name != "additional_keys":  # CCv3: @@additional_keys may repeat
         return f"ignored: the first @@{name} counts (CCv3)", "invalid_decorator"
     if name in _FLAGS:
         values[field] = True
@@ -147,7 +152,7 @@ def _apply(decorator: Decorator, values: dict[str, object], seen: set[str]) -> t
         keys = split_key_string(value)
         if not keys:
             return "ignored: expected comma-separated keys", "invalid_decorator"
-        values[name] = keys
+        values[name] = (*values.get(name, ()), *keys)  # type: ignore[misc]
     else:
         low, high = _INTS[name]
         try:

@@ -178,12 +178,25 @@ def test_lore_19_invalid_values_are_ignored_with_an_issue() -> None:
 def test_lore_19_exclude_keys_and_additional_keys() -> None:
     compiled = book(
         entry("1", "sea", content="@@exclude_keys storm, wreck\nCalm sea."),
-        entry("2", "sea", content="@@additional_keys ocean\nBlue."),
+        entry("2", "sea", content="@@additional_keys ocean\n@@additional_keys tide\nBlue."),
+        entry("3", "sea", content="@@exclude_keys storm\nRegex entry.", use_regex=True),
     )
-    assert included(scan(compiled, ["the sea"])) == ["1", "2"]
-    assert included(scan(compiled, ["the ocean"])) == ["2"]
+    assert included(scan(compiled, ["the sea"])) == ["1", "3"]
+    assert "@@additional_keys: none matched" in decision(scan(compiled, ["the sea"]), "2").reason
+    assert included(scan(compiled, ["the ocean"])) == []  # additional keys alone do not trigger
+    assert included(scan(compiled, ["the sea", "high tide"])) == ["1", "2", "3"]  # repeated lines add up
     stormy = scan(compiled, ["a storm at sea"])
-    assert included(stormy) == ["2"] and "@@exclude_keys: 'storm' matched" in decision(stormy, "1").reason
+    assert included(stormy) == ["3"]  # CCv3: exclude_keys is ignored with use_regex
+    assert "@@exclude_keys: 'storm' matched" in decision(stormy, "1").reason
+
+
+def test_lore_19_a_fallback_stands_in_for_an_unknown_or_ignored_decorator() -> None:
+    compiled = book(
+        entry("1", "k", content="@@risu_only 4\n@@@probability 0\nA."),
+        entry("2", "k", content="@@probability abc\n@@@probability 0\nB."),
+        entry("3", "k", content="@@probability 100\n@@@probability 0\nC."),
+    )
+    assert included(scan(compiled, ["k"])) == ["3"]
 
 
 def test_lore_21_a_regex_re2_cannot_run_is_left_out_not_fatal() -> None:
