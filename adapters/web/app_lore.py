@@ -155,6 +155,7 @@ class BookEdit(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     """Book settings the editor changes (LORE-18, LORE-15)."""
 
     matching: Matching | None = None
+    case_sensitive: bool | None = None
     use_group_scoring: bool | None = None
 
 
@@ -341,6 +342,7 @@ async def _book_view(book: LoreBook, editable: bool) -> dict[str, Any]:
         "token_budget": book.token_budget,
         "recursive_scanning": book.recursive_scanning,
         "matching": book.matching or ("whole_words" if book.match_whole_words else "substring"),
+        "case_sensitive": book.case_sensitive,
         "use_group_scoring": book.use_group_scoring,
         "report": report,
         "tokens": sum(v["tokens"] for v in views),
@@ -391,7 +393,7 @@ async def _save_entry(
 async def edit_settings(
     request: Request[Any, Any, Any], visitor: NamedDependency[BrowserSession], book: FromPath[str]
 ) -> dict[str, Any]:
-    """Change a book's default matching (LORE-18) and group scoring (LORE-15)."""
+    """Change a book's default matching and case (LORE-18) and group scoring (LORE-15)."""
     state: WebState = request.app.state.web
     found = await _book(state, visitor, book, edit=True)
     edit: BookEdit = decode_body(await request.body(), BookEdit)

@@ -50,6 +50,7 @@ async def test_lore_22_editor_shows_the_report_and_edits_timed_effects_and_group
     await expect(page.locator("#lore-matching")).to_have_value("substring")
     await page.select_option("#lore-matching", "inflections")
     await expect(page.locator("#lore-matching")).to_have_value("inflections")
+    await page.check("#lore-case")  # the keys below are written as the messages write them
 
     await page.locator('#lore-entries .entry[data-id="0"] .entry-open').click()
     await expect(page.locator("#entry-sticky")).to_have_value("0")
@@ -65,6 +66,9 @@ async def test_lore_22_editor_shows_the_report_and_edits_timed_effects_and_group
     await page.locator('#lore-entries .entry[data-id="2"] .entry-open').click()
     await expect(page.locator("#entry-group-override")).to_be_checked()
     await page.screenshot(path=shot("lore-st-options.png"))
+    await page.locator("#lore-book-list .book-open").first.click()  # reload: the settings stuck
+    await expect(page.locator("#lore-matching")).to_have_value("inflections")
+    await expect(page.locator("#lore-case")).to_be_checked()
     await page.click("#lore-close")
 
     anthropic_fake.script(Reply(text="A quiet night."), Reply(text="Still quiet."))

@@ -5,7 +5,7 @@
  *   GET  /app/lorebooks/<id>                   -> {name, tokens, editable, entries: [...sorted by display name]}
  *   GET  /app/lorebooks/<id>/export?format=sillytavern|ccv3
  *   PUT  /app/lorebooks/<id>/entries/<entry>, POST /app/lorebooks/<id>/entries, DELETE .../<entry>
- *   PUT  /app/lorebooks/<id>/settings {matching, use_group_scoring}   (LORE-18, LORE-15)
+ *   PUT  /app/lorebooks/<id>/settings {matching, case_sensitive, use_group_scoring}   (LORE-18, LORE-15)
  *   PUT  /app/chats/<chat>/lorebooks {books}
  * The import report (LORE-21) is shown per book and per entry; the SillyTavern options
  * (timed effects, inclusion groups, recursion, matching: LORE-14..18) are edited per entry.
@@ -77,8 +77,8 @@
     form.hidden = true;
     $('#lore-matching').value = current.matching;
     $('#lore-group-scoring').checked = Boolean(current.use_group_scoring);
-    $('#lore-matching').disabled = !current.editable;
-    $('#lore-group-scoring').disabled = !current.editable;
+    $('#lore-case').checked = Boolean(current.case_sensitive);
+    for (const sel of ['#lore-matching', '#lore-group-scoring', '#lore-case']) $(sel).disabled = !current.editable;
     renderReport();
     renderEntries();
     document.querySelectorAll('#lore-book-list .book').forEach((li) => {
@@ -233,7 +233,11 @@
   }
 
   async function saveSettings() {
-    const body = { matching: $('#lore-matching').value, use_group_scoring: $('#lore-group-scoring').checked };
+    const body = {
+      matching: $('#lore-matching').value,
+      case_sensitive: $('#lore-case').checked,
+      use_group_scoring: $('#lore-group-scoring').checked,
+    };
     try {
       current = await H.api('PUT', `/app/lorebooks/${encodeURIComponent(current.id)}/settings`, body);
       H.toast('Book settings saved.', 'ok');
@@ -265,6 +269,7 @@
   $('#lore-attach').addEventListener('change', attach);
   $('#lore-matching').addEventListener('change', saveSettings);
   $('#lore-group-scoring').addEventListener('change', saveSettings);
+  $('#lore-case').addEventListener('change', saveSettings);
   $('#lore-new-entry').addEventListener('click', () => edit(null));
   $('#entry-cancel').addEventListener('click', () => { form.hidden = true; });
   $('#entry-delete').addEventListener('click', remove);
