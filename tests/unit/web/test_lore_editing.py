@@ -160,3 +160,12 @@ def test_lore_22_the_editor_sets_and_keeps_the_sillytavern_options() -> None:
     assert (again.sticky, again.group, again.scan_depth) == (3, "weather, sky", None)
     with pytest.raises(InvalidInput):
         apply_entry_edit(BOOK, "0", EntryEdit(sticky=-1))
+
+
+def test_lore_21_an_imported_bad_regex_elsewhere_does_not_block_editing_another_entry() -> None:
+    imported, _ = apply_entry_edit(BOOK, "1", EntryEdit(keys="/(?<=a)b/, owl", content="Owls."))
+    changed, saved = apply_entry_edit(imported, "0", EntryEdit(keys="fog", content="Fog."))
+    validate_book(changed, only=saved.id)  # the entry being saved is fine
+    with pytest.raises(InvalidInput) as caught:
+        validate_book(changed, only="1")
+    assert caught.value.code == "invalid_regex_key"
