@@ -27,7 +27,7 @@ from adapters.web.state import WebState
 from config.load import load_personas
 from config.settings import Settings
 from engine.errors import ConfigError, InvalidInput, StorageUnavailable
-from engine.lorebook import validate_book
+from engine.lorebook import compile_book
 from engine.memory import MemoryPolicy
 from engine.memory.deep import DeepPolicy
 from engine.model import Persona
@@ -219,7 +219,7 @@ async def _install_card(hearth: Hearth, path: Path) -> Persona:
         named = msgspec.structs.replace(
             card.book, id=f"card-{slug(path.stem)}", name=card.book.name or card.name
         )
-        validate_book(named)
+        compile_book(named)  # ignored regex keys/decorators are left out, as on import (LORE-21)
         book = await hearth.lore.put(named)
     return persona_from_card(card, persona_id=slug(path.stem), book_id=book.id if book else None)
 

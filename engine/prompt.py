@@ -16,6 +16,7 @@ from collections.abc import Callable
 import msgspec
 
 from engine.errors import ConfigError
+from engine.macros import MacroContext, expand
 from engine.model import Persona, Role
 from engine.tools import ToolExchange
 from engine.window import Window
@@ -76,6 +77,7 @@ class PromptParts(msgspec.Struct, frozen=True, kw_only=True):
     recalled: tuple[MemoryLine, ...] = ()
     documents: tuple[str, ...] = ()
     user_name: str = "the user"
+    macros: MacroContext | None = None
 
 
 class Prompt(msgspec.Struct, frozen=True, kw_only=True):
@@ -94,20 +96,13 @@ class Prompt(msgspec.Struct, frozen=True, kw_only=True):
         return self.messages[: self.stable_count]
 
 
-def fill_macros(text: str, *, char: str, user: str) -> str:
-    """Replace the card macros ``{{char}}`` and ``{{user}}`` (any case) with names."""
-    for macro, value in (("{{char}}", char), ("{{user}}", user)):
-        text = _replace_folded(text, macro, value)
-    return text
+def fill_macros(text: str, *, char: str, user: str, ctx: MacroContext | None = None) -> str:
+    """Replace the card macros (``{{char}}``, ``{{user}}``, ``{{time}}``, ... see :mod:`engine.macros`).
 
-
-def _replace_folded(text: str, needle: str, value: str) -> str:
-    lowered, out, start = text.lower(), [], 0
-    while (hit := lowered.find(needle, start)) >= 0:
-        out.append(text[start:hit] + value)
-        start = hit + len(needle)
-    out.append(text[start:])
-    return "".join(out)
+    ``ctx`` adds the turn's time and seeds; ``char`` and ``user`` always come from the arguments.
+    """
+    base = ctx or MacroContext()
+    return expand(text, msgspec.structs.replace(base, char=char, user=user))
 
 
 def _render_persona(parts: PromptParts) -> tuple[PromptMessage, ...]:
@@ -117,7 +112,8 @@ def _render_persona(parts: PromptParts) -> tuple[PromptMessage, ...]:
         sections.append(f"{persona.name}'s personality: {persona.personality.strip()}")
     if persona.scenario.strip():
         sections.append(f"Scenario: {persona.scenario.strip()}")
-    text = fill_macros("\n\n".join(s for s in sections if s), char=persona.name, user=parts.user_name)
+    joined = "\n\n".join(s for s in sections if s)
+    text = fill_macros(joined, char=persona.name, user=parts.user_name, ctx=parts.macros)
     return (PromptMessage(role="system", text=text, slot="persona"),)
 
 
@@ -175,7 +171,7 @@ def _render_post_history(parts: PromptParts) -> tuple[PromptMessage, ...]:
     text = parts.persona.post_history_instructions.strip()
     if not text:
         return ()
-    filled = fill_macros(text, char=parts.persona.name, user=parts.user_name)
+    filled = fill_macros(text, char=parts.persona.name, user=parts.user_name, ctx=parts.macros)
     return (PromptMessage(role="system", text=filled, slot="post_history"),)
 
 

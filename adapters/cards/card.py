@@ -250,6 +250,7 @@ def encode_card_v2(persona: CardPersona) -> dict[str, Any]:
         data["character_book"] = encode_card_book(persona.book)
     mirrors = {name: data[name] for name in _V1_FIELDS}
     mirrors["creatorcomment"] = persona.creator_notes
+    mirrors["tags"] = list(persona.tags)  # SillyTavern writes the top-level copy too (LORE-20)
     mirrors.update({k: v for k, v in data["extensions"].items() if k in ("talkativeness", "fav")})
     wrapper = pairs_to_dict(persona.wrapper_extra)
     return {**wrapper, **mirrors, "spec": "chara_card_v2", "spec_version": "2.0", "data": data}

@@ -39,7 +39,7 @@ from adapters.cards.mapping import (
     to_int,
     tuning_values,
 )
-from adapters.cards.worldinfo import ALIASES, book_settings
+from adapters.cards.worldinfo import ALIASES, book_extensions, book_settings
 from engine.lorebook.model import (
     LoreBook,
     LoreEntry,
@@ -65,6 +65,14 @@ _ST_TUNING_NAMES = frozenset(
         "role",
         "excludeRecursion",
         "preventRecursion",
+        "delayUntilRecursion",
+        "sticky",
+        "cooldown",
+        "delay",
+        "group",
+        "groupOverride",
+        "groupWeight",
+        "useGroupScoring",
     }
 )
 
@@ -146,7 +154,9 @@ def _decode_entry(raw: dict[str, Any], path: str) -> LoreEntry:
     field = "insertion_order" if "insertion_order" in raw else "order"
     insertion = DEFAULT_INSERTION_ORDER if number is None else to_int(number, child_path(path, field))
     priority = insertion if wire.priority is None else to_int(wire.priority, child_path(path, "priority"))
-    tuning = tuning_values(wire.extensions or {}, CardTuning, child_path(path, "extensions"))
+    tuning = tuning_values(
+        wire.extensions or {}, CardTuning, child_path(path, "extensions"), use_probability=True
+    )
     if wire.case_sensitive is not None:
         tuning["case_sensitive"] = wire.case_sensitive
     decorators, body = split_decorators(wire.content or "")
@@ -186,7 +196,7 @@ def encode_card_book(book: LoreBook) -> dict[str, Any]:
     for name in ("scan_depth", "token_budget", "recursive_scanning"):
         if getattr(book, name) is not None:
             doc[name] = getattr(book, name)
-    doc["extensions"] = pairs_to_dict(book.extensions)
+    doc["extensions"] = book_extensions(book)
     doc["entries"] = [_encode_entry(entry) for entry in book.entries]
     return doc
 
@@ -239,7 +249,7 @@ def _card_places(entry: LoreEntry) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def _patch_tuning(ext: dict[str, Any], entry: LoreEntry, top_case: bool | None) -> None:
     """Rewrite only the tuning keys whose value, as read back, differs from the entry."""
-    current = tuning_values(ext, CardTuning, "extensions")
+    current = tuning_values(ext, CardTuning, "extensions", use_probability=True)
     if top_case is not None:
         current["case_sensitive"] = top_case
     for attr in _TUNING_ATTRS:

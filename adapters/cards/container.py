@@ -15,6 +15,7 @@ from adapters.cards.charx import ZIP_MAGIC, read_card_json
 from adapters.cards.jsondoc import parse_json
 from adapters.cards.limits import CardLimits, invalid
 from adapters.cards.png import CARD_KEYWORDS, PNG_SIGNATURE, read_card_chunks
+from engine.errors import InvalidInput
 
 __all__ = ["open_document", "sniff"]
 
@@ -83,7 +84,29 @@ def _png_document(data: bytes, limits: CardLimits) -> Any:
     if keyword is None:
         raise invalid("png_without_card", "The PNG image carries no character card.")
     raw = _chunk_payload(chunks[keyword], keyword)
-    return parse_json(raw, what=f"card in the PNG '{keyword}' chunk", limits=limits)
+    doc = parse_json(raw, what=f"card in the PNG '{keyword}' chunk", limits=limits)
+    if keyword == "ccv3" and "chara" in chunks:
+        try:
+            v2 = parse_json(_chunk_payload(chunks["chara"], "chara"), what="chara chunk", limits=limits)
+        except InvalidInput:
+            return doc  # the V3 card is complete on its own; a broken backfill adds nothing
+        _fill_from_v2(doc, v2)
+    return doc
+
+
+def _fill_from_v2(doc: Any, v2: Any) -> None:
+    """Keep what only the ``chara`` (V2) chunk carries: ``data`` fields and ``data.extensions``
+    keys the ``ccv3`` chunk lacks (LORE-20). The V3 values win wherever both have one."""
+    data, old = (d.get("data") if isinstance(d, dict) else None for d in (doc, v2))
+    if not isinstance(data, dict) or not isinstance(old, dict):
+        return
+    for key, value in old.items():
+        if key not in data:
+            data[key] = value
+    ext, old_ext = data.get("extensions"), old.get("extensions")
+    if isinstance(ext, dict) and isinstance(old_ext, dict):
+        for key, value in old_ext.items():
+            ext.setdefault(key, value)
 
 
 def _chunk_payload(text: bytes, keyword: str) -> bytes:

@@ -28,6 +28,7 @@ import msgspec
 from adapters.cards.jsondoc import child_path, convert_at
 from adapters.cards.limits import invalid
 from engine.lorebook.model import Role, SelectiveLogic
+from engine.lorebook.regex_keys import split_key_string
 
 __all__ = [
     "DEFAULT_INSERTION_ORDER",
@@ -133,6 +134,14 @@ class Tuning(msgspec.Struct, kw_only=True):
     role: int | None = None
     exclude_recursion: bool | None = None
     prevent_recursion: bool | None = None
+    delay_until_recursion: bool | int | str | None = None
+    sticky: Num | None = None
+    cooldown: Num | None = None
+    delay: Num | None = None
+    group: str | None = None
+    group_override: bool | None = None
+    group_weight: Num | None = None
+    use_group_scoring: bool | None = None
 
 
 class StTuning(Tuning, kw_only=True):
@@ -145,6 +154,10 @@ class StTuning(Tuning, kw_only=True):
     case_sensitive: bool | None = msgspec.field(default=None, name="caseSensitive")
     exclude_recursion: bool | None = msgspec.field(default=None, name="excludeRecursion")
     prevent_recursion: bool | None = msgspec.field(default=None, name="preventRecursion")
+    delay_until_recursion: bool | int | str | None = msgspec.field(default=None, name="delayUntilRecursion")
+    group_override: bool | None = msgspec.field(default=None, name="groupOverride")
+    group_weight: Num | None = msgspec.field(default=None, name="groupWeight")
+    use_group_scoring: bool | None = msgspec.field(default=None, name="useGroupScoring")
 
 
 class CardTuning(Tuning, kw_only=True):
@@ -154,18 +167,20 @@ class CardTuning(Tuning, kw_only=True):
     selective_logic: int | None = msgspec.field(default=None, name="selectiveLogic")
 
 
-def tuning_values(raw: dict[str, Any], type_: type[Tuning], path: str) -> dict[str, Any]:
+def tuning_values(
+    raw: dict[str, Any], type_: type[Tuning], path: str, *, use_probability: bool
+) -> dict[str, Any]:
     """Validate the tuning fields of a file object and return ``LoreEntry`` keyword values.
 
     Args:
         raw: The entry (World Info) or the entry's ``extensions`` object (card).
         type_: ``StTuning`` or ``CardTuning``.
         path: Document path of ``raw``, for error messages.
+        use_probability: The format's default for an absent ``useProbability`` (LORE-20):
+            ``False`` for World Info (SillyTavern never rolls then), ``True`` for card books.
 
     Returns:
-        ``probability``, ``use_probability``, ``selective_logic``, ``scan_depth``,
-        ``match_whole_words``, ``case_sensitive``, ``role``, ``exclude_recursion`` and
-        ``prevent_recursion``, defaults filled in as SillyTavern does.
+        The tuning fields of ``LoreEntry``, defaults filled in as SillyTavern does.
 
     Raises:
         InvalidInput: ``invalid_field`` naming the field.
@@ -178,9 +193,13 @@ def tuning_values(raw: dict[str, Any], type_: type[Tuning], path: str) -> dict[s
     scan_depth = tuning.scan_depth
     if scan_depth is not None and scan_depth < 0:
         raise invalid("invalid_field", f"Field `{names['scan_depth']}` must be >= 0.")
+    timed = {
+        name: _ranged(getattr(tuning, name), 0, 0, 10**9, names[name])
+        for name in ("sticky", "cooldown", "delay")
+    }
     return {
         "probability": probability,
-        "use_probability": True if tuning.use_probability is None else tuning.use_probability,
+        "use_probability": use_probability if tuning.use_probability is None else tuning.use_probability,
         "selective_logic": SELECTIVE_LOGIC[logic],
         "scan_depth": scan_depth,
         "match_whole_words": tuning.match_whole_words,
@@ -188,7 +207,28 @@ def tuning_values(raw: dict[str, Any], type_: type[Tuning], path: str) -> dict[s
         "role": ROLES[role],
         "exclude_recursion": bool(tuning.exclude_recursion),
         "prevent_recursion": bool(tuning.prevent_recursion),
+        "delay_until_recursion": _recursion_level(
+            tuning.delay_until_recursion, names["delay_until_recursion"]
+        ),
+        "group": tuning.group or "",
+        "group_override": bool(tuning.group_override),
+        "group_weight": _ranged(tuning.group_weight, 100, 0, 10**9, names["group_weight"]),
+        "use_group_scoring": tuning.use_group_scoring,
+        **timed,
     }
+
+
+def _recursion_level(value: bool | int | str | None, path: str) -> bool | int:
+    """``delayUntilRecursion``: ``true``/``false``, a level number, or a number as text (ST's UI)."""
+    if value is None:
+        return False
+    if isinstance(value, str):
+        if not value.strip().isdigit():
+            raise invalid("invalid_field", f"Field `{path}` must be true, false or a level number.")
+        return int(value)
+    if not isinstance(value, bool) and value < 0:
+        raise invalid("invalid_field", f"Field `{path}` must be >= 0.")
+    return value
 
 
 def _ranged(value: Num | None, default: int, low: int, high: int, path: str) -> int:
@@ -238,18 +278,18 @@ def is_enabled(
 
 
 def split_keys(value: list[str] | str | None) -> tuple[str, ...]:
-    """Keys as a tuple; a legacy comma-separated string is split and trimmed.
+    """Keys as a tuple; a legacy comma-separated string is split, ``/regex,with,commas/`` kept whole.
 
     Args:
         value: A JSON array of strings, a comma-separated string, or ``None``.
 
     Returns:
-        The keys, empty strings dropped from a split string.
+        The keys, empty strings dropped from a split string (LORE-20).
     """
     if value is None:
         return ()
     if isinstance(value, str):
-        return tuple(part.strip() for part in value.split(",") if part.strip())
+        return split_key_string(value)
     return tuple(value)
 
 

@@ -42,13 +42,22 @@ from adapters.cards.mapping import (
 from engine.lorebook.model import (
     LoreBook,
     LoreEntry,
+    Matching,
     join_decorators,
     json_pairs,
     pairs_to_dict,
     split_decorators,
 )
 
-__all__ = ["ALIASES", "BookSettings", "book_settings", "decode_world_info", "encode_world_info"]
+__all__ = [
+    "ALIASES",
+    "HEARTH_KEY",
+    "BookSettings",
+    "book_extensions",
+    "book_settings",
+    "decode_world_info",
+    "encode_world_info",
+]
 
 ALIASES: tuple[tuple[str, str], ...] = (
     ("key", "keys"),
@@ -95,6 +104,24 @@ class BookSettings(msgspec.Struct, kw_only=True):
 
 _BOOK_NAMES = frozenset(f.encode_name for f in msgspec.structs.fields(BookSettings))
 
+HEARTH_KEY = "hearth"
+"""Key of Hearth's own settings inside a book's or an entry's ``extensions`` (LORE-18, LORE-20)."""
+
+
+class _HearthBook(msgspec.Struct, kw_only=True):
+    matching: Matching = "substring"
+    case_sensitive: bool = False
+    use_group_scoring: bool = False
+
+
+_BOOK_DEFAULTS = msgspec.structs.asdict(_HearthBook())
+
+
+class _HearthEntry(msgspec.Struct, kw_only=True):
+    priority: int | None = None
+    use_regex: bool = False
+    position: str | None = None
+
 
 def book_settings(raw: dict[str, Any], path: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """Validate book-level settings and split off the unknown top-level fields.
@@ -114,16 +141,39 @@ def book_settings(raw: dict[str, Any], path: str) -> tuple[dict[str, Any], dict[
         value = getattr(settings, name)
         if value is not None and value < 0:
             raise invalid("invalid_field", f"Field `{child_path(path, name)}` must be >= 0.")
+    extensions = dict(settings.extensions or {})
+    hearth = convert_at(extensions.pop(HEARTH_KEY, {}), _HearthBook, child_path(path, "extensions.hearth"))
     values = {
         "name": settings.name or "",
         "description": settings.description or "",
         "scan_depth": settings.scan_depth,
         "token_budget": settings.token_budget,
         "recursive_scanning": settings.recursive_scanning,
-        "extensions": json_pairs(settings.extensions or {}),
+        "matching": hearth.matching,
+        "case_sensitive": hearth.case_sensitive,
+        "use_group_scoring": hearth.use_group_scoring,
+        "extensions": json_pairs(extensions),
     }
     unknown = {k: v for k, v in raw.items() if k not in _BOOK_NAMES and k != "entries"}
     return values, unknown
+
+
+def book_extensions(book: LoreBook) -> dict[str, Any]:
+    """The book's ``extensions`` for export, with Hearth's book settings under ``hearth`` (LORE-18).
+
+    Written only when they differ from an imported book's defaults (substring matching, case
+    folded, no group scoring), so a SillyTavern book exports its ``extensions`` unchanged.
+    """
+    ext = pairs_to_dict(book.extensions)
+    settings = {
+        "matching": book.matching or ("whole_words" if book.match_whole_words else "substring"),
+        "case_sensitive": book.case_sensitive,
+        "use_group_scoring": book.use_group_scoring,
+    }
+    hearth = {k: v for k, v in settings.items() if v != _BOOK_DEFAULTS[k]}
+    if hearth:
+        ext[HEARTH_KEY] = hearth
+    return ext
 
 
 def decode_world_info(raw: dict[str, Any], limits: CardLimits, path: str = "") -> LoreBook:
@@ -179,6 +229,11 @@ def _decode_entry(raw: dict[str, Any], path: str) -> LoreEntry:
     where = child_path(path, "order" if "order" in raw else "insertion_order")
     insertion = DEFAULT_INSERTION_ORDER if number is None else to_int(number, where)
     decorators, body = split_decorators(wire.content or "")
+    extensions = dict(wire.extensions or {})
+    hearth = convert_at(extensions.pop(HEARTH_KEY, {}), _HearthEntry, child_path(path, "extensions.hearth"))
+    extra = {k: v for k, v in raw.items() if k not in used}
+    if hearth.position is not None:
+        extra["position"] = hearth.position  # a card position World Info has no number for
     return LoreEntry(
         id="" if wire.uid is None else str(wire.uid),
         keys=split_keys(keys),
@@ -189,11 +244,12 @@ def _decode_entry(raw: dict[str, Any], path: str) -> LoreEntry:
         constant=bool(wire.constant),
         enabled=enabled,
         selective=bool(wire.selective),
-        priority=insertion,
+        priority=insertion if hearth.priority is None else hearth.priority,
+        use_regex=hearth.use_regex,
         order=order_from_insertion(insertion),
-        extensions=json_pairs(wire.extensions or {}),
-        extra=json_pairs({k: v for k, v in raw.items() if k not in used}),
-        **tuning_values(raw, StTuning, path),
+        extensions=json_pairs(extensions),
+        extra=json_pairs(extra),
+        **tuning_values(raw, StTuning, path, use_probability=False),
     )
 
 
@@ -214,8 +270,9 @@ def encode_world_info(book: LoreBook) -> dict[str, Any]:
     for name in ("scan_depth", "token_budget", "recursive_scanning"):
         if getattr(book, name) is not None:
             doc[name] = getattr(book, name)
-    if book.extensions:
-        doc["extensions"] = pairs_to_dict(book.extensions)
+    extensions = book_extensions(book)
+    if extensions:
+        doc["extensions"] = extensions
     uids = _export_uids(book.entries)
     doc["entries"] = {str(u): _encode_entry(e, u) for e, u in zip(book.entries, uids, strict=True)}
     return doc
@@ -248,9 +305,28 @@ def _encode_entry(entry: LoreEntry, uid: int) -> dict[str, Any]:
         role=ROLES.index(entry.role),
         excludeRecursion=entry.exclude_recursion,
         preventRecursion=entry.prevent_recursion,
+        delayUntilRecursion=entry.delay_until_recursion,
+        sticky=entry.sticky,
+        cooldown=entry.cooldown,
+        delay=entry.delay,
+        group=entry.group,
+        groupOverride=entry.group_override,
+        groupWeight=entry.group_weight,
+        useGroupScoring=entry.use_group_scoring,
     )
-    if entry.extensions:
-        out["extensions"] = pairs_to_dict(entry.extensions)
+    ext = pairs_to_dict(entry.extensions)
+    hearth: dict[str, Any] = {}
+    if entry.priority != insertion_from_order(entry.order):
+        hearth["priority"] = entry.priority  # World Info budgets by `order` (LORE-20)
+    if entry.use_regex:
+        hearth["use_regex"] = True
+    position = pairs_to_dict(entry.extra).get("position")
+    if isinstance(position, str) and position not in ("before_char", "after_char"):
+        hearth["position"] = position
+    if hearth:
+        ext[HEARTH_KEY] = hearth
+    if ext:
+        out["extensions"] = ext
     return out
 
 

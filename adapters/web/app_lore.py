@@ -19,17 +19,28 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery
 
 from adapters.cards import decode_lorebook, encode_lorebook
+from adapters.cards.report import import_report, report_view
 from adapters.llm.tokens import offline_count
 from adapters.web.api import decode_body
 from adapters.web.app_auth import owned_chat, require_user
-from adapters.web.lore_api import store_book
+from adapters.web.lore_api import imported, store_book
 from adapters.web.session import BrowserSession
 from adapters.web.state import WebState
 from engine.errors import Forbidden, InvalidInput, NotFound
-from engine.lorebook import LoreBook, LoreEntry, Role, join_decorators, split_decorators
+from engine.lorebook import (
+    LoreBook,
+    LoreEntry,
+    Matching,
+    Role,
+    SelectiveLogic,
+    join_decorators,
+    split_decorators,
+)
+from engine.lorebook.regex_keys import split_key_string
 
 __all__ = [
     "LORE_ROUTES",
+    "BookEdit",
     "EntryEdit",
     "apply_entry_edit",
     "display_name",
@@ -58,24 +69,8 @@ def sorted_entries(entries: tuple[LoreEntry, ...]) -> list[LoreEntry]:
 
 
 def split_keys(raw: str) -> tuple[str, ...]:
-    """Comma-separated keys (LORE-3); a ``/regex/flags`` key may contain commas."""
-    keys: list[str] = []
-    buf: list[str] = []
-    in_regex = escaped = False
-    for char in raw:
-        if in_regex:
-            buf.append(char)
-            in_regex = escaped or char != "/"
-            escaped = not escaped and char == "\\"
-        elif char == ",":
-            keys.append("".join(buf).strip())
-            buf = []
-        else:
-            if char == "/" and not "".join(buf).strip():
-                in_regex = True
-            buf.append(char)
-    keys.append("".join(buf).strip())
-    return tuple(k for k in keys if k)
+    """Comma-separated keys (LORE-3); a ``/regex/flags`` key may contain commas (LORE-20)."""
+    return split_key_string(raw)
 
 
 def parse_decorators(text: str) -> tuple[Any, ...]:
@@ -109,6 +104,59 @@ class EntryEdit(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     enabled: bool = True
     constant: bool = False
     selective: bool | None = None
+    # LORE-14..18, LORE-22: absent (None) keeps the entry's value (a new entry: the default).
+    selective_logic: SelectiveLogic | None = None
+    probability: int | None = None
+    use_probability: bool | None = None
+    sticky: int | None = None
+    cooldown: int | None = None
+    delay: int | None = None
+    group: str | None = None
+    group_override: bool | None = None
+    group_weight: int | None = None
+    use_group_scoring: Literal["book", "on", "off"] | None = None
+    delay_until_recursion: int | None = None
+    exclude_recursion: bool | None = None
+    prevent_recursion: bool | None = None
+    match_whole_words: Literal["book", "whole_words", "substring"] | None = None
+    case_sensitive: Literal["book", "on", "off"] | None = None
+    scan_depth: int | None = None
+    clear_scan_depth: bool = False
+
+
+_TRI = {"book": None, "on": True, "off": False, "whole_words": True, "substring": False}
+_KEPT = (
+    "selective_logic", "probability", "use_probability", "sticky", "cooldown", "delay", "group",
+    "group_override", "group_weight", "delay_until_recursion", "exclude_recursion", "prevent_recursion",
+)  # fmt: skip
+
+
+def _tuning(edit: EntryEdit) -> dict[str, Any]:
+    """The LORE-14..18 fields the edit sets (absent ones are left out)."""
+    changes = {name: getattr(edit, name) for name in _KEPT if getattr(edit, name) is not None}
+    for name in ("use_group_scoring", "match_whole_words", "case_sensitive"):
+        value = getattr(edit, name)
+        if value is not None:
+            changes[name] = _TRI[value]
+    if edit.clear_scan_depth:
+        changes["scan_depth"] = None
+    elif edit.scan_depth is not None:
+        changes["scan_depth"] = edit.scan_depth
+    if changes.get("delay_until_recursion") is not None:
+        level = changes["delay_until_recursion"]
+        changes["delay_until_recursion"] = level if level > 1 else bool(level)
+    for name in ("sticky", "cooldown", "delay", "group_weight", "probability"):
+        if name in changes and changes[name] < 0:
+            raise InvalidInput(f"{name} must be 0 or more.", code="invalid_entry")
+    return changes
+
+
+class BookEdit(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Book settings the editor changes (LORE-18, LORE-15)."""
+
+    matching: Matching | None = None
+    case_sensitive: bool | None = None
+    use_group_scoring: bool | None = None
 
 
 def _new_id(book: LoreBook) -> str:
@@ -136,6 +184,7 @@ def apply_entry_edit(book: LoreBook, entry_id: str | None, edit: EntryEdit) -> t
         "enabled": edit.enabled,
         "constant": edit.constant,
         "selective": bool(secondary) if edit.selective is None else edit.selective,
+        **_tuning(edit),
     }
     if entry_id is None:
         entry = LoreEntry(id=_new_id(book), **changes)
@@ -175,8 +224,28 @@ def entry_view(entry: LoreEntry) -> dict[str, Any]:
         "enabled": entry.enabled,
         "constant": entry.constant,
         "selective": entry.selective,
+        "selective_logic": entry.selective_logic,
+        "probability": entry.probability,
+        "use_probability": entry.use_probability,
+        "sticky": entry.sticky,
+        "cooldown": entry.cooldown,
+        "delay": entry.delay,
+        "group": entry.group,
+        "group_override": entry.group_override,
+        "group_weight": entry.group_weight,
+        "use_group_scoring": _tri(entry.use_group_scoring),
+        "delay_until_recursion": int(entry.delay_until_recursion),
+        "exclude_recursion": entry.exclude_recursion,
+        "prevent_recursion": entry.prevent_recursion,
+        "match_whole_words": {None: "book", True: "whole_words", False: "substring"}[entry.match_whole_words],
+        "case_sensitive": _tri(entry.case_sensitive),
+        "scan_depth": entry.scan_depth,
         "tokens": _tokens(entry),
     }
+
+
+def _tri(value: bool | None) -> str:
+    return {None: "book", True: "on", False: "off"}[value]
 
 
 def _tokens(entry: LoreEntry) -> int:
@@ -255,12 +324,15 @@ async def import_book(
     stored = await store_book(state, book, (name or "Imported lorebook")[:120])
     if state.accounts is not None:
         await state.accounts.store.own_lorebook(visitor.slug, stored.id)
-    return {"id": stored.id, "name": stored.name, "entries": len(stored.entries)}
+    return imported(stored)
 
 
 async def _book_view(book: LoreBook, editable: bool) -> dict[str, Any]:
     ordered = sorted_entries(book.entries)
     views = await asyncio.to_thread(lambda: [entry_view(e) for e in ordered])
+    report = report_view(await asyncio.to_thread(import_report, book))
+    for view in views:
+        view["issues"] = [r for r in report if r["entry"] == view["id"]]
     return {
         "id": book.id,
         "name": book.name,
@@ -269,6 +341,10 @@ async def _book_view(book: LoreBook, editable: bool) -> dict[str, Any]:
         "scan_depth": book.scan_depth,
         "token_budget": book.token_budget,
         "recursive_scanning": book.recursive_scanning,
+        "matching": book.matching or ("whole_words" if book.match_whole_words else "substring"),
+        "case_sensitive": book.case_sensitive,
+        "use_group_scoring": book.use_group_scoring,
+        "report": report,
         "tokens": sum(v["tokens"] for v in views),
         "entries": views,
     }
@@ -308,9 +384,22 @@ async def _save_entry(
     found = await _book(state, visitor, book, edit=True)
     edit: EntryEdit = decode_body(await request.body(), EntryEdit)
     changed, saved = apply_entry_edit(found, entry, edit)
-    stored = await store_book(state, changed, found.name)
+    stored = await store_book(state, changed, found.name, edited=saved.id)
     total = await asyncio.to_thread(lambda: sum(_tokens(e) for e in stored.entries))
     return {"entry": entry_view(saved), "book_tokens": total}
+
+
+@put("/lorebooks/{book:str}/settings")
+async def edit_settings(
+    request: Request[Any, Any, Any], visitor: NamedDependency[BrowserSession], book: FromPath[str]
+) -> dict[str, Any]:
+    """Change a book's default matching and case (LORE-18) and group scoring (LORE-15)."""
+    state: WebState = request.app.state.web
+    found = await _book(state, visitor, book, edit=True)
+    edit: BookEdit = decode_body(await request.body(), BookEdit)
+    changes = {k: v for k, v in msgspec.structs.asdict(edit).items() if v is not None}
+    stored = await store_book(state, msgspec.structs.replace(found, **changes), found.name)
+    return await _book_view(stored, True)
 
 
 @put("/lorebooks/{book:str}/entries/{entry:str}")
@@ -369,6 +458,7 @@ async def attach_books(
 
 
 LORE_ROUTES = [
+    edit_settings,
     list_books,
     import_book,
     read_book,

@@ -10,10 +10,11 @@ from litestar.params import FromPath, FromQuery
 
 from adapters.cards import decode_card, decode_lorebook, encode_lorebook
 from adapters.cards.persona import persona_from_card
+from adapters.cards.report import import_report, report_view
 from adapters.web.api import admin_guard, decode_body
 from adapters.web.state import WebState
 from engine.errors import Conflict, InvalidInput, NotFound
-from engine.lorebook import LoreBook, pairs_to_dict, validate_book
+from engine.lorebook import LoreBook, compile_book, pairs_to_dict, validate_book
 from engine.model import Persona
 from engine.validate import qualify_id
 
@@ -24,6 +25,7 @@ __all__ = [
     "attach_persona_lorebooks",
     "create_persona_from_card",
     "delete_persona",
+    "imported",
     "is_card",
 ]
 
@@ -45,12 +47,32 @@ def book_view(book: LoreBook) -> dict[str, Any]:
     return view
 
 
-async def store_book(state: WebState, book: LoreBook, fallback_name: str) -> LoreBook:
-    """Validate (bad regex keys, decorators, ranges) and store; nothing is stored on error."""
+async def store_book(
+    state: WebState, book: LoreBook, fallback_name: str, *, edited: str | None = None
+) -> LoreBook:
+    """Validate and store; nothing is stored on error.
+
+    Ranges and ids are always checked. An import (``edited`` None) keeps entries with a regex
+    key RE2 cannot run or an invalid decorator value, which the import report names (LORE-21);
+    an editor save refuses them in the entry being ``edited``.
+    """
     if not book.name.strip():
         book = msgspec.structs.replace(book, name=fallback_name)
-    validate_book(book)
+    if edited is None:
+        compile_book(book)
+    else:
+        validate_book(book, only=edited)
     return await state.lore.put(book)
+
+
+def imported(book: LoreBook) -> dict[str, Any]:
+    """The answer to an import: id, name, entry count and the per-entry report (LORE-21)."""
+    return {
+        "id": book.id,
+        "name": book.name,
+        "entries": len(book.entries),
+        "report": report_view(import_report(book)),
+    }
 
 
 class LorebookController(Controller):
@@ -68,7 +90,7 @@ class LorebookController(Controller):
         state: WebState = request.app.state.web
         book = decode_lorebook(await request.body(), request.headers.get("content-type"))
         stored = await store_book(state, book, name or "Imported lorebook")
-        return {"id": stored.id, "name": stored.name, "entries": len(stored.entries)}
+        return imported(stored)
 
     @get("/")
     async def list_books(self, request: Request[Any, Any, Any]) -> dict[str, Any]:
@@ -168,7 +190,7 @@ async def create_persona_from_card(
         if ":" in persona_id or "/" in persona_id:
             raise InvalidInput("A persona id is plain: letters, digits, _ - .", code="invalid_persona_id")
     if card.book is not None:
-        validate_book(card.book)
+        compile_book(card.book)
     book = await store_book(state, card.book, f"{card.name}'s lorebook") if card.book is not None else None
     persona = persona_from_card(card, persona_id=persona_id, book_id=book.id if book else None)
     await state.service.personas.put(persona)

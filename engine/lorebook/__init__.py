@@ -4,17 +4,21 @@ Typical use (the service): ``compiled = compile_book(book)`` once per book versi
 ``validate_book`` raises the same errors at import), then every turn::
 
     result = scan_lore(compiled_books, recent_messages, state, turn_id=..., message_count=...,
-                       at_greeting=..., count_tokens=...)
+                       at_greeting=..., count_tokens=..., macros=MacroContext(...))
 
-and store ``result.state``; ``result.messages`` fill the lorebook slot, ``result.decisions``
-go to the request log. Matching rules are documented in :mod:`engine.lorebook.text` and
-:mod:`engine.lorebook.regex_keys`, decorators in :mod:`engine.lorebook.decorators`.
+and store ``result.state`` with the turn; ``result.messages`` fill the lorebook slot,
+``result.decisions`` go to the request log. Matching rules are documented in
+:mod:`engine.lorebook.text`, :mod:`engine.lorebook.match` and :mod:`engine.lorebook.regex_keys`,
+decorators in :mod:`engine.lorebook.decorators`, timed effects, inclusion groups and recursion
+in :mod:`engine.lorebook.scan`, macros in :mod:`engine.macros`; the rules LORE-14..22 are in
+docs/LOREBOOKS.md. ``compile_book`` leaves out what it cannot apply and lists it in
+``CompiledBook.issues`` (the import report); ``validate_book`` refuses it instead.
 """
 
 from __future__ import annotations
 
 from engine.lorebook.activation import probability_roll
-from engine.lorebook.compile import CompiledBook, compile_book, validate_book
+from engine.lorebook.compile import CompiledBook, book_issues, compile_book, validate_book
 from engine.lorebook.model import (
     DEFAULT_SCAN_DEPTH,
     DEFAULT_TOKEN_BUDGET,
@@ -23,10 +27,13 @@ from engine.lorebook.model import (
     LoreBook,
     LoreDecision,
     LoreEntry,
+    LoreIssue,
     LoreMark,
     LoreMessage,
     LoreResult,
     LoreState,
+    LoreTimed,
+    Matching,
     Role,
     SelectiveLogic,
     join_decorators,
@@ -46,12 +53,16 @@ __all__ = [
     "LoreBook",
     "LoreDecision",
     "LoreEntry",
+    "LoreIssue",
     "LoreMark",
     "LoreMessage",
     "LoreResult",
     "LoreState",
+    "LoreTimed",
+    "Matching",
     "Role",
     "SelectiveLogic",
+    "book_issues",
     "compile_book",
     "join_decorators",
     "json_pairs",

@@ -29,29 +29,56 @@ from engine.lorebook.model import (
     MIN_TOKEN_BUDGET,
     LoreBook,
     LoreEntry,
+    LoreIssue,
+    Matching,
     SelectiveLogic,
     split_decorators,
 )
-from engine.lorebook.regex_keys import check_pattern, new_regex_set, parse_regex_key, to_re2
+from engine.lorebook.regex_keys import new_regex_set, parse_regex_key, pattern_problem, to_re2
 from engine.lorebook.text import is_no_space_char, normalize_key
+from engine.macros import has_macros
 
 __all__ = [
+    "EDGE_FREE",
+    "EDGE_INFLECTED",
+    "EDGE_WORD",
     "CompiledBook",
     "CompiledEntry",
+    "DynamicKey",
     "LiteralHit",
+    "book_issues",
     "compile_book",
     "id_sort_key",
     "validate_book",
 ]
 
-LiteralHit = tuple[int, bool, bool, int]
-"""Automaton payload item: ``(mid, check_left_boundary, check_right_boundary, key_length)``."""
+LiteralHit = tuple[int, int, int, int]
+"""Automaton payload item: ``(mid, left_edge, right_edge, key_length)``; edges are ``EDGE_*``."""
+
+EDGE_FREE: Final = 0
+"""No boundary check on that side (substring matching, or a no-space script character)."""
+EDGE_WORD: Final = 1
+"""The key must not touch a word character on that side (whole words, LORE-5)."""
+EDGE_INFLECTED: Final = 2
+"""Whole word, or a short inflection: up to 4 more word characters after the key, or 1-3
+Hebrew/Arabic proclitic letters before it (LORE-18)."""
 
 _NO_MATCHERS: Final[tuple[int, ...]] = ()
 
 
+class DynamicKey(msgspec.Struct, frozen=True, kw_only=True):
+    """A key with macros (``{{char}}``...): expanded and matched at scan time (LORE-17)."""
+
+    mid: int
+    raw: str
+    case_sensitive: bool
+    left: int
+    right: int
+    use_regex: bool
+
+
 class CompiledEntry(msgspec.Struct, frozen=True, kw_only=True):
-    """An enabled entry ready for scanning; ``primary``/``secondary`` are matcher ids."""
+    """An enabled entry ready for scanning; ``primary``/``secondary``/``exclude`` are matcher ids."""
 
     book: str
     id: str
@@ -66,8 +93,20 @@ class CompiledEntry(msgspec.Struct, frozen=True, kw_only=True):
     primary_keys: tuple[str, ...]
     secondary: tuple[int, ...]
     secondary_keys: tuple[str, ...]
+    exclude: tuple[int, ...]
+    exclude_keys: tuple[str, ...]
+    required: tuple[int, ...]
+    required_keys: tuple[str, ...]
     exclude_recursion: bool
     prevent_recursion: bool
+    delay_level: int
+    sticky: int
+    cooldown: int
+    delay: int
+    groups: tuple[str, ...]
+    group_override: bool
+    group_weight: int
+    scored: bool
     id_key: tuple[int, int, str]
 
 
@@ -88,6 +127,14 @@ class CompiledBook(msgspec.Struct, frozen=True, kw_only=True, eq=False):
     exact: ahocorasick.Automaton | None
     regexes: re2.Set | None
     regex_mids: tuple[int, ...]
+    regex_depths: tuple[int, ...]
+    dynamic: tuple[DynamicKey, ...]
+    issues: tuple[LoreIssue, ...]
+    timed: tuple[int, ...]
+    delayed: tuple[int, ...]
+    delay_levels: tuple[int, ...]
+    content: tuple[tuple[int, ...] | None, ...] = ()
+    """Per entry: the book's static keys its content holds (``None`` when the content has macros)."""
 
 
 def id_sort_key(entry_id: str) -> tuple[int, int, str]:
@@ -104,22 +151,46 @@ def id_sort_key(entry_id: str) -> tuple[int, int, str]:
     return (1, 0, entry_id)
 
 
-def validate_book(book: LoreBook) -> None:
-    """Check a book the way import does: settings ranges, ids, decorators and regex keys.
+def validate_book(book: LoreBook, *, only: str | None = None) -> None:
+    """Check a book strictly, the way the editor saves an entry: nothing may be ignored.
 
     Args:
         book: The book to check.
+        only: Check the regex keys and decorators of this entry only (the one being edited);
+            the structure (ranges, ids) is always checked for the whole book.
 
     Raises:
         InvalidInput: With ``code`` ``invalid_scan_depth``, ``invalid_token_budget``,
             ``invalid_entry_id``, ``duplicate_entry_id``, ``invalid_probability``,
             ``invalid_decorator`` or ``invalid_regex_key``; the message names the entry.
     """
-    compile_book(book)
+    compiled = compile_book(book)
+    for issue in compiled.issues:
+        if issue.code != "unsupported" and only in (None, issue.entry):
+            where = f"entry {issue.entry!r} ({issue.name!r}) of book {book.name!r}"
+            raise InvalidInput(f"{where}: {issue.field} {issue.reason}", code=issue.code)
+
+
+def book_issues(book: LoreBook) -> tuple[LoreIssue, ...]:
+    """The import report of a book (LORE-21): what is ignored or not applied, per entry.
+
+    Args:
+        book: The book.
+
+    Returns:
+        Issues in entry order.
+
+    Raises:
+        InvalidInput: For the structural errors of :func:`validate_book` (ranges, ids).
+    """
+    return compile_book(book).issues
 
 
 def compile_book(book: LoreBook) -> CompiledBook:
-    """Validate and compile a book for scanning.
+    """Validate the structure and compile a book for scanning.
+
+    An invalid regex key or decorator value does not fail the book: it is left out of the
+    entry and reported in ``CompiledBook.issues`` (LORE-21).
 
     Args:
         book: The book.
@@ -128,7 +199,8 @@ def compile_book(book: LoreBook) -> CompiledBook:
         The compiled book (immutable; cache it per book version).
 
     Raises:
-        InvalidInput: See :func:`validate_book`.
+        InvalidInput: ``invalid_scan_depth``, ``invalid_token_budget``, ``invalid_entry_id``,
+            ``duplicate_entry_id`` or ``invalid_probability``.
     """
     _check_book(book)
     keys = _KeyTable()
@@ -139,12 +211,18 @@ def compile_book(book: LoreBook) -> CompiledBook:
     for entry in book.entries:
         where = f"entry {entry.id!r} ({entry.comment!r}) of book {book.name!r}"
         _check_entry(entry, seen, where)
-        # Disabled entries are validated against a throwaway table: they never match.
+        # Disabled entries are checked against a throwaway table: they never match.
         table = keys if entry.enabled else _KeyTable()
-        compiled = _compile_entry(entry, book, book_id, default_depth, table, where)
+        compiled = _compile_entry(entry, book, book_id, default_depth, table)
         if entry.enabled:
             entries.append(compiled)
-    return _assemble(book, book_id, tuple(entries), keys)
+        else:
+            keys.issues.extend(table.issues)
+    compiled = _assemble(book, book_id, tuple(entries), keys)
+    # Recursion needs the keys each entry's own content holds: found once here, not per scan.
+    from engine.lorebook.match import content_hits  # here: match imports this module
+
+    return msgspec.structs.replace(compiled, content=content_hits(compiled))
 
 
 def _check_book(book: LoreBook) -> None:
@@ -185,18 +263,24 @@ def _compile_entry(
     book_id: str,
     default_depth: int,
     keys: _KeyTable,
-    where: str,
 ) -> CompiledEntry:
     # Decorator lines left at the top of ``content`` are honoured and stripped as well.
     inline, body = split_decorators(entry.content)
-    options = resolve_options(
-        msgspec.structs.replace(entry, decorators=entry.decorators + inline), where=where
-    )
+    options, problems = resolve_options(msgspec.structs.replace(entry, decorators=entry.decorators + inline))
+    keys.entry = entry
+    for problem in problems:
+        keys.issue(problem.line, problem.reason, problem.code)
     case_sensitive = book.case_sensitive if entry.case_sensitive is None else entry.case_sensitive
-    whole = book.match_whole_words if entry.match_whole_words is None else entry.match_whole_words
-    mode = _KeyMode(case_sensitive=case_sensitive, whole_words=whole, use_regex=entry.use_regex)
-    primary, primary_keys = keys.add_all(entry.keys, mode, where)
-    secondary, secondary_keys = keys.add_all(entry.secondary_keys, mode, where)
+    mode = _KeyMode(
+        case_sensitive=case_sensitive, matching=_matching(entry, book), use_regex=entry.use_regex
+    )
+    primary, primary_keys = keys.add_all(entry.keys, mode)
+    secondary, secondary_keys = keys.add_all(entry.secondary_keys, mode)
+    required, required_keys = keys.add_all(options.additional_keys, mode)
+    # CCv3: @@exclude_keys is ignored when every key is a regex (use_regex).
+    exclude, exclude_keys = keys.add_all(() if entry.use_regex else options.exclude_keys, mode)
+    level = entry.delay_until_recursion
+    scored = book.use_group_scoring if entry.use_group_scoring is None else entry.use_group_scoring
     return CompiledEntry(
         book=book_id,
         id=entry.id,
@@ -211,16 +295,41 @@ def _compile_entry(
         primary_keys=primary_keys,
         secondary=secondary,
         secondary_keys=secondary_keys,
+        exclude=exclude,
+        exclude_keys=exclude_keys,
+        required=required,
+        required_keys=required_keys,
         exclude_recursion=entry.exclude_recursion,
         prevent_recursion=entry.prevent_recursion,
+        delay_level=(1 if level else 0) if isinstance(level, bool) else max(level, 0),
+        sticky=max(entry.sticky, 0),
+        cooldown=max(entry.cooldown, 0),
+        delay=max(entry.delay, 0),
+        groups=tuple(dict.fromkeys(g.strip() for g in entry.group.split(",") if g.strip())),
+        group_override=entry.group_override,
+        group_weight=entry.group_weight,
+        scored=scored,
         id_key=id_sort_key(entry.id),
     )
 
 
+def _matching(entry: LoreEntry, book: LoreBook) -> Matching:
+    if entry.match_whole_words is not None:
+        return "whole_words" if entry.match_whole_words else "substring"
+    if book.matching is not None:
+        return book.matching
+    return "whole_words" if book.match_whole_words else "substring"
+
+
 class _KeyMode(msgspec.Struct, frozen=True, kw_only=True):
     case_sensitive: bool
-    whole_words: bool
+    matching: Matching
     use_regex: bool
+
+    def edge(self, char: str) -> int:
+        if self.matching == "substring" or is_no_space_char(char):
+            return EDGE_FREE
+        return EDGE_INFLECTED if self.matching == "inflections" else EDGE_WORD
 
 
 class _KeyTable:
@@ -231,39 +340,68 @@ class _KeyTable:
         self.literals: dict[bool, dict[str, list[LiteralHit]]] = {True: {}, False: {}}
         self.patterns: list[str] = []
         self.pattern_mids: list[int] = []
+        self.dynamic: list[DynamicKey] = []
+        self.issues: list[LoreIssue] = []
+        self.entry = LoreEntry(id="")
 
-    def add_all(
-        self, raw_keys: tuple[str, ...], mode: _KeyMode, where: str
-    ) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    def issue(self, field: str, reason: str, code: str) -> None:
+        entry = self.entry
+        found = LoreIssue(entry=entry.id, name=entry.comment, field=field, reason=reason, code=code)
+        self.issues.append(found)
+
+    def add_all(self, raw_keys: tuple[str, ...], mode: _KeyMode) -> tuple[tuple[int, ...], tuple[str, ...]]:
         mids: list[int] = []
         labels: list[str] = []
         for raw in raw_keys:
-            mid = self.add(raw.strip(), mode, where)
+            mid = self.add(raw.strip(), mode)
             if mid is not None:
                 mids.append(mid)
                 labels.append(raw.strip())
         return tuple(mids), tuple(labels)
 
-    def add(self, key: str, mode: _KeyMode, where: str) -> int | None:
+    def add(self, key: str, mode: _KeyMode) -> int | None:
         if not key:
             return None
+        if has_macros(key):
+            return self._dynamic(key, mode)
         regex = parse_regex_key(key)
         if regex is None and mode.use_regex:
             regex = (key, "" if mode.case_sensitive else "i")
         if regex is not None:
             pattern = to_re2(*regex)
-            check_pattern(pattern, where=where, key=key)
+            problem = pattern_problem(pattern)
+            if problem is not None:
+                self.issue(f"key '{key}'", f"is left out: RE2 cannot run it ({problem})", "invalid_regex_key")
+                return None
             return self._intern(("re", pattern), pattern=pattern)
         fold = not mode.case_sensitive
         norm = normalize_key(key, fold=fold)
         if not norm:
             return None
-        left = mode.whole_words and not is_no_space_char(norm[0])
-        right = mode.whole_words and not is_no_space_char(norm[-1])
+        left, right = mode.edge(norm[0]), mode.edge(norm[-1])
         mid = self._intern(("lit", fold, norm, left, right))
         hits = self.literals[fold].setdefault(norm, [])
         if all(hit[0] != mid for hit in hits):
             hits.append((mid, left, right, len(norm)))
+        return mid
+
+    def _dynamic(self, key: str, mode: _KeyMode) -> int:
+        # Edges of a macro key are decided on the expanded text; store the mode's two choices.
+        edge = EDGE_FREE if mode.matching == "substring" else mode.edge("a")
+        identity = ("dyn", key, mode.case_sensitive, edge, mode.use_regex)
+        known = identity in self.mids
+        mid = self._intern(identity)
+        if not known:
+            self.dynamic.append(
+                DynamicKey(
+                    mid=mid,
+                    raw=key,
+                    case_sensitive=mode.case_sensitive,
+                    left=edge,
+                    right=edge,
+                    use_regex=mode.use_regex,
+                )
+            )
         return mid
 
     def _intern(self, identity: tuple[object, ...], *, pattern: str | None = None) -> int:
@@ -286,17 +424,23 @@ def _automaton(words: dict[str, list[LiteralHit]]) -> ahocorasick.Automaton | No
     return automaton
 
 
-def _index(entries: tuple[CompiledEntry, ...], primary: bool) -> dict[int, tuple[int, ...]]:
+def _index(entries: tuple[CompiledEntry, ...], field: str) -> dict[int, tuple[int, ...]]:
     index: defaultdict[int, list[int]] = defaultdict(list)
     for position, entry in enumerate(entries):
-        for mid in dict.fromkeys(entry.primary if primary else entry.secondary):
+        mids = entry.primary if field == "primary" else (*entry.secondary, *entry.exclude, *entry.required)
+        for mid in dict.fromkeys(mids):
             index[mid].append(position)
     return {mid: tuple(positions) for mid, positions in index.items()}
+
+
+def _mids(entry: CompiledEntry) -> set[int]:
+    return {*entry.primary, *entry.secondary, *entry.exclude, *entry.required}
 
 
 def _assemble(
     book: LoreBook, book_id: str, entries: tuple[CompiledEntry, ...], keys: _KeyTable
 ) -> CompiledBook:
+    regex = set(keys.pattern_mids) | {d.mid for d in keys.dynamic}
     return CompiledBook(
         id=book_id,
         name=book.name,
@@ -306,10 +450,16 @@ def _assemble(
         entries=entries,
         always=tuple(i for i, entry in enumerate(entries) if entry.constant),
         index_of={entry.id: i for i, entry in enumerate(entries)},
-        by_primary=_index(entries, primary=True),
-        by_secondary=_index(entries, primary=False),
+        by_primary=_index(entries, "primary"),
+        by_secondary=_index(entries, "secondary"),
         folded=_automaton(keys.literals[True]),
         exact=_automaton(keys.literals[False]),
         regexes=new_regex_set(keys.patterns) if keys.patterns else None,
         regex_mids=tuple(keys.pattern_mids),
+        regex_depths=tuple(sorted({e.scan_depth for e in entries if e.scan_depth > 0 and regex & _mids(e)})),
+        dynamic=tuple(keys.dynamic),
+        issues=tuple(keys.issues),
+        timed=tuple(i for i, e in enumerate(entries) if e.sticky or e.cooldown),
+        delayed=tuple(i for i, e in enumerate(entries) if e.delay_level),
+        delay_levels=tuple(sorted({e.delay_level for e in entries if e.delay_level})),
     )

@@ -11,11 +11,18 @@ Supported (name → effect); a decorator overrides the matching entry field:
   without a key match.
 * ``@@dont_activate_after_match`` — once included, never activates again in that chat.
 * ``@@is_greeting`` — active only while the chat is still at the greeting message.
-* ``@@activate`` / ``@@dont_activate`` (SillyTavern) — always / never activate.
+* ``@@activate`` / ``@@dont_activate`` (SillyTavern) — always / never activate; with both,
+  ``@@activate`` wins (CCv3, LORE-19).
+* ``@@additional_keys a,b`` — the entry activates only when one of these keys occurs too (may
+  repeat: the lists add up); ``@@exclude_keys a,b`` — the entry does not activate when one of
+  these keys occurs (ignored with ``use_regex``). Both are searched where the primary keys are
+  (CCv3, LORE-19).
 
-Unknown decorators are kept in the model and ignored here. A CCv3 fallback line ``@@@name``
-applies only when the decorator just before it (or the fallback chain's start) is unknown.
-A known decorator with a malformed value raises ``InvalidInput(code="invalid_decorator")``.
+CCv3 semantics (LORE-19): the *first* decorator of a name counts, later ones of that name are
+ignored; unknown decorators are kept in the model and ignored here (the import report lists
+them); a CCv3 fallback line ``@@@name`` applies only when the decorator just before it (or the
+fallback chain's start) is unknown or ignored. A known decorator with a malformed value is
+ignored with an issue ``invalid_decorator`` (``validate_book`` turns the first one into ``InvalidInput``).
 """
 
 from __future__ import annotations
@@ -24,10 +31,23 @@ from typing import Final
 
 import msgspec
 
-from engine.errors import InvalidInput
 from engine.lorebook.model import Decorator, LoreEntry, Role
+from engine.lorebook.regex_keys import split_key_string
 
-__all__ = ["EntryOptions", "resolve_options"]
+__all__ = ["KNOWN_UNSUPPORTED", "EntryOptions", "resolve_options"]
+
+KNOWN_UNSUPPORTED: Final = {
+    "depth": "Hearth has one lore slot; move the slot in the prompt template (LORE-9)",
+    "instruct_depth": "Hearth has one lore slot; move the slot in the prompt template (LORE-9)",
+    "reverse_depth": "Hearth has one lore slot; move the slot in the prompt template (LORE-9)",
+    "position": "Hearth has one lore slot; move the slot in the prompt template (LORE-9)",
+    "ignore_on_max_context": "the token budget decides what stays (LORE-7)",
+    "reverse_instruct_depth": "Hearth has one lore slot; move the slot in the prompt template (LORE-9)",
+    "instruct_scan_depth": "chats are scanned by messages (@@scan_depth), not tokens",
+    "is_user_icon": "Hearth has no user icons",
+    "disable_ui_prompt": "Hearth has no per-entry UI prompt",
+}
+"""CCv3 decorators Hearth knows but does not apply, with the reason the import report gives."""
 
 _ROLES: Final = ("system", "user", "assistant")
 _FLAGS: Final = {
@@ -63,20 +83,26 @@ class EntryOptions(msgspec.Struct, frozen=True, kw_only=True):
     greeting_only: bool = False
     always: bool = False
     never: bool = False
+    additional_keys: tuple[str, ...] = ()
+    exclude_keys: tuple[str, ...] = ()
 
 
-def resolve_options(entry: LoreEntry, *, where: str) -> EntryOptions:
-    """Apply the entry's decorators over its fields.
+class DecoratorProblem(msgspec.Struct, frozen=True, kw_only=True):
+    """A decorator that was not applied: ``code`` ``invalid_decorator`` or ``unsupported``."""
+
+    line: str
+    reason: str
+    code: str
+
+
+def resolve_options(entry: LoreEntry) -> tuple[EntryOptions, tuple[DecoratorProblem, ...]]:
+    """Apply the entry's decorators over its fields (LORE-10, LORE-19).
 
     Args:
         entry: The entry.
-        where: Human label of the entry for error messages (e.g. ``"entry 3 of book 'X'"``).
 
     Returns:
-        The effective options.
-
-    Raises:
-        InvalidInput: A known decorator has a malformed or out-of-range value.
+        The effective options, and the decorators that were ignored with the reason.
     """
     values: dict[str, object] = {
         "probability": entry.probability if entry.use_probability else None,
@@ -85,51 +111,56 @@ def resolve_options(entry: LoreEntry, *, where: str) -> EntryOptions:
         "priority": entry.priority,
         "role": entry.role,
     }
-    for decorator in _effective(entry.decorators):
-        _apply(decorator, values, where)
-    return msgspec.convert(values, EntryOptions)
-
-
-def _effective(decorators: tuple[Decorator, ...]) -> list[Decorator]:
-    chosen: list[Decorator] = []
+    problems: list[DecoratorProblem] = []
+    seen: set[str] = set()
     need_fallback = False
-    for decorator in decorators:
-        known = _is_known(decorator.name)
-        if not decorator.fallback:
-            need_fallback = not known
-            if known:
-                chosen.append(decorator)
-        elif need_fallback and known:
-            chosen.append(decorator)
-            need_fallback = False
-    return chosen
+    for decorator in entry.decorators:
+        if decorator.fallback and not need_fallback:
+            continue
+        why = _apply(decorator, values, seen)
+        need_fallback = why is not None  # CCv3: a fallback stands in for an unknown or ignored one
+        if why is not None and not (decorator.fallback and why[1] == "unsupported"):
+            problems.append(DecoratorProblem(line=_line(decorator), reason=why[0], code=why[1]))
+    if values.get("always"):
+        values["never"] = False  # CCv3: @@activate beats @@dont_activate
+    return msgspec.convert(values, EntryOptions), tuple(problems)
 
 
-def _is_known(name: str) -> bool:
-    return name in _FLAGS or name in _INTS or name == "role"
+def _line(decorator: Decorator) -> str:
+    prefix = "@@@" if decorator.fallback else "@@"
+    return f"{prefix}{decorator.name} {decorator.value}".strip()
 
 
-def _apply(decorator: Decorator, values: dict[str, object], where: str) -> None:
+def _apply(decorator: Decorator, values: dict[str, object], seen: set[str]) -> tuple[str, str] | None:
+    """Apply one decorator; return ``(reason, code)`` when it is not applied."""
     name, value = decorator.name, decorator.value.strip()
+    known = name in _FLAGS or name in _INTS or name in ("role", "additional_keys", "exclude_keys")
+    if not known:
+        if name in KNOWN_UNSUPPORTED:
+            return f"not applied: {KNOWN_UNSUPPORTED[name]}", "unsupported"
+        return "unknown decorator", "unsupported"
+    field = _FLAGS.get(name, name)
+    if field in seen and name != "additional_keys":  # CCv3: @@additional_keys may repeat
+        return f"ignored: the first @@{name} counts (CCv3)", "invalid_decorator"
     if name in _FLAGS:
-        values[_FLAGS[name]] = True
+        values[field] = True
     elif name == "role":
         if value.lower() not in _ROLES:
-            raise _bad(decorator, where, "expected system, user or assistant")
+            return "ignored: expected system, user or assistant", "invalid_decorator"
         values["role"] = value.lower()
+    elif name in ("additional_keys", "exclude_keys"):
+        keys = split_key_string(value)
+        if not keys:
+            return "ignored: expected comma-separated keys", "invalid_decorator"
+        values[name] = (*values.get(name, ()), *keys)  # type: ignore[misc]
     else:
         low, high = _INTS[name]
         try:
             number = int(value)
         except ValueError:
-            raise _bad(decorator, where, "expected a whole number") from None
+            return "ignored: expected a whole number", "invalid_decorator"
         if not low <= number <= high:
-            raise _bad(decorator, where, f"expected {low}..{high}")
+            return f"ignored: expected {low}..{high}", "invalid_decorator"
         values[name] = number
-
-
-def _bad(decorator: Decorator, where: str, why: str) -> InvalidInput:
-    return InvalidInput(
-        f"{where}: decorator '@@{decorator.name} {decorator.value}' is invalid: {why}",
-        code="invalid_decorator",
-    )
+    seen.add(field)
+    return None

@@ -61,7 +61,7 @@ def apply_budget(
     used = 0
     blocker: CompiledEntry | None = None
     for activation in ranked:
-        tokens = count_tokens(activation.entry.text)
+        tokens = count_tokens(activation.text)
         if blocker is None and used + tokens <= budget:
             kept.append(Counted(activation=activation, tokens=tokens))
             used += tokens
@@ -87,7 +87,7 @@ def render(
     messages = tuple(
         LoreMessage(
             role=c.activation.entry.options.role,
-            text=c.activation.entry.text,
+            text=c.activation.text,
             book=c.activation.entry.book,
             entry=c.activation.entry.id,
         )

@@ -40,10 +40,13 @@ __all__ = [
     "LoreBook",
     "LoreDecision",
     "LoreEntry",
+    "LoreIssue",
     "LoreMark",
     "LoreMessage",
     "LoreResult",
     "LoreState",
+    "LoreTimed",
+    "Matching",
     "Role",
     "SelectiveLogic",
     "join_decorators",
@@ -63,6 +66,9 @@ Role: TypeAlias = Literal["system", "user", "assistant"]
 
 SelectiveLogic: TypeAlias = Literal["AND_ANY", "AND_ALL", "NOT_ANY", "NOT_ALL"]
 """Secondary-key logic (ST ``selectiveLogic``: 0=AND_ANY, 1=NOT_ALL, 2=NOT_ANY, 3=AND_ALL)."""
+
+Matching: TypeAlias = Literal["whole_words", "substring", "inflections"]
+"""How a plain key must sit in the text (LORE-18)."""
 
 JsonPairs: TypeAlias = tuple[tuple[str, str], ...]
 """Arbitrary JSON object as ``((key, json_text), ...)``, in the original key order."""
@@ -104,8 +110,17 @@ class LoreEntry(msgspec.Struct, frozen=True, kw_only=True):
         probability: Percent chance to be inserted when activated (0-100).
         use_probability: Whether ``probability`` applies at all.
         scan_depth: Per-entry scan depth override; ``None`` = book default.
-        exclude_recursion: Cannot be activated by other entries' content (ST field).
-        prevent_recursion: Its content does not trigger other entries (ST field).
+        exclude_recursion: Cannot be activated in a recursion pass (ST field, LORE-16).
+        prevent_recursion: Its content does not trigger other entries (ST field, LORE-16).
+        delay_until_recursion: Activates only in recursion passes: ``False``/``0`` off, ``True``
+            = level 1, ``N`` = level N (ST field, LORE-16).
+        sticky: Stays active for N messages after it activated (LORE-14).
+        cooldown: Cannot activate for N messages after it activated (LORE-14).
+        delay: Cannot activate until the chat has N messages (LORE-14).
+        group: Inclusion groups, comma-separated (LORE-15); ``""`` = none.
+        group_override: Wins its group by priority instead of by weight (LORE-15).
+        group_weight: Weight in the group's roll (LORE-15).
+        use_group_scoring: Group scoring for this entry; ``None`` = the book's setting.
         decorators: Parsed ``@@`` lines, in order, unknown ones included.
         extensions: The format's own ``extensions`` object, verbatim.
         extra: Unknown top-level fields of the entry, verbatim.
@@ -131,6 +146,14 @@ class LoreEntry(msgspec.Struct, frozen=True, kw_only=True):
     scan_depth: int | None = None
     exclude_recursion: bool = False
     prevent_recursion: bool = False
+    delay_until_recursion: bool | int = False
+    sticky: int = 0
+    cooldown: int = 0
+    delay: int = 0
+    group: str = ""
+    group_override: bool = False
+    group_weight: int = 100
+    use_group_scoring: bool | None = None
     decorators: tuple[Decorator, ...] = ()
     extensions: JsonPairs = ()
     extra: JsonPairs = ()
@@ -147,7 +170,12 @@ class LoreBook(msgspec.Struct, frozen=True, kw_only=True):
         token_budget: Token cap (100-32000); ``None`` = ``DEFAULT_TOKEN_BUDGET``.
         recursive_scanning: Activated content is scanned again; ``None`` = off.
         case_sensitive: Default for entries whose ``case_sensitive`` is ``None``.
-        match_whole_words: Default for entries whose ``match_whole_words`` is ``None``.
+        match_whole_words: Legacy default for entries whose ``match_whole_words`` is ``None``,
+            used only when ``matching`` is ``None`` (books stored before LORE-18).
+        matching: Default for entries whose ``match_whole_words`` is ``None`` (LORE-18):
+            ``"whole_words"``, ``"substring"`` (what SillyTavern does by default; imported books
+            carry it) or ``"inflections"`` (whole words that may take short suffixes/prefixes).
+        use_group_scoring: Default for entries whose ``use_group_scoring`` is ``None`` (LORE-15).
         entries: The entries, in file order.
         extensions: The format's own ``extensions`` object, verbatim.
         extra: Unknown top-level fields of the book, verbatim.
@@ -161,6 +189,8 @@ class LoreBook(msgspec.Struct, frozen=True, kw_only=True):
     recursive_scanning: bool | None = None
     case_sensitive: bool = False
     match_whole_words: bool = True
+    matching: Matching | None = None
+    use_group_scoring: bool = False
     entries: tuple[LoreEntry, ...] = ()
     extensions: JsonPairs = ()
     extra: JsonPairs = ()
@@ -180,14 +210,60 @@ class LoreMark(msgspec.Struct, frozen=True, kw_only=True):
     turn_id: str
 
 
+class LoreTimed(msgspec.Struct, frozen=True, kw_only=True):
+    """A running timed effect of an entry in a chat (LORE-14), as SillyTavern keeps it.
+
+    Attributes:
+        book: Book id.
+        entry: Entry id.
+        kind: ``"sticky"`` or ``"cooldown"``.
+        start: Message count when it started.
+        end: Message count when it ends (it applies while the count is below ``end``).
+        protected: Started by a sticky effect ending (survives a scan at ``start``).
+    """
+
+    book: str
+    entry: str
+    kind: Literal["sticky", "cooldown"]
+    start: int
+    end: int
+    protected: bool = False
+
+
 class LoreState(msgspec.Struct, frozen=True, kw_only=True):
-    """Per-chat lorebook state that timed decorators need; the service persists it.
+    """Per-chat lorebook state that timed decorators and effects need; the service persists it.
 
     Attributes:
         marks: First-activation marks, sorted by (book, entry).
+        timed: Timed effects after the turn ``turn`` (LORE-14), sorted.
+        turn: Id of the turn that wrote this state.
+        before: Timed effects as they were before ``turn``: a regenerate of that turn starts
+            from them, so it undoes what the replaced reply started.
     """
 
     marks: tuple[LoreMark, ...] = ()
+    timed: tuple[LoreTimed, ...] = ()
+    turn: str = ""
+    before: tuple[LoreTimed, ...] = ()
+
+
+class LoreIssue(msgspec.Struct, frozen=True, kw_only=True):
+    """Something of an entry that is ignored or not supported, with the reason (LORE-21).
+
+    Attributes:
+        entry: Entry id (``""`` for the book itself).
+        name: The entry's comment.
+        field: What is concerned, e.g. ``"key '/(?<=a)b/'"`` or ``"@@probability abc"``.
+        reason: Why it is ignored.
+        code: ``invalid_regex_key``, ``invalid_decorator`` (invalid: ignored) or
+            ``unsupported`` (valid but not applied by Hearth).
+    """
+
+    entry: str
+    name: str
+    field: str
+    reason: str
+    code: str = "unsupported"
 
 
 class LoreMessage(msgspec.Struct, frozen=True, kw_only=True):

@@ -5,20 +5,30 @@ expression; any other key is plain text. With CCv3 ``use_regex`` a bare key is a
 Flags: ``i`` ignore case, ``m`` multi-line, ``s`` dot matches newline; ``g``, ``u`` and ``y``
 are accepted and ignored (RE2 is Unicode-aware and reports any match). RE2 runs in time linear
 in the text, so ``/(a+)+$/`` is harmless; patterns RE2 does not support (look-around,
-back-references) are rejected when the book is validated. Regex keys see the NFC-normalized
-message text (whitespace and case untouched) and ignore the whole-word and case settings.
+back-references) are left out of their entry and named in the import report (LORE-21), and
+``validate_book`` refuses them in the editor. Regex keys see SillyTavern's scan buffer (LORE-18):
+the NFC messages of the entry's scan depth, newest first, each starting with ``\x01`` and joined
+by ``\n`` (``"\x01newest\n\x01older"``), whitespace and case untouched; recursion content is
+matched as ``"\x01" + content``. They ignore the whole-word and case settings.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Final
+from functools import lru_cache
+from typing import Any, Final
 
 import re2
 
-from engine.errors import InvalidInput
-
-__all__ = ["REGEX_MAX_MEM", "check_pattern", "new_regex_set", "parse_regex_key", "to_re2"]
+__all__ = [
+    "REGEX_MAX_MEM",
+    "compiled_pattern",
+    "new_regex_set",
+    "parse_regex_key",
+    "pattern_problem",
+    "split_key_string",
+    "to_re2",
+]
 
 REGEX_MAX_MEM: Final = 64 << 20
 _SHAPE: Final = re.compile(r"^/([\s\S]+?)/([gimsuy]*)$")
@@ -35,6 +45,37 @@ def parse_regex_key(key: str) -> tuple[str, str] | None:
     """
     found = _SHAPE.match(key)
     return (found.group(1), found.group(2)) if found else None
+
+
+def split_key_string(raw: str) -> tuple[str, ...]:
+    """Split a legacy comma-separated key string; a ``/regex/flags`` key may contain commas (LORE-20).
+
+    A key that starts with ``/`` runs to its closing unescaped ``/`` (plus flags) whatever commas
+    it holds, so ``"/foo,bar/i, baz"`` is the two keys ``/foo,bar/i`` and ``baz``.
+
+    Args:
+        raw: Keys as one string, e.g. from an old World Info file or the editor's text box.
+
+    Returns:
+        The trimmed, non-empty keys in order.
+    """
+    keys: list[str] = []
+    buf: list[str] = []
+    in_regex = escaped = False
+    for char in raw:
+        if in_regex:
+            buf.append(char)
+            in_regex = escaped or char != "/"
+            escaped = not escaped and char == "\\"
+        elif char == ",":
+            keys.append("".join(buf).strip())
+            buf = []
+        else:
+            if char == "/" and not "".join(buf).strip():
+                in_regex = True
+            buf.append(char)
+    keys.append("".join(buf).strip())
+    return tuple(k for k in keys if k)
 
 
 def to_re2(pattern: str, flags: str) -> str:
@@ -58,24 +99,28 @@ def _options() -> re2.Options:
     return options
 
 
-def check_pattern(pattern: str, *, where: str, key: str) -> None:
-    """Compile one RE2 pattern to prove it is valid.
+def pattern_problem(pattern: str) -> str | None:
+    """Why RE2 cannot run a pattern, or ``None`` when it can.
 
     Args:
         pattern: The RE2 pattern (with inline flags).
-        where: Human label of the entry (e.g. ``"entry 3 of book 'X'"``).
-        key: The key as written, for the message.
 
-    Raises:
-        InvalidInput: ``invalid_regex_key`` when RE2 rejects the pattern.
+    Returns:
+        RE2's error message, or ``None``.
     """
     try:
         re2.compile(pattern, _options())
     except re2.error as exc:
-        detail = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc
-        raise InvalidInput(
-            f"{where}: regex key '{key}' is not supported: {detail}", code="invalid_regex_key"
-        ) from None
+        return exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+    return None
+
+
+@lru_cache(maxsize=1024)
+def compiled_pattern(pattern: str) -> Any | None:
+    """A compiled RE2 pattern (cached), or ``None`` when RE2 cannot run it (macro keys, LORE-17)."""
+    if pattern_problem(pattern) is not None:
+        return None
+    return re2.compile(pattern, _options())
 
 
 def new_regex_set(patterns: list[str]) -> re2.Set:

@@ -7,7 +7,9 @@ Rules, applied identically to the scanned text and to plain (non-regex) keys:
   newline only after each was collapsed, and keys contain no newline.
 * Text is Unicode NFC-normalized; unless the entry is case-sensitive it is also case-folded
   (``str.casefold``, then NFC again), so ``"Straße"`` matches ``"STRASSE"``.
-* Whole-word matching means the match is neither preceded nor followed by a *word character*:
+* Whole-word matching (one of the three modes of LORE-18, see :mod:`engine.lorebook.match`;
+  the others are substring and whole words with short inflections) means the match is neither
+  preceded nor followed by a *word character*:
   a letter, number or combining mark of any script (Unicode categories L*, N*, M*). So the key
   ``'lửa'`` does not match inside ``'lửng'``, ``'кот'`` not inside ``'скотина'``, ``'שלום'`` not
   inside ``'השלומים'``.

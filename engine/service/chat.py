@@ -61,6 +61,7 @@ from engine.service.turn import (
     memory_logs,
     memory_space,
     prompt_parts,
+    turn_macros,
 )
 from engine.summary import SummaryState, prompt_summaries
 from engine.tools import ARCHIVE_TOOLS, MEMORY_TOOLS, SearchArchiveInput, ToolCall, ToolExchange, ToolResult
@@ -399,7 +400,8 @@ class ChatService:
             reply_to=answered.id,
         )
         old = msgspec.structs.replace(replaces, status="superseded") if replaces else None
-        keep_state = lore.state if (lore.decisions or lore.state.marks) else None
+        state = lore.state
+        keep_state = state if (lore.decisions or state.marks or state.timed or state.before) else None
         await self.chats.finish(turn, log, reply, old, keep_state)
         if self.summaries is not None and len(candidates) > len(
             window.messages
@@ -496,6 +498,7 @@ class ChatService:
             message_count=await self.chats.count(chat, answered.position),
             at_greeting=all(m.role == "user" or m.id == "m0" for m in candidates),
             count_tokens=self.counter.estimate,
+            macros=turn_macros(persona, answered),  # LORE-17: the message's time, never the clock
         )
 
     async def _count_prompt(self, messages: tuple[msgspec.Struct, ...]) -> dict[int, int]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import msgspec
 
 from engine.lorebook import LoreResult
+from engine.macros import MacroContext
 from engine.memory import MemoryWrite
 from engine.model import JournalEntry, MessageStored, Persona, StoredMessage
 from engine.ports import ModelDone
@@ -26,6 +27,7 @@ __all__ = [
     "memory_note",
     "memory_space",
     "prompt_parts",
+    "turn_macros",
 ]
 
 
@@ -90,10 +92,22 @@ def memory_note(write: MemoryWrite) -> MemoryNote:
     return MemoryNote(kind=kind, id=record.id, scope=record.scope, text=record.text)  # type: ignore[arg-type]
 
 
+def turn_macros(persona: Persona, answered: StoredMessage) -> MacroContext:
+    """Macro values of a turn (LORE-17): names, the answered message's time, chat and turn seeds."""
+    return MacroContext(
+        char=persona.name,
+        user=answered.name,
+        now=answered.sent_at,
+        chat_seed=answered.chat,
+        turn_seed=f"{answered.chat}#{answered.id}",
+    )
+
+
 def prompt_parts(
     persona: Persona, window: Window, lore: LoreResult, memory: MemoryContext, answered: StoredMessage
 ) -> PromptParts:
     stable = memory.reply.stable if memory.reply else None
+    macros = turn_macros(persona, answered)
     return PromptParts(
         persona=persona,
         window=window,
@@ -111,7 +125,7 @@ def prompt_parts(
         lore=tuple(
             PromptMessage(
                 role=m.role,
-                text=fill_macros(m.text, char=persona.name, user=answered.name),
+                text=fill_macros(m.text, char=persona.name, user=answered.name, ctx=macros),
                 slot="lore",
                 source=f"{m.book}/{m.entry}",
             )
@@ -119,6 +133,7 @@ def prompt_parts(
         ),
         user_name=answered.name,
         documents=memory.documents,
+        macros=macros,
     )
 
 

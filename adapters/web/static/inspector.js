@@ -2,7 +2,7 @@
  * The request inspector (PRM-3, LORE-12): what went into one reply and why.
  *   GET /app/chats/<chat>/turns/<turn> -> {slots, lore, memories, memory_writes, documents, summaries, usage, ...}
  * Slots in template order with token counts (the cached prefix marked), lore entries included
- * and dropped with the reason, memories pinned/active/recalled with similarity, the memory
+ * and dropped with the reason, timed effects and inclusion-group decisions (LORE-22), memories pinned/active/recalled with similarity, the memory
  * writes the turn made, documents and summaries used, and the provider's cache usage.
  */
 'use strict';
@@ -72,6 +72,31 @@
     return section('Lorebook entries', 'ins-lore', table(['', 'entry', 'book', 'why'], rows, 'lore'));
   }
 
+  // Timed effects (LORE-14) and inclusion-group decisions (LORE-15), picked out of the reasons.
+  const EFFECTS = [
+    ['sticky', /sticky: active since message (\d+), until message (\d+)/],
+    ['cooldown', /cooldown: since message (\d+), until message (\d+)/],
+    ['delay', /delay: the chat has (\d+) messages, the entry waits for (\d+)/],
+    ['group', /((?:won|lost)?[^;]*inclusion group '[^']+'[^;]*)/],
+  ];
+
+  function effects(r) {
+    const rows = [];
+    for (const d of r.lore) {
+      for (const [kind, re] of EFFECTS) {
+        const m = d.reason.match(re);
+        if (!m) continue;
+        const detail = kind === 'group' ? m[1].trim()
+          : kind === 'delay' ? `waits for ${m[2]} messages (the chat has ${m[1]})`
+          : `messages ${m[1]} to ${m[2]}`;
+        rows.push({ attrs: { entry: d.entry, kind }, cells: [kind, d.name || d.entry, d.included ? 'included' : 'left out', detail] });
+      }
+    }
+    if (!rows.length) return section('Timed effects and inclusion groups', 'ins-effects', empty('None in this reply.'));
+    return section('Timed effects and inclusion groups', 'ins-effects',
+      table(['effect', 'entry', '', 'detail'], rows, 'effects'));
+  }
+
   function memories(r) {
     if (!r.memories.length) return section('Memories', 'ins-memories', empty('No memories went into this reply.'));
     const rows = r.memories.map((m) => ({
@@ -105,7 +130,7 @@
     if (!dlg.open) dlg.showModal();
     try {
       const r = await H.api('GET', `/app/chats/${encodeURIComponent(chat)}/turns/${encodeURIComponent(turn)}`);
-      body.replaceChildren(summary(r), slots(r), lore(r), memories(r), writes(r), usage(r));
+      body.replaceChildren(summary(r), slots(r), lore(r), effects(r), memories(r), writes(r), usage(r));
     } catch (err) {
       body.replaceChildren(make('p', 'form-error', err.message));
     }

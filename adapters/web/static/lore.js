@@ -5,7 +5,10 @@
  *   GET  /app/lorebooks/<id>                   -> {name, tokens, editable, entries: [...sorted by display name]}
  *   GET  /app/lorebooks/<id>/export?format=sillytavern|ccv3
  *   PUT  /app/lorebooks/<id>/entries/<entry>, POST /app/lorebooks/<id>/entries, DELETE .../<entry>
+ *   PUT  /app/lorebooks/<id>/settings {matching, case_sensitive, use_group_scoring}   (LORE-18, LORE-15)
  *   PUT  /app/chats/<chat>/lorebooks {books}
+ * The import report (LORE-21) is shown per book and per entry; the SillyTavern options
+ * (timed effects, inclusion groups, recursion, matching: LORE-14..18) are edited per entry.
  * Entries are listed by display name (the comment; never sent to the model), with token counts.
  */
 'use strict';
@@ -72,10 +75,30 @@
     $('#lore-export-st').href = `${path}?format=sillytavern`;
     $('#lore-export-v3').href = `${path}?format=ccv3`;
     form.hidden = true;
+    $('#lore-matching').value = current.matching;
+    $('#lore-group-scoring').checked = Boolean(current.use_group_scoring);
+    $('#lore-case').checked = Boolean(current.case_sensitive);
+    for (const sel of ['#lore-matching', '#lore-group-scoring', '#lore-case']) $(sel).disabled = !current.editable;
+    renderReport();
     renderEntries();
     document.querySelectorAll('#lore-book-list .book').forEach((li) => {
       li.dataset.current = String(li.dataset.id === id);
     });
+  }
+
+  const issueText = (i) => `${i.field}: ${i.reason}`;
+
+  function renderReport() {
+    const report = current.report || [];
+    $('#lore-report').hidden = !report.length;
+    $('#lore-report-title').textContent = `Import report: ${report.length} thing(s) ignored or not applied`;
+    const names = new Map(current.entries.map((e) => [e.id, e.name]));
+    $('#lore-report-list').replaceChildren(...report.map((i) => {
+      const li = make('li', `issue ${i.code}`, `${names.get(i.entry) || i.entry} — ${issueText(i)}`);
+      li.dataset.entry = i.entry;
+      li.dataset.code = i.code;
+      return li;
+    }));
   }
 
   function renderEntries() {
@@ -86,7 +109,14 @@
       const name = H.button(e.name, 'entry-open', () => edit(e));
       const keys = make('span', 'entry-keys', e.constant ? 'constant' : e.keys);
       const tokens = make('span', 'tag tokens', `${e.tokens} tokens`);
-      li.append(name, keys, tokens);
+      const tags = make('span', 'entry-tags');
+      tags.append(tokens);
+      if (e.sticky) tags.append(make('span', 'tag timed', `sticky ${e.sticky}`));
+      if (e.cooldown) tags.append(make('span', 'tag timed', `cooldown ${e.cooldown}`));
+      if (e.delay) tags.append(make('span', 'tag timed', `delay ${e.delay}`));
+      if (e.group) tags.append(make('span', 'tag group', `group ${e.group}`));
+      if (e.issues && e.issues.length) tags.append(make('span', 'tag issue', `${e.issues.length} ignored`));
+      li.append(name, keys, tags);
       return li;
     });
     if (!items.length) items.push(make('li', 'empty', 'This book has no entries.'));
@@ -96,19 +126,38 @@
   const FIELDS = {
     comment: '#entry-comment', keys: '#entry-keys', secondary_keys: '#entry-secondary',
     content: '#entry-content', decorators: '#entry-decorators', priority: '#entry-priority',
-    order: '#entry-order', role: '#entry-role',
+    order: '#entry-order', role: '#entry-role', selective_logic: '#entry-logic',
+    match_whole_words: '#entry-whole', case_sensitive: '#entry-case', group: '#entry-group',
+    use_group_scoring: '#entry-group-scoring',
+  };
+  const NUMBERS = {
+    probability: '#entry-probability', sticky: '#entry-sticky', cooldown: '#entry-cooldown',
+    delay: '#entry-delay', group_weight: '#entry-group-weight', delay_until_recursion: '#entry-delay-recursion',
+  };
+  const CHECKS = {
+    enabled: '#entry-enabled', constant: '#entry-constant', use_probability: '#entry-use-probability',
+    group_override: '#entry-group-override', exclude_recursion: '#entry-exclude-recursion',
+    prevent_recursion: '#entry-prevent-recursion',
   };
 
   function edit(entry) {
     editing = entry ? entry.id : '';
     const e = entry || {
       comment: '', keys: '', secondary_keys: '', content: '', decorators: '', priority: 0, order: 0,
-      role: 'system', enabled: true, constant: false, tokens: 0,
+      role: 'system', enabled: true, constant: false, tokens: 0, selective_logic: 'AND_ANY',
+      match_whole_words: 'book', case_sensitive: 'book', group: '', use_group_scoring: 'book',
+      probability: 100, use_probability: true, sticky: 0, cooldown: 0, delay: 0, group_weight: 100,
+      delay_until_recursion: 0, group_override: false, exclude_recursion: false, prevent_recursion: false,
+      scan_depth: null, issues: [],
     };
     $('#lore-entry-title').textContent = entry ? `Entry: ${entry.name}` : 'New entry';
     for (const [key, sel] of Object.entries(FIELDS)) $(sel).value = e[key] ?? '';
-    $('#entry-enabled').checked = e.enabled;
-    $('#entry-constant').checked = e.constant;
+    for (const [key, sel] of Object.entries(NUMBERS)) $(sel).value = String(e[key] ?? 0);
+    for (const [key, sel] of Object.entries(CHECKS)) $(sel).checked = Boolean(e[key]);
+    $('#entry-scan-depth').value = e.scan_depth == null ? '' : String(e.scan_depth);
+    const issues = e.issues || [];
+    $('#entry-issues').hidden = !issues.length;
+    $('#entry-issues').replaceChildren(...issues.map((i) => make('li', `issue ${i.code}`, issueText(i))));
     $('#entry-tokens').textContent = String(e.tokens);
     for (const el of form.querySelectorAll('input, textarea, select')) el.disabled = !current.editable;
     $('#entry-save').hidden = !current.editable;
@@ -126,8 +175,10 @@
     for (const [key, sel] of Object.entries(FIELDS)) body[key] = $(sel).value;
     body.priority = Number.parseInt(body.priority || '0', 10) || 0;
     body.order = Number.parseInt(body.order || '0', 10) || 0;
-    body.enabled = $('#entry-enabled').checked;
-    body.constant = $('#entry-constant').checked;
+    for (const [key, sel] of Object.entries(NUMBERS)) body[key] = Number.parseInt($(sel).value || '0', 10) || 0;
+    for (const [key, sel] of Object.entries(CHECKS)) body[key] = $(sel).checked;
+    const depth = $('#entry-scan-depth').value.trim();
+    if (depth === '') body.clear_scan_depth = true; else body.scan_depth = Number.parseInt(depth, 10) || 0;
     const base = `/app/lorebooks/${encodeURIComponent(current.id)}/entries`;
     try {
       const saved = editing
@@ -172,11 +223,28 @@
     try {
       const made = await H.api('POST', `/app/lorebooks?name=${encodeURIComponent(name)}`, undefined,
         { raw: await file.arrayBuffer(), type: typeOf(file) });
-      H.toast(`Imported “${made.name}” with ${made.entries} entries.`, 'ok');
+      const ignored = made.report && made.report.length ? `; ${made.report.length} thing(s) ignored, see the report` : '';
+      H.toast(`Imported “${made.name}” with ${made.entries} entries${ignored}.`, made.report && made.report.length ? 'info' : 'ok');
       await loadBooks();
       await openBook(made.id);
     } catch (err) {
       H.toast(`Import failed: ${err.message}`, 'error');
+    }
+  }
+
+  async function saveSettings() {
+    const body = {
+      matching: $('#lore-matching').value,
+      case_sensitive: $('#lore-case').checked,
+      use_group_scoring: $('#lore-group-scoring').checked,
+    };
+    try {
+      current = await H.api('PUT', `/app/lorebooks/${encodeURIComponent(current.id)}/settings`, body);
+      H.toast('Book settings saved.', 'ok');
+      renderReport();
+      renderEntries();
+    } catch (err) {
+      H.toast(err.message, 'error');
     }
   }
 
@@ -199,6 +267,9 @@
   $('#lore-back').addEventListener('click', () => { dlg.dataset.view = 'books'; $('#lore-book').hidden = true; });
   $('#lore-file').addEventListener('change', importFile);
   $('#lore-attach').addEventListener('change', attach);
+  $('#lore-matching').addEventListener('change', saveSettings);
+  $('#lore-group-scoring').addEventListener('change', saveSettings);
+  $('#lore-case').addEventListener('change', saveSettings);
   $('#lore-new-entry').addEventListener('click', () => edit(null));
   $('#entry-cancel').addEventListener('click', () => { form.hidden = true; });
   $('#entry-delete').addEventListener('click', remove);

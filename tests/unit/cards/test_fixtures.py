@@ -162,7 +162,7 @@ def test_lore_13_tuning_fields_are_decoded() -> None:
 def test_lore_13_fields_the_engine_ignores_are_carried_in_extra() -> None:
     book = decode_lorebook(fixture("tavernkit_wi_timed_effects.json"))
     extra = dict(book.entries[0].extra)
-    assert extra["sticky"] == "3"
+    assert book.entries[0].sticky == 3 and "sticky" not in extra  # LORE-14: modelled now
     assert extra["depth"] == "4"
     assert extra["position"] == "0"
     assert "key" not in extra and "probability" not in extra

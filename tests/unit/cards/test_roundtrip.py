@@ -29,13 +29,21 @@ CARD_PNGS = ["own_wren_v2.png", *corpus_params("st_default_Seraphina.png")]
 ST_MODEL_DEFAULTS: dict[str, Any] = {
     "selectiveLogic": 0,
     "probability": 100,
-    "useProbability": True,
+    "useProbability": False,  # LORE-20: SillyTavern never rolls an entry without the field
     "caseSensitive": None,
     "matchWholeWords": None,
     "scanDepth": None,
     "role": 0,
     "excludeRecursion": False,
     "preventRecursion": False,
+    "delayUntilRecursion": False,
+    "sticky": 0,
+    "cooldown": 0,
+    "delay": 0,
+    "group": "",
+    "groupOverride": False,
+    "groupWeight": 100,
+    "useGroupScoring": None,
 }
 
 

@@ -132,3 +132,40 @@ def test_a_bad_regex_key_is_caught_by_validate_book_before_storing() -> None:
     with pytest.raises(InvalidInput) as caught:
         validate_book(changed)
     assert caught.value.code == "invalid_regex_key"
+
+
+def test_lore_22_the_editor_sets_and_keeps_the_sillytavern_options() -> None:
+    edit = EntryEdit(
+        keys="fog",
+        content="Fog.",
+        sticky=3,
+        cooldown=2,
+        delay=1,
+        group="weather, sky",
+        group_override=True,
+        group_weight=40,
+        use_group_scoring="on",
+        delay_until_recursion=2,
+        match_whole_words="substring",
+        case_sensitive="book",
+        scan_depth=4,
+    )
+    changed, saved = apply_entry_edit(BOOK, "0", edit)
+    assert (saved.sticky, saved.cooldown, saved.delay, saved.group) == (3, 2, 1, "weather, sky")
+    assert (saved.group_override, saved.group_weight, saved.use_group_scoring) == (True, 40, True)
+    assert (saved.delay_until_recursion, saved.match_whole_words, saved.case_sensitive) == (2, False, None)
+    assert saved.scan_depth == 4
+    # Fields the edit leaves out keep their value; clear_scan_depth returns to the book's depth.
+    _, again = apply_entry_edit(changed, "0", EntryEdit(keys="fog", content="Fog.", clear_scan_depth=True))
+    assert (again.sticky, again.group, again.scan_depth) == (3, "weather, sky", None)
+    with pytest.raises(InvalidInput):
+        apply_entry_edit(BOOK, "0", EntryEdit(sticky=-1))
+
+
+def test_lore_21_an_imported_bad_regex_elsewhere_does_not_block_editing_another_entry() -> None:
+    imported, _ = apply_entry_edit(BOOK, "1", EntryEdit(keys="/(?<=a)b/, owl", content="Owls."))
+    changed, saved = apply_entry_edit(imported, "0", EntryEdit(keys="fog", content="Fog."))
+    validate_book(changed, only=saved.id)  # the entry being saved is fine
+    with pytest.raises(InvalidInput) as caught:
+        validate_book(changed, only="1")
+    assert caught.value.code == "invalid_regex_key"
