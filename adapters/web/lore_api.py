@@ -9,6 +9,7 @@ from litestar import Controller, Request, Response, delete, get, post, put
 from litestar.params import FromPath, FromQuery
 
 from adapters.cards import decode_card, decode_lorebook, encode_lorebook
+from adapters.cards.jsondoc import check_json_depth
 from adapters.cards.persona import persona_from_card
 from adapters.web.api import admin_guard, decode_body
 from adapters.web.state import WebState
@@ -151,6 +152,7 @@ def is_card(content_type: str, body: bytes) -> bool:
     """Whether a persona upload is a card (PNG/CHARX bytes or card JSON) rather than the plain form."""
     if not content_type.startswith("application/json") or body[:4] in (b"\x89PNG", b"PK\x03\x04"):
         return True
+    check_json_depth(body, what="persona JSON")
     try:
         keys = msgspec.json.decode(body, type=dict[str, msgspec.Raw])
     except (msgspec.DecodeError, msgspec.ValidationError):

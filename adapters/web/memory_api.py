@@ -166,6 +166,11 @@ class MemoryController(Controller):
         desk = _desk(request)
         state: WebState = request.app.state.web
         body: EditMemoryBody = decode_body(await request.body(), EditMemoryBody)
+        if body.text is None and body.pinned is None:
+            raise InvalidInput(
+                'Nothing to change: send "text" (the new wording) and/or "pinned" (true or false).',
+                code="empty_patch",
+            )
         record = await desk.edit(memory, text=body.text, pinned=body.pinned, now=state.clock.now())
         return {"memory": memory_view(record, desk)}
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Awaitable, Callable
+from typing import Any
+
+from litestar.connection import ASGIConnection
 
 from adapters.web.accounts import Accounts
+from adapters.web.proxies import TrustedProxies
 from adapters.web.session import SessionSigner
 from config.settings import Settings
 from engine.ports import Clock
@@ -39,6 +43,22 @@ class WebState:
         self.lore = lore
         self.directory = directory
         self.accounts = accounts
+        self.proxies = TrustedProxies(settings.trusted_proxies)
+
+    def client_ip(self, connection: ASGIConnection[Any, Any, Any, Any]) -> str:
+        """The client's address, through trusted proxies (``HEARTH_TRUSTED_PROXIES``)."""
+        peer = connection.client.host if connection.client else ""
+        return self.proxies.client(peer, connection.headers) or "unknown"
+
+    def is_https(self, connection: ASGIConnection[Any, Any, Any, Any]) -> bool:
+        """Whether the client used HTTPS (``X-Forwarded-Proto`` from a trusted proxy counts)."""
+        peer = connection.client.host if connection.client else ""
+        return self.proxies.scheme(peer, connection.headers, connection.url.scheme) in ("https", "wss")
+
+    def is_local(self, connection: ASGIConnection[Any, Any, Any, Any]) -> bool:
+        """Whether the request comes from this host itself and not through a proxy (admin rule)."""
+        peer = connection.client.host if connection.client else ""
+        return self.proxies.is_local(peer, connection.headers)
 
     def check_admin(self, token: str) -> bool:
         """Constant-time comparison with ``HEARTH_ADMIN_TOKEN``."""

@@ -302,14 +302,15 @@ class MemoryDesk:
         self, memory: str, *, text: str | None, pinned: bool | None, now: datetime
     ) -> MemoryRecord:
         """A person edits or pins/unpins a memory; an edit protects it (DEC-12)."""
-        scope, _ = await self.locate(memory)
+        scope, record = await self.locate(memory)
         plan = await self._write(
             scope,
             lambda records: plan_update(
                 records, memory, writer="person", now=now, policy=self.policy, text=text, pinned=pinned
             ),
         )
-        return next(w.after for w in plan.writes if isinstance(w, Updated))
+        # nothing changed (the same text, the same pin): the memory as it is
+        return next((w.after for w in plan.writes if isinstance(w, Updated)), record)
 
     async def delete(self, memory: str) -> MemoryRecord:
         """A person forgets one memory (pinned ones too: people may)."""
