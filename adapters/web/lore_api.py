@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Literal
 
 import msgspec
@@ -46,11 +47,25 @@ def book_view(book: LoreBook) -> dict[str, Any]:
     return view
 
 
+_COMPILING = asyncio.Semaphore(2)  # books compiled at once per process (each may take ~0.5 s, 100 MB)
+
+
+async def validate_off_loop(book: LoreBook) -> None:
+    """``validate_book`` in a worker thread, so a regex-heavy book never blocks other requests.
+
+    RE2 and the Aho-Corasick builder run in C; the event loop keeps answering (``/healthz``,
+    chat turns) meanwhile. Books past the limits of ``engine.lorebook.regex_keys`` are refused
+    with 422 ``lorebook_too_complex`` before the expensive part.
+    """
+    async with _COMPILING:
+        await asyncio.to_thread(validate_book, book)
+
+
 async def store_book(state: WebState, book: LoreBook, fallback_name: str) -> LoreBook:
-    """Validate (bad regex keys, decorators, ranges) and store; nothing is stored on error."""
+    """Validate (bad regex keys, decorators, ranges, complexity) and store; nothing is stored on error."""
     if not book.name.strip():
         book = msgspec.structs.replace(book, name=fallback_name)
-    validate_book(book)
+    await validate_off_loop(book)
     return await state.lore.put(book)
 
 
@@ -67,7 +82,8 @@ class LorebookController(Controller):
     ) -> dict[str, Any]:
         """Import SillyTavern World Info JSON, a CCv2/CCv3 card (JSON, PNG, CHARX) or its book."""
         state: WebState = request.app.state.web
-        book = decode_lorebook(await request.body(), request.headers.get("content-type"))
+        raw, content_type = await request.body(), request.headers.get("content-type")
+        book = await asyncio.to_thread(decode_lorebook, raw, content_type)  # a 20 MB file parses off the loop
         stored = await store_book(state, book, name or "Imported lorebook")
         return {"id": stored.id, "name": stored.name, "entries": len(stored.entries)}
 
@@ -164,13 +180,13 @@ async def create_persona_from_card(
     state: WebState, body: bytes, content_type: str, persona_id: str | None
 ) -> Persona:
     """Import a card as a persona; its embedded lorebook is imported and attached (LORE-13)."""
-    card = decode_card(body, content_type)
+    card = await asyncio.to_thread(decode_card, body, content_type)
     if persona_id is not None:
         qualify_id(persona_id, what="persona")
         if ":" in persona_id or "/" in persona_id:
             raise InvalidInput("A persona id is plain: letters, digits, _ - .", code="invalid_persona_id")
     if card.book is not None:
-        validate_book(card.book)
+        await validate_off_loop(card.book)
     book = await store_book(state, card.book, f"{card.name}'s lorebook") if card.book is not None else None
     persona = persona_from_card(card, persona_id=persona_id, book_id=book.id if book else None)
     await state.service.personas.put(persona)

@@ -32,7 +32,13 @@ from engine.lorebook.model import (
     SelectiveLogic,
     split_decorators,
 )
-from engine.lorebook.regex_keys import check_pattern, new_regex_set, parse_regex_key, to_re2
+from engine.lorebook.regex_keys import (
+    check_book_complexity,
+    check_pattern,
+    new_regex_set,
+    parse_regex_key,
+    to_re2,
+)
 from engine.lorebook.text import is_no_space_char, normalize_key
 
 __all__ = [
@@ -113,7 +119,8 @@ def validate_book(book: LoreBook) -> None:
     Raises:
         InvalidInput: With ``code`` ``invalid_scan_depth``, ``invalid_token_budget``,
             ``invalid_entry_id``, ``duplicate_entry_id``, ``invalid_probability``,
-            ``invalid_decorator`` or ``invalid_regex_key``; the message names the entry.
+            ``invalid_decorator``, ``invalid_regex_key`` or ``lorebook_too_complex``; the message
+            names the entry.
     """
     compile_book(book)
 
@@ -131,6 +138,7 @@ def compile_book(book: LoreBook) -> CompiledBook:
         InvalidInput: See :func:`validate_book`.
     """
     _check_book(book)
+    check_book_complexity(book)
     keys = _KeyTable()
     book_id = book.id or book.name
     default_depth = DEFAULT_SCAN_DEPTH if book.scan_depth is None else book.scan_depth

@@ -12,15 +12,39 @@ message text (whitespace and case untouched) and ignore the whole-word and case 
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import re2
 
 from engine.errors import InvalidInput
 
-__all__ = ["REGEX_MAX_MEM", "check_pattern", "new_regex_set", "parse_regex_key", "to_re2"]
+if TYPE_CHECKING:
+    from engine.lorebook.model import LoreBook
+
+__all__ = [
+    "MAX_BOOK_KEYS",
+    "MAX_BOOK_PROGRAM",
+    "MAX_KEY_PROGRAM",
+    "MAX_REGEX_KEYS",
+    "REGEX_MAX_MEM",
+    "check_book_complexity",
+    "check_pattern",
+    "new_regex_set",
+    "parse_regex_key",
+    "to_re2",
+]
 
 REGEX_MAX_MEM: Final = 64 << 20
+# Complexity limits of one book (issue 13, finding 7): beyond them RE2's set fails to compile or
+# a compile costs seconds and hundreds of MB. ``lorebook_too_complex`` names the entry.
+MAX_BOOK_KEYS: Final = 100_000
+"""Most keys (primary and secondary, plain and regex) in one book."""
+MAX_REGEX_KEYS: Final = 500
+"""Most regular-expression keys in one book."""
+MAX_KEY_PROGRAM: Final = 20_000
+"""Largest compiled RE2 program of one regex key (instructions; ``/dragon/i`` is about 20)."""
+MAX_BOOK_PROGRAM: Final = 250_000
+"""Largest sum of the RE2 program sizes of one book's regex keys."""
 _SHAPE: Final = re.compile(r"^/([\s\S]+?)/([gimsuy]*)$")
 
 
@@ -58,8 +82,8 @@ def _options() -> re2.Options:
     return options
 
 
-def check_pattern(pattern: str, *, where: str, key: str) -> None:
-    """Compile one RE2 pattern to prove it is valid.
+def check_pattern(pattern: str, *, where: str, key: str) -> int:
+    """Compile one RE2 pattern to prove it is valid; returns its program size.
 
     Args:
         pattern: The RE2 pattern (with inline flags).
@@ -70,12 +94,53 @@ def check_pattern(pattern: str, *, where: str, key: str) -> None:
         InvalidInput: ``invalid_regex_key`` when RE2 rejects the pattern.
     """
     try:
-        re2.compile(pattern, _options())
+        return int(re2.compile(pattern, _options()).programsize)
     except re2.error as exc:
         detail = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc
         raise InvalidInput(
             f"{where}: regex key '{key}' is not supported: {detail}", code="invalid_regex_key"
         ) from None
+
+
+def _too_complex(where: str, why: str) -> InvalidInput:
+    return InvalidInput(f"{where}: the book is too complex to scan: {why}", code="lorebook_too_complex")
+
+
+def check_book_complexity(book: LoreBook) -> None:
+    """Refuse books whose keys would take too long or too much memory to compile (cheap checks first).
+
+    Args:
+        book: The book (disabled entries count too: they are compiled to be validated).
+
+    Raises:
+        InvalidInput: ``lorebook_too_complex`` naming the first entry past a limit, or
+            ``invalid_regex_key`` for a pattern RE2 rejects.
+    """
+    keys = regexes = program = 0
+    for entry in book.entries:
+        where = f"entry {entry.id!r} ({entry.comment!r}) of book {book.name!r}"
+        for raw in (*entry.keys, *entry.secondary_keys):
+            key = raw.strip()
+            keys += 1
+            if keys > MAX_BOOK_KEYS:
+                raise _too_complex(where, f"more than {MAX_BOOK_KEYS:,} keys")
+            regex = parse_regex_key(key)
+            if regex is None and entry.use_regex and key:
+                regex = (key, "" if entry.case_sensitive else "i")
+            if regex is None:
+                continue
+            regexes += 1
+            if regexes > MAX_REGEX_KEYS:
+                raise _too_complex(where, f"more than {MAX_REGEX_KEYS} regex keys")
+            size = check_pattern(to_re2(*regex), where=where, key=key)
+            if size > MAX_KEY_PROGRAM:
+                why = f"regex key '{key}' compiles to {size:,} RE2 instructions (limit {MAX_KEY_PROGRAM:,})"
+                raise _too_complex(where, why)
+            program += size
+            if program > MAX_BOOK_PROGRAM:
+                raise _too_complex(
+                    where, f"its regex keys compile to more than {MAX_BOOK_PROGRAM:,} RE2 instructions"
+                )
 
 
 def new_regex_set(patterns: list[str]) -> re2.Set:
@@ -90,5 +155,8 @@ def new_regex_set(patterns: list[str]) -> re2.Set:
     regex_set = re2.Set.SearchSet(_options())
     for pattern in patterns:
         regex_set.Add(pattern)
-    regex_set.Compile()
+    try:
+        regex_set.Compile()
+    except re2.error:
+        raise _too_complex("the book", "its regex keys do not fit in one RE2 set") from None
     return regex_set
