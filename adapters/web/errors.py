@@ -41,7 +41,7 @@ STATUS: tuple[tuple[type[PersonaBotError], int], ...] = (
     (LLMUnavailable, 502),
     (StorageUnavailable, 503),
 )
-_STATUS_BY_CODE = {"invalid_json": 400, "file_too_large": 413, "document_too_large": 413}
+_STATUS_BY_CODE = {"invalid_json": 400, "file_too_large": 413, "ingest_busy": 429}
 
 
 def status_of(exc: PersonaBotError) -> int:

@@ -14,6 +14,7 @@ from adapters.web.session import SessionSigner
 from config.settings import Settings
 from engine.ports import Clock
 from engine.service import ChatService
+from engine.service.documents import DocumentIngest
 from storage.redis_lore import RedisLoreStore
 from storage.redis_memory_directory import RedisMemoryDirectory
 
@@ -44,6 +45,9 @@ class WebState:
         self.directory = directory
         self.accounts = accounts
         self.proxies = TrustedProxies(settings.trusted_proxies)
+        desk = service.memory
+        jobs = getattr(desk, "documents", None)  # a RedisDocumentStore keeps the jobs too
+        self.ingest = DocumentIngest(desk, jobs, clock) if desk is not None and jobs is not None else None
 
     def client_ip(self, connection: ASGIConnection[Any, Any, Any, Any]) -> str:
         """The client's address, through trusted proxies (``HEARTH_TRUSTED_PROXIES``)."""

@@ -374,7 +374,9 @@ class MemoryDesk:
                 "Documents need an embedder (HEARTH_EMBEDDER is none).", code="documents_unavailable"
             )
         chunks = chunk_document(text)
-        vectors = await self.recall.embed_passages([c.text for c in chunks])
+        vectors: list[Any] = []
+        for start in range(0, len(chunks), 8):  # the embedder's lock is released between batches
+            vectors.extend(await self.recall.embed_passages([c.text for c in chunks[start : start + 8]]))
         doc_id = f"doc-{secrets.token_hex(5)}"
         info = DocumentInfo(id=doc_id, name=name, chunks=len(chunks), chars=len(text))
         await self.documents.put(persona, info, chunks, self.recall.model, vectors)
