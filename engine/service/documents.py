@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Sequence
 from typing import Any, Protocol
 
 import msgspec
@@ -113,12 +112,19 @@ class DocumentIngest:
         try:
             async with self._slot:
                 job = await self._update(job, status="embedding")
-                vectors = await self._embed(job, chunks)
+                rows: list[Any] = []
+                for start in range(0, len(chunks), self.batch):
+                    batch = [c.text for c in chunks[start : start + self.batch]]
+                    rows.extend(
+                        await self._desk.recall.embed_passages(batch)
+                    )  # the embedder's lock, per batch
+                    job = await self._update(job, embedded=len(rows))
+                    await asyncio.sleep(0)  # let a waiting turn take the embedder first
                 info = DocumentInfo(id=job.id, name=job.name, chunks=job.chunks, chars=job.chars)
                 assert self._desk.documents is not None
-                await self._desk.documents.put(job.persona, info, chunks, self._desk.recall.model, vectors)
+                await self._desk.documents.put(job.persona, info, chunks, self._desk.recall.model, rows)
                 self._desk.recall.forget_documents(job.persona)
-                await self._update(job, status="done", embedded=job.chunks)
+                await self._update(job, status="done")
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -128,15 +134,6 @@ class DocumentIngest:
                 await self._update(job, status="failed", error=f"embedding failed: {reason}")
             except PersonaBotError:
                 log.warning("could not record the failure of document %s", job.id)
-
-    async def _embed(self, job: DocumentJob, chunks: Sequence[Chunk]) -> list[Any]:
-        rows: list[Any] = []
-        for start in range(0, len(chunks), self.batch):
-            batch = [c.text for c in chunks[start : start + self.batch]]
-            rows.extend(await self._desk.recall.embed_passages(batch))  # the embedder's lock, per batch
-            job = await self._update(job, embedded=len(rows))
-            await asyncio.sleep(0)  # let a waiting turn take the embedder first
-        return rows
 
     def view(self, job: DocumentJob) -> DocumentJob:
         """The job as it stands: one nobody updated for ``stale_after`` seconds was interrupted."""
