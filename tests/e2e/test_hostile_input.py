@@ -8,6 +8,7 @@ accepted, Litestar-shaped 500s with no traceback in the log, sign-out leaving th
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from collections.abc import AsyncIterator
 from typing import Any
@@ -180,3 +181,24 @@ async def test_signing_out_revokes_that_cookie_at_once(offline_app: WebApp) -> N
             assert stolen.json()["guest"] is True and stolen.json()["user"] != f"web:{name}"
             # control: the phone's own session was not touched
             assert (await phone.get("/app/session")).json()["user"] == f"web:{name}"
+
+
+async def test_plt_6_no_endpoint_answers_a_nesting_bomb_with_a_500(
+    offline_app: WebApp, api: HearthClient
+) -> None:
+    schema = (await api.http.get("/schema/openapi.json")).json()
+    async with httpx.AsyncClient(base_url=offline_app.base_url, timeout=30) as browser:
+        session = (await browser.get("/app/session")).json()
+        tried = []
+        for path, operations in schema["paths"].items():
+            for method in ("post", "put", "patch"):
+                if method not in operations:
+                    continue
+                url = re.sub(r"\{[^}]+\}", "web:probe-1", path)
+                client = browser if url.startswith("/app") else api.http
+                headers = {"content-type": "application/json", "X-CSRF-Token": session["csrf"]}
+                response = await client.request(method.upper(), url, content=DEEP_OBJECT, headers=headers)
+                tried.append((method, path, response.status_code))
+                assert response.status_code < 500, (method, path, response.text)
+                assert set(response.json()) == {"error"} or response.status_code < 400, (path, response.text)
+    assert len(tried) >= 30, tried  # the schema lists every state-changing endpoint
