@@ -191,6 +191,7 @@ class Accounts:
         self.policy = policy or AccountPolicy()
         self._hasher = hasher or PasswordHasher()
         self._dummy: str | None = None
+        self._dummy_lock = asyncio.Lock()
         self._hashing = asyncio.Semaphore(self.policy.max_hashes)
         self._waiting = 0
 
@@ -282,8 +283,11 @@ class Accounts:
         return taken
 
     async def _dummy_hash(self) -> str:
-        if self._dummy is None:  # made outside the hash slot: the caller's verify takes the slot
-            self._dummy = await asyncio.to_thread(self._hasher.hash, secrets.token_urlsafe(16))
+        # made once (a burst of first guesses must not run one hash each), outside the hash slot:
+        # the caller's verify takes the slot
+        async with self._dummy_lock:
+            if self._dummy is None:
+                self._dummy = await asyncio.to_thread(self._hasher.hash, secrets.token_urlsafe(16))
         return self._dummy
 
     async def _rehashed(self, account: Account, password: str) -> Account:

@@ -218,3 +218,14 @@ async def test_rooms_are_kept_per_user_and_capped(store: RedisAccountStore) -> N
         await accounts.add_room("alice", "Third", now=NOW)
     assert [r.slug for r in await store.rooms("alice")] == ["book-club", "trip"]
     assert await store.rooms("bob") == []
+
+
+async def test_a_burst_of_first_guesses_makes_the_dummy_hash_once(store: RedisAccountStore) -> None:
+    hasher = CountingHasher()
+    accounts = Accounts(store, hasher=hasher, policy=AccountPolicy(max_hashes=1, max_waiting=20))
+    await asyncio.gather(
+        *(accounts.sign_in(f"first{n}guess", "guess guess", ip=f"10.2.{n}.1") for n in range(8)),
+        return_exceptions=True,
+    )
+    assert hasher.calls == 1 + 8  # one dummy, then one verify per guess
+    assert hasher.most_at_once == 1
