@@ -93,7 +93,8 @@ def handle_unexpected_error(request: Request, exc: Exception) -> Response[dict[s
     More specific handlers registered on the app (domain errors, Litestar's own, Redis errors →
     503 ``storage_unavailable``) win over this one: Litestar picks the closest class in the MRO.
     """
-    log.error("request failed: %s %s", request.method, request.url.path, exc_info=exc)
+    method = request.scope.get("method", "WEBSOCKET")
+    log.error("request failed: %s %s", method, request.scope.get("path", "?"), exc_info=exc)
     return Response(
         error_body("internal_error", "Something broke on our side; it was logged. Try again later."),
         status_code=500,
