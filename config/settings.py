@@ -6,6 +6,7 @@ wrapped in ``Secret`` so that a settings object printed or logged never shows th
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 
 import msgspec
@@ -34,6 +35,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     port: int = 8000
     namespace: str = "hearth"
     admin_token: Secret | None = None
+    trusted_proxies: tuple[str, ...] = ()
     session_secret: Secret | None = None
     anthropic_api_key: Secret | None = None
     anthropic_base_url: str | None = None
@@ -91,6 +93,21 @@ def _text(env: Mapping[str, str], key: str) -> str | None:
     return raw or None
 
 
+def _proxies(env: Mapping[str, str]) -> tuple[str, ...]:
+    """``HEARTH_TRUSTED_PROXIES``: comma-separated addresses/CIDRs, normalized (``10.0.0.0/8``)."""
+    found: list[str] = []
+    for item in (part.strip() for part in env.get("HEARTH_TRUSTED_PROXIES", "").split(",")):
+        if not item:
+            continue
+        try:
+            found.append(str(ipaddress.ip_network(item, strict=False)))
+        except ValueError:
+            raise ConfigError(
+                f"HEARTH_TRUSTED_PROXIES: {item!r} is not an IP address or CIDR (e.g. 10.0.0.0/8)."
+            ) from None
+    return tuple(found)
+
+
 def load_settings(env: Mapping[str, str]) -> Settings:
     """Read settings from an environment mapping.
 
@@ -117,6 +134,7 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         port=_int(env, "PORT", 8000, 1, 65535),
         namespace=env.get("HEARTH_NAMESPACE", "hearth").strip() or "hearth",
         admin_token=_secret(env, "HEARTH_ADMIN_TOKEN"),
+        trusted_proxies=_proxies(env),
         session_secret=_secret(env, "HEARTH_SESSION_SECRET"),
         anthropic_api_key=_secret(env, "ANTHROPIC_API_KEY"),
         anthropic_base_url=_text(env, "ANTHROPIC_BASE_URL"),

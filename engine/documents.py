@@ -9,12 +9,17 @@ chunk remembers the nearest heading above it, so a chunk read alone still says w
 from __future__ import annotations
 
 import re
+from datetime import datetime
+from typing import Literal
 
 import msgspec
 
 from engine.errors import InvalidInput
 
-__all__ = ["Chunk", "DocumentInfo", "chunk_document"]
+__all__ = ["DOCUMENT_MAX_BYTES", "Chunk", "DocumentInfo", "DocumentJob", "chunk_document"]
+
+DOCUMENT_MAX_BYTES = 1_000_000
+"""Largest accepted upload (``413 file_too_large``): about 1,250 chunks, minutes of embedding."""
 
 _HEADING = re.compile(r"^#{1,6}\s+(.+)$")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+")
@@ -27,6 +32,25 @@ class DocumentInfo(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     chunks: int
     chars: int
+
+
+class DocumentJob(msgspec.Struct, frozen=True, kw_only=True):
+    """One upload on its way to becoming a searchable document (its id is the document's).
+
+    ``status``: ``queued`` (waiting for this process's ingestion slot), ``embedding``
+    (``embedded`` of ``chunks`` done), ``done`` (searchable) or ``failed`` (``error`` says why).
+    """
+
+    id: str
+    persona: str
+    name: str
+    status: Literal["queued", "embedding", "done", "failed"]
+    chunks: int
+    chars: int
+    embedded: int = 0
+    error: str | None = None
+    created_at: datetime
+    updated_at: datetime
 
 
 class Chunk(msgspec.Struct, frozen=True, kw_only=True):

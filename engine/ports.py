@@ -169,6 +169,10 @@ class TurnStore(Protocol):
         """The oldest message at or before ``upto`` that still awaits a reply."""
         ...
 
+    async def drop_pending(self, chat: str, message: str) -> None:
+        """Take a message off the pending queue unanswered (its turn broke; it must not block the chat)."""
+        ...
+
     async def finish(
         self,
         turn: Turn,

@@ -9,12 +9,20 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from datetime import UTC, datetime
 
 import msgspec
 
 from engine.errors import InvalidInput
 
-__all__ = ["TextLimits", "check_text", "qualify_id"]
+__all__ = [
+    "SENT_AT_WINDOW_DAYS",
+    "TextLimits",
+    "check_sent_at",
+    "check_text",
+    "has_control_chars",
+    "qualify_id",
+]
 
 _ID = re.compile(r"[A-Za-z0-9_.:@/+=-]{1,128}")
 _PREFIXES = {"web": "web", "tg": "tg"}
@@ -39,7 +47,8 @@ def check_text(text: str, limits: TextLimits) -> str:
 
     Raises:
         InvalidInput: ``text_empty`` (nothing but whitespace), ``text_too_long``, or
-            ``text_invalid`` (NUL or unpaired surrogate characters).
+            ``text_invalid`` (control characters other than tab/newline/CR, or unpaired
+            surrogates).
     """
     if not text.strip():
         raise InvalidInput("The message is empty.", code="text_empty")
@@ -48,9 +57,10 @@ def check_text(text: str, limits: TextLimits) -> str:
             f"The message is {len(text):,} characters long; the limit is {limits.max_chars:,}.",
             code="text_too_long",
         )
-    if "\x00" in text or any(0xD800 <= ord(c) <= 0xDFFF for c in text):
+    if has_control_chars(text) or any(0xD800 <= ord(c) <= 0xDFFF for c in text):
         raise InvalidInput(
-            "The message contains characters that are not valid text (NUL or a lone surrogate).",
+            "The message contains characters that are not valid text "
+            "(a control character such as NUL, or a lone surrogate).",
             code="text_invalid",
         )
     normalized = unicodedata.normalize("NFC", text)
@@ -88,3 +98,55 @@ def qualify_id(raw: str, *, what: str = "id") -> str:
             code=code,
         )
     return raw
+
+
+SENT_AT_WINDOW_DAYS = 3653
+"""How far from now a message's ``sent_at`` may be, either way: about ten years (API.md)."""
+
+
+def check_sent_at(sent_at: datetime, now: datetime, *, window_days: int = SENT_AT_WINDOW_DAYS) -> datetime:
+    """Validate a client-given message time and return it in UTC.
+
+    Days are counted from message times (DEC-2), so a time far in the past would overflow date
+    arithmetic and one far in the future would freeze decay in its space; both are refused.
+
+    Args:
+        sent_at: the time as received.
+        now: the server's clock.
+        window_days: the accepted distance from ``now``, either way.
+
+    Returns:
+        ``sent_at`` in UTC.
+
+    Raises:
+        InvalidInput: ``invalid_sent_at`` without a time zone, ``bad_sent_at`` outside
+            ``now ± window_days``.
+    """
+    if sent_at.tzinfo is None or sent_at.utcoffset() is None:
+        raise InvalidInput(
+            "sent_at needs a time zone (RFC 3339, e.g. 2026-05-01T12:00:00Z).", code="invalid_sent_at"
+        )
+    years = round(window_days / 365.25)
+    try:
+        utc = sent_at.astimezone(UTC)
+        in_window = abs((utc - now).total_seconds()) <= window_days * 86_400
+    except (OverflowError, ValueError):
+        in_window = False
+    if not in_window:
+        raise InvalidInput(
+            f"sent_at {sent_at.isoformat()} is more than {years} years from now; send a real message time.",
+            code="bad_sent_at",
+        )
+    return utc
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def has_control_chars(text: str) -> bool:
+    """Whether ``text`` holds control characters other than tab, newline and carriage return.
+
+    NUL, escape, backspace, DEL and the C1 controls are never text a person typed; a CR is
+    kept because pasted Windows line ends carry it.
+    """
+    return _CONTROL.search(text) is not None

@@ -3,7 +3,10 @@
 - ``account:{name}``            JSON ``Account`` (password hash, session generation).
 - ``account:{name}:rooms``      HASH room slug → JSON ``Room``.
 - ``account:{name}:lorebooks``  SET of lorebook ids the user imported (and may edit).
-- ``signin:fail:{name}:{ip}``   failed sign-ins in the current window (expires with the window).
+- ``account:{name}:revoked``    ZSET session id → its cookie's expiry (Unix s): signed-out cookies.
+- ``signin:user:{name}``        failed sign-ins of one username (any address) in the current window.
+- ``signin:bucket:ip:{ip}``, ``signin:bucket:all``  token buckets (HASH ``tokens``, ``at`` ms) that
+  admit sign-in attempts before any password hash is computed.
 - ``signup:ip:{ip}``            sign-ups from one address in the current window.
 - ``link:{code}``               ``web:<name>`` for a ``/link`` code, with a TTL; redeemed once.
 
@@ -58,6 +61,29 @@ return {n, redis.call('TTL', KEYS[1])}
 """
 
 
+# A token bucket on one key (so it fits any Redis Cluster slot): refill by elapsed time, take one.
+# Returns {1, 0} when admitted, {0, ms until a token is back} when not. ARGV: capacity, tokens/s.
+_TAKE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local cap, rate = tonumber(ARGV[1]), tonumber(ARGV[2])
+local b = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens, at = tonumber(b[1]) or cap, tonumber(b[2]) or now
+tokens = math.min(cap, tokens + math.max(0, now - at) * rate / 1000)
+local ok, wait = 0, 0
+if tokens >= 1 then tokens = tokens - 1; ok = 1 else wait = math.ceil((1 - tokens) * 1000 / rate) end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', now)
+redis.call('PEXPIRE', KEYS[1], math.ceil(cap * 1000 / rate) + 1000)
+return {ok, wait}
+"""
+_GIVE = """
+local cap = tonumber(ARGV[1])
+local tokens = tonumber(redis.call('HGET', KEYS[1], 'tokens'))
+if tokens then redis.call('HSET', KEYS[1], 'tokens', tostring(math.min(cap, tokens + 1))) end
+return 0
+"""
+
+
 class RedisAccountStore:
     """Accounts and the small per-user records the browser app keeps."""
 
@@ -65,6 +91,8 @@ class RedisAccountStore:
         self._r = client
         self._p = (keys or KeyBuilder()).prefix
         self._hit = client.register_script(_HIT)
+        self._take = client.register_script(_TAKE)
+        self._give = client.register_script(_GIVE)
 
     @classmethod
     def from_url(cls, url: str, keys: KeyBuilder | None = None) -> RedisAccountStore:
@@ -95,6 +123,26 @@ class RedisAccountStore:
         with map_redis_errors():
             await self._r.set(self._account(account.username), msgspec.json.encode(account), xx=True)
 
+    async def session_state(self, username: str, sid: str) -> tuple[Account | None, bool]:
+        """The account and whether the session ``sid`` was signed out (one round trip)."""
+        with map_redis_errors():
+            async with self._r.pipeline(transaction=False) as pipe:
+                pipe.get(self._account(username))
+                pipe.zscore(self._account(username, "revoked"), sid)
+                raw, revoked = await pipe.execute()
+        return (_ACCOUNT.decode(raw) if raw is not None else None), revoked is not None
+
+    async def revoke_session(self, username: str, sid: str, expires: int, now: int) -> None:
+        """Remember a signed-out session until its cookie would have expired anyway."""
+        key = self._account(username, "revoked")
+        with map_redis_errors():
+            async with self._r.pipeline(transaction=False) as pipe:
+                pipe.zadd(key, {sid: expires})
+                pipe.zremrangebyscore(key, "-inf", now)
+                pipe.expireat(key, max(expires, now + 1), nx=True)  # a new key gets a TTL...
+                pipe.expireat(key, max(expires, now + 1), gt=True)  # ...an older one a longer one
+                await pipe.execute()
+
     # --- attempt counters -----------------------------------------------------------------
 
     async def hit(self, key: str, window_seconds: int) -> tuple[int, int]:
@@ -111,6 +159,17 @@ class RedisAccountStore:
                 pipe.ttl(f"{self._p}:{key}")
                 raw, ttl = await pipe.execute()
         return (int(raw), max(int(ttl), 0)) if raw is not None else (0, 0)
+
+    async def take(self, key: str, capacity: int, per_second: float) -> float:
+        """Take one token from a bucket; 0 when admitted, else the seconds until one is back."""
+        with map_redis_errors():
+            ok, wait_ms = await self._take(keys=[f"{self._p}:{key}"], args=[capacity, per_second])
+        return 0.0 if int(ok) else max(int(wait_ms), 1) / 1000
+
+    async def give_back(self, key: str, capacity: int) -> None:
+        """Return a token taken by an attempt that turned out legitimate (a successful sign-in)."""
+        with map_redis_errors():
+            await self._give(keys=[f"{self._p}:{key}"], args=[capacity])
 
     async def reset(self, key: str) -> None:
         """Forget a counter (a successful sign-in clears its failures)."""

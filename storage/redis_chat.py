@@ -121,6 +121,11 @@ class RedisChatStore:
             found = await self._messages(chat, [i.decode() for i in ids])
         return found[0] if found else None
 
+    async def drop_pending(self, chat: str, message: str) -> None:
+        """See ``engine.ports.TurnStore.drop_pending``."""
+        with map_redis_errors():
+            await self._r.zrem(self._k.chat(chat, "pending"), message)
+
     async def finish(
         self,
         turn: Turn,

@@ -4,6 +4,8 @@
 - ``doc:{persona}:chunks``  HASH chunk id (``<doc>#<n>``) → JSON ``{"text", "heading", "doc"}``
 - ``doc:{persona}:vecs``    HASH chunk id → float32 bytes of the embedder in ``meta``
 - ``doc:{persona}:meta``    HASH ``version`` (bumped on every change), ``model``
+- ``doc:{persona}:jobs``    HASH document id → JSON ``DocumentJob`` (background ingestion and its
+  progress; finished jobs older than a day are pruned when a new one is written)
 
 A document and its chunks and vectors are written in one MULTI, so a search never sees half a
 document. In-process FAISS indexes rebuild when ``version`` changes.
@@ -20,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import redis.asyncio as aioredis
 
-from engine.documents import Chunk, DocumentInfo
+from engine.documents import Chunk, DocumentInfo, DocumentJob
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 
@@ -37,6 +39,8 @@ class StoredChunk(msgspec.Struct, frozen=True, kw_only=True):
 
 _INFO = msgspec.json.Decoder(DocumentInfo)
 _CHUNK = msgspec.json.Decoder(StoredChunk)
+_JOB = msgspec.json.Decoder(DocumentJob)
+_KEEP_FINISHED_JOBS = 86_400
 
 
 class RedisDocumentStore:
@@ -81,6 +85,33 @@ class RedisDocumentStore:
                 tx.hset(self._key(persona, "meta"), "model", model)
                 tx.hincrby(self._key(persona, "meta"), "version", 1)
                 await tx.execute()
+
+    async def put_job(self, job: DocumentJob) -> None:
+        """Record a job's state (see ``engine.service.documents``)."""
+        key = self._key(job.persona, "jobs")
+        with map_redis_errors():
+            if job.status == "queued":  # a new job: forget finished ones older than a day
+                stale = [
+                    j.id
+                    for j in await self.jobs(job.persona)
+                    if j.status in ("done", "failed")
+                    and (job.created_at - j.updated_at).total_seconds() > _KEEP_FINISHED_JOBS
+                ]
+                if stale:
+                    await self._r.hdel(key, *stale)
+            await self._r.hset(key, job.id, msgspec.json.encode(job))
+
+    async def job(self, persona: str, job: str) -> DocumentJob | None:
+        """One job, or None."""
+        with map_redis_errors():
+            raw = await self._r.hget(self._key(persona, "jobs"), job)
+        return _JOB.decode(raw) if raw is not None else None
+
+    async def jobs(self, persona: str) -> list[DocumentJob]:
+        """Every recorded job of a persona."""
+        with map_redis_errors():
+            raw = await self._r.hgetall(self._key(persona, "jobs"))
+        return [_JOB.decode(v) for v in raw.values()]
 
     async def delete(self, persona: str, doc: str) -> DocumentInfo | None:
         """Delete a document and its chunks; returns what was deleted."""

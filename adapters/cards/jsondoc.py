@@ -16,9 +16,9 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from adapters.cards.limits import CardLimits, invalid
+from adapters.cards.limits import DEFAULT_LIMITS, CardLimits, invalid
 
-__all__ = ["child_path", "convert_at", "encode_json", "parse_json", "require_object"]
+__all__ = ["check_json_depth", "child_path", "convert_at", "encode_json", "parse_json", "require_object"]
 
 T = TypeVar("T")
 
@@ -68,6 +68,27 @@ def parse_json(data: bytes, *, what: str, limits: CardLimits) -> Any:
         return _DECODER.decode(data)
     except msgspec.DecodeError as exc:
         raise invalid("invalid_json", f"The {what} is not valid JSON: {exc}.") from None
+
+
+def check_json_depth(data: bytes, *, what: str = "body", max_depth: int = DEFAULT_LIMITS.max_depth) -> None:
+    """Refuse JSON nested deeper than ``max_depth`` before any parser runs (no ``RecursionError``).
+
+    Args:
+        data: The raw JSON bytes (not decoded yet; bad JSON is left to the parser).
+        what: What the document is, for the message.
+        max_depth: Deepest accepted nesting of objects and arrays.
+
+    Raises:
+        InvalidInput: ``json_too_deep``.
+    """
+    if b"[" not in data and b"{" not in data:
+        return
+    depth = _max_depth(_STRING.sub(b"", data))
+    if depth > max_depth:
+        raise invalid(
+            "json_too_deep",
+            f"The {what} nests objects/arrays {depth} levels deep; the limit is {max_depth}.",
+        )
 
 
 def _max_depth(structure: bytes) -> int:

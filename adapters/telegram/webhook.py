@@ -24,9 +24,10 @@ from litestar.handlers import HTTPRouteHandler
 from pydantic import ValidationError
 
 from adapters.bootstrap import Hearth
+from adapters.cards.jsondoc import check_json_depth
 from adapters.telegram.bot import TelegramApp
 from adapters.web.errors import error_body
-from engine.errors import ConfigError
+from engine.errors import ConfigError, InvalidInput
 
 __all__ = ["SECRET_HEADER", "WEBHOOK_PATH", "TelegramWebhook"]
 
@@ -78,10 +79,10 @@ class TelegramWebhook:
                     status_code=401,
                 )
             try:
-                update = Update.model_validate(
-                    msgspec.json.decode(await request.body()), context={"bot": webhook.app.bot}
-                )
-            except (msgspec.DecodeError, ValidationError):
+                raw = await request.body()
+                check_json_depth(raw, what="update")
+                update = Update.model_validate(msgspec.json.decode(raw), context={"bot": webhook.app.bot})
+            except (msgspec.DecodeError, ValidationError, InvalidInput):
                 body = error_body("invalid_update", "The body is not a Telegram update.")
                 return Response(body, status_code=400)
             await webhook.app.feed(update)

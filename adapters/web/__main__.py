@@ -38,7 +38,7 @@ def main() -> None:
         host=os.environ.get("HEARTH_HOST", "0.0.0.0"),
         port=settings.port,
         log_level=os.environ.get("HEARTH_LOG_LEVEL", "info").lower(),
-        proxy_headers=True,
+        proxy_headers=False,  # the app reads X-Forwarded-* itself, from HEARTH_TRUSTED_PROXIES only
         ws_max_size=1_048_576,
     )
 

@@ -7,19 +7,33 @@ Rules (checked by the pure functions below, tested without Redis):
 - A password is 8-256 characters and not the username (NIST SP 800-63B: length, no
   composition rules). It is hashed with argon2id (``argon2-cffi`` defaults, RFC 9106 low-memory
   profile) in a worker thread; old parameters are rehashed on the next sign-in.
-- Sign-in failures are counted per (username, IP) in a fixed window in Redis: after
-  ``max_failures`` failures the pair gets ``SignInLimited`` (HTTP 429 with ``Retry-After``)
-  until the window ends. Unknown usernames cost the same hash check and count the same, so
-  timing and answers do not tell which names exist. Sign-ups are capped per IP.
+- Sign-in is guarded before any hash is computed (finding 4 of issue 13), in this order:
+  1. a per-address token bucket (``ip_burst`` attempts, refilled at ``ip_per_minute``; IPv6
+     addresses count per /64) and a global one shared by every web process (``global_burst``,
+     ``global_per_second``): an empty bucket answers ``SignInLimited`` (429 ``too_many_attempts``
+     with ``Retry-After``) at the cost of one Redis call. A successful sign-in gives its tokens
+     back, so people who know their password are never counted;
+  2. a per-username *delay*, never a lock: after ``free_failures`` failures of one name (from any
+     address) within ``failure_window``, each further attempt for it waits ``2^(n - free)`` s, at
+     most ``max_delay`` s, before it is checked. An attacker can slow a victim's sign-in by at
+     most that much but cannot lock the victim out;
+  3. at most ``max_hashes`` argon2 computations at once per process, with ``max_waiting`` more
+     queued; beyond that 429 ``sign_in_busy``. So hashing never takes more than that share of
+     the CPU away from chat turns.
+  Unknown usernames pass the same three gates and cost the same (capped) hash against a dummy,
+  so timing and answers do not tell which names exist. Sign-ups are capped per IP.
 - ``/link`` codes: 8 characters without look-alikes, single use, expiring (default 10 min).
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import re
 import secrets
 import unicodedata
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import datetime
 
 import msgspec
@@ -35,6 +49,7 @@ __all__ = [
     "AccountPolicy",
     "Accounts",
     "SignInLimited",
+    "address_bucket",
     "check_password",
     "check_username",
     "room_slug",
@@ -52,23 +67,36 @@ _ROOM_CHARS = re.compile(r"[^a-z0-9]+")
 
 
 class SignInLimited(PersonaBotError):
-    """Too many failed sign-ins for this name from this address; ``retry_after`` seconds."""
+    """Too many sign-in attempts (from this address, or everywhere); ``retry_after`` seconds."""
 
     default_code = "too_many_attempts"
 
-    def __init__(self, retry_after: int) -> None:
-        minutes = max(1, round(retry_after / 60))
-        super().__init__(
-            f"Too many failed sign-ins. Try again in about {minutes} minute{'s' if minutes > 1 else ''}."
-        )
-        self.retry_after = retry_after
+    def __init__(self, retry_after: int, *, busy: bool = False) -> None:
+        if busy:
+            super().__init__("Too many sign-ins are being checked right now; try again in a moment.",
+                             code="sign_in_busy")  # fmt: skip
+        elif retry_after < 60:
+            super().__init__(f"Too many sign-in attempts. Try again in {max(retry_after, 1)} s.")
+        else:
+            minutes = round(retry_after / 60)
+            super().__init__(
+                f"Too many attempts. Try again in about {minutes} minute{'s' if minutes > 1 else ''}."
+            )
+        self.retry_after = max(retry_after, 1)
 
 
 class AccountPolicy(msgspec.Struct, frozen=True, kw_only=True):
-    """Limits of the account system."""
+    """Limits of the account system (the sign-in gates are described in the module docstring)."""
 
-    max_failures: int = 5
-    failure_window: int = 300
+    ip_burst: int = 10
+    ip_per_minute: float = 10.0
+    global_burst: int = 30
+    global_per_second: float = 5.0
+    free_failures: int = 3
+    max_delay: float = 8.0
+    failure_window: int = 900
+    max_hashes: int = 1
+    max_waiting: int = 4
     signups_per_ip: int = 30
     signup_window: int = 3600
     session_days: int = 30
@@ -109,6 +137,17 @@ def check_password(password: str, username: str) -> None:
         )
     if password.strip().lower() == username:
         raise InvalidInput("The password cannot be your username.", code="password_is_username")
+
+
+def address_bucket(ip: str) -> str:
+    """The rate-limit bucket of an address: IPv4 as is, IPv6 per /64 (one subscriber's block)."""
+    try:
+        address = ipaddress.ip_address(ip)
+    except ValueError:
+        return ip[:64]
+    if isinstance(address, ipaddress.IPv6Address):
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
 
 
 def room_slug(name: str) -> str:
@@ -152,15 +191,35 @@ class Accounts:
         self.policy = policy or AccountPolicy()
         self._hasher = hasher or PasswordHasher()
         self._dummy: str | None = None
+        self._dummy_lock = asyncio.Lock()
+        self._hashing = asyncio.Semaphore(self.policy.max_hashes)
+        self._waiting = 0
+
+    @asynccontextmanager
+    async def _hash_slot(self) -> AsyncIterator[None]:
+        """One of ``max_hashes`` argon2 slots; ``sign_in_busy`` when too many already wait."""
+        if self._waiting >= self.policy.max_waiting:
+            raise SignInLimited(1, busy=True)
+        self._waiting += 1
+        try:
+            await self._hashing.acquire()
+        finally:
+            self._waiting -= 1
+        try:
+            yield
+        finally:
+            self._hashing.release()
 
     async def _hash(self, password: str) -> str:
-        return await asyncio.to_thread(self._hasher.hash, password)
+        async with self._hash_slot():
+            return await asyncio.to_thread(self._hasher.hash, password)
 
     async def _verify(self, hashed: str, password: str) -> bool:
-        try:
-            return await asyncio.to_thread(self._hasher.verify, hashed, password)
-        except (VerificationError, InvalidHashError):
-            return False
+        async with self._hash_slot():
+            try:
+                return await asyncio.to_thread(self._hasher.verify, hashed, password)
+            except (VerificationError, InvalidHashError):
+                return False
 
     async def sign_up(self, username: str, password: str, *, ip: str, now: datetime) -> Account:
         """Create an account.
@@ -181,35 +240,54 @@ class Accounts:
         return account
 
     async def sign_in(self, username: str, password: str, *, ip: str) -> Account:
-        """Check a password, counting failures per (username, IP).
+        """Check a password behind the buckets, the per-username delay and the hash cap.
 
         Raises:
-            SignInLimited: the pair failed ``max_failures`` times in the current window.
+            SignInLimited: ``too_many_attempts`` (a bucket is empty) or ``sign_in_busy``.
             Unauthorized: ``wrong_credentials`` (unknown name or wrong password alike).
         """
         name = username.strip().lower()
         if not USERNAME.fullmatch(name) or len(password) > PASSWORD_MAX:
             raise Unauthorized("The username or password is wrong.", code="wrong_credentials")
-        key = f"signin:fail:{name}:{ip}"
-        failures, ttl = await self.store.hits(key)
-        if failures >= self.policy.max_failures:
-            raise SignInLimited(ttl)
+        buckets = await self._admit(ip)
+        user_key = f"signin:user:{name}"
+        failures, _ = await self.store.hits(user_key)
+        if failures >= self.policy.free_failures:
+            await asyncio.sleep(min(2.0 ** (failures - self.policy.free_failures), self.policy.max_delay))
         account = await self.store.get(name)
         if account is None:
             await self._verify(await self._dummy_hash(), password)
         elif await self._verify(account.password_hash, password):
-            await self.store.reset(key)
+            await self.store.reset(user_key)
+            for key, capacity in buckets:
+                await self.store.give_back(key, capacity)
             return await self._rehashed(account, password)
-        failures, _ = await self.store.hit(key, self.policy.failure_window)
-        left = self.policy.max_failures - failures
-        hint = f" {left} attempt{'s' if left != 1 else ''} left." if 0 < left <= 2 else ""
-        if left <= 0:
-            hint = " Sign-in for this name is paused for a few minutes."
-        raise Unauthorized(f"The username or password is wrong.{hint}", code="wrong_credentials")
+        await self.store.hit(user_key, self.policy.failure_window)
+        raise Unauthorized("The username or password is wrong.", code="wrong_credentials")
+
+    async def _admit(self, ip: str) -> list[tuple[str, int]]:
+        """Take a token from the address's bucket and the global one, or ``SignInLimited``."""
+        policy = self.policy
+        buckets = [
+            (f"signin:bucket:ip:{address_bucket(ip)}", policy.ip_burst, policy.ip_per_minute / 60),
+            ("signin:bucket:all", policy.global_burst, policy.global_per_second),
+        ]
+        taken: list[tuple[str, int]] = []
+        for key, capacity, rate in buckets:
+            wait = await self.store.take(key, capacity, rate)
+            if wait:
+                for done, cap in taken:
+                    await self.store.give_back(done, cap)
+                raise SignInLimited(int(wait + 0.999))
+            taken.append((key, capacity))
+        return taken
 
     async def _dummy_hash(self) -> str:
-        if self._dummy is None:
-            self._dummy = await self._hash(secrets.token_urlsafe(16))
+        # made once (a burst of first guesses must not run one hash each), outside the hash slot:
+        # the caller's verify takes the slot
+        async with self._dummy_lock:
+            if self._dummy is None:
+                self._dummy = await asyncio.to_thread(self._hasher.hash, secrets.token_urlsafe(16))
         return self._dummy
 
     async def _rehashed(self, account: Account, password: str) -> Account:
@@ -225,11 +303,16 @@ class Accounts:
         return signer.user(account.username, generation=account.generation, expires=expires)
 
     async def is_current(self, session: BrowserSession) -> bool:
-        """Whether a signed-in session still names an account at the same generation."""
+        """Whether a signed-in session names an account at the same generation, not signed out."""
         if session.guest:
             return True
-        account = await self.store.get(session.slug)
-        return account is not None and account.generation == session.generation
+        account, revoked = await self.store.session_state(session.slug, session.sid)
+        return account is not None and account.generation == session.generation and not revoked
+
+    async def sign_out(self, session: BrowserSession, *, now: float) -> None:
+        """Revoke this one session's cookie on the server (it stops working at once)."""
+        if not session.guest:
+            await self.store.revoke_session(session.slug, session.sid, session.expires, int(now))
 
     async def sign_out_everywhere(self, username: str) -> None:
         """Invalidate every session cookie of the account."""

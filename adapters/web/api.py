@@ -11,29 +11,32 @@ from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
 from litestar.params import FromPath, QueryParameter
 
+from adapters.cards.jsondoc import check_json_depth
 from adapters.web.errors import error_body
 from adapters.web.state import WebState
 from engine.errors import InvalidInput, Unauthorized
 from engine.model import IncomingMessage
 from engine.requestlog import Context, RequestLog, WindowLog
 from engine.service import ReplyDone, ReplyEvent, ReplyFailed
-from engine.validate import qualify_id
+from engine.validate import check_sent_at, qualify_id
 
 __all__ = ["ChatController", "admin_guard", "decode_body", "incoming"]
 
-_LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 EMPTY_CONTEXT = Context(
     lore=(), memories=(), window=WindowLog(messages=0, tokens=0, budget=0, dropped=0), tokens={}
 )
 
 
 def admin_guard(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
-    """Bearer ``HEARTH_ADMIN_TOKEN``; with no token set, only loopback clients are served."""
+    """Bearer ``HEARTH_ADMIN_TOKEN``; with no token set, only loopback clients are served.
+
+    A request forwarded by a proxy is not a loopback client unless a trusted proxy says the
+    client was loopback (``adapters.web.proxies``), so a same-host proxy never exposes the API.
+    """
     state: WebState = connection.app.state.web
     expected = state.settings.admin_token
     if expected is None:
-        host = connection.client.host if connection.client else ""
-        if host not in _LOOPBACK:
+        if not state.is_local(connection):
             raise Unauthorized("The REST API answers only on loopback while HEARTH_ADMIN_TOKEN is unset.")
         return
     header = connection.headers.get("authorization", "")
@@ -92,7 +95,9 @@ def incoming(
 
 
 def decode_body(body: bytes, kind: type[msgspec.Struct]) -> Any:
-    """Decode a JSON body: 400 ``invalid_json`` for bad syntax, 422 ``invalid_body`` for bad shape."""
+    """Decode a JSON body: 400 ``invalid_json`` for bad syntax, 422 ``invalid_body`` for bad shape,
+    422 ``json_too_deep`` for nesting deeper than 64 (refused before the parser could recurse)."""
+    check_json_depth(body)
     try:
         msgspec.json.decode(body)
     except msgspec.DecodeError as exc:
@@ -132,9 +137,8 @@ class ChatController(Controller):
         body: SendMessage = decode_body(await request.body(), SendMessage)
         chat_id = qualify_id(chat, what="chat")
         user = qualify_id(body.user, what="user")
-        if body.sent_at is not None and body.sent_at.tzinfo is None:
-            raise InvalidInput("sent_at needs a time zone (RFC 3339, e.g. ...Z).", code="invalid_sent_at")
-        sent_at = body.sent_at or state.clock.now()
+        now = state.clock.now()
+        sent_at = now if body.sent_at is None else check_sent_at(body.sent_at, now)
         name = (body.name or user.split(":", 1)[1]).strip()[:64] or "someone"
         message = incoming(chat_id, user, name, body.text, sent_at)
         accepted = await state.service.accept(message, body.persona or "default", reply=body.reply)

@@ -14,7 +14,7 @@ from adapters.web.api import ChatController
 from adapters.web.archive_api import ARCHIVE_ROUTES
 from adapters.web.browser_api import browser_router
 from adapters.web.chat_ws import chat_socket
-from adapters.web.errors import error_body, handle_domain_error, handle_http_error
+from adapters.web.errors import error_body, handle_domain_error, handle_http_error, handle_unexpected_error
 from adapters.web.lint_api import LINT_ROUTES
 from adapters.web.lore_api import (
     LorebookController,
@@ -27,6 +27,7 @@ from adapters.web.memory_api import (
     MemoryController,
     add_document,
     compose_memories,
+    document_status,
     list_documents,
     memories_from_dialogue,
     set_privacy,
@@ -98,6 +99,7 @@ def create_app(
             set_privacy,
             add_document,
             list_documents,
+            document_status,
             compose_memories,
             memories_from_dialogue,
             space_settings,
@@ -116,10 +118,11 @@ def create_app(
         exception_handlers={
             PersonaBotError: handle_domain_error,
             HTTPException: handle_http_error,
+            Exception: handle_unexpected_error,
         },
         openapi_config=OpenAPIConfig(title="Hearth", version="0.1.0", path="/schema"),
         on_startup=on_startup or [],
-        on_shutdown=on_shutdown or [],
+        on_shutdown=[*([state.ingest.close] if state.ingest else []), *(on_shutdown or [])],
         request_max_body_size=25_000_000,
         debug=False,
     )

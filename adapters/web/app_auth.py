@@ -115,10 +115,9 @@ def accounts_of(state: WebState) -> Accounts:
 def set_session_cookie(
     response: Response[Any], request: Request[Any, Any, Any], value: str, age: int
 ) -> None:
-    """Set the session cookie: HttpOnly, SameSite=Lax, Secure over HTTPS."""
-    response.set_cookie(
-        COOKIE, value, max_age=age, httponly=True, samesite="lax", secure=request.url.scheme == "https"
-    )
+    """Set the session cookie: HttpOnly, SameSite=Lax, Secure over HTTPS (seen through trusted proxies)."""
+    secure = request.app.state.web.is_https(request)
+    response.set_cookie(COOKIE, value, max_age=age, httponly=True, samesite="lax", secure=secure)
 
 
 class Credentials(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -135,7 +134,7 @@ class SignOut(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
 
 
 def _ip(request: Request[Any, Any, Any]) -> str:
-    return request.client.host if request.client else "unknown"
+    return str(request.app.state.web.client_ip(request))
 
 
 def _limited(exc: SignInLimited) -> Response[Any]:
@@ -185,12 +184,16 @@ async def sign_in(request: Request[Any, Any, Any]) -> Response[Any]:
 async def sign_out(
     request: Request[Any, Any, Any], visitor: NamedDependency[BrowserSession]
 ) -> Response[Any]:
-    """Sign out: this browser becomes a fresh guest; ``everywhere`` invalidates every session."""
+    """Sign out: this cookie is revoked on the server and the browser becomes a fresh guest;
+    ``everywhere`` invalidates every session of the account."""
     state: WebState = request.app.state.web
     raw = await request.body()
     body: SignOut = decode_body(raw, SignOut) if raw.strip() else SignOut()
-    if body.everywhere and not visitor.guest:
-        await accounts_of(state).sign_out_everywhere(visitor.slug)
+    if not visitor.guest:
+        accounts = accounts_of(state)
+        await accounts.sign_out(visitor, now=state.clock.now().timestamp())
+        if body.everywhere:
+            await accounts.sign_out_everywhere(visitor.slug)
     guest = state.signer.new()
     response: Response[Any] = Response({"user": guest.user, "guest": True})
     set_session_cookie(response, request, state.signer.dump(guest), GUEST_COOKIE_AGE)

@@ -18,6 +18,7 @@ from litestar import WebSocket, websocket
 from litestar.exceptions import WebSocketDisconnect
 from litestar.params import FromPath
 
+from adapters.cards.jsondoc import check_json_depth
 from adapters.web.api import incoming
 from adapters.web.app_auth import current_session, origin_ok
 from adapters.web.session import COOKIE, BrowserSession
@@ -95,6 +96,7 @@ async def chat_socket(socket: WebSocket[Any, Any, Any], chat: FromPath[str]) -> 
         except WebSocketDisconnect:
             return
         try:
+            check_json_depth(raw.encode(), what="frame")
             frame = _FRAME.decode(raw)
             alive = await _handle(socket, state, session, chat, frame)
         except msgspec.DecodeError:

@@ -20,7 +20,14 @@ from engine.errors import (
     Unauthorized,
 )
 
-__all__ = ["STATUS", "error_body", "handle_domain_error", "handle_http_error", "status_of"]
+__all__ = [
+    "STATUS",
+    "error_body",
+    "handle_domain_error",
+    "handle_http_error",
+    "handle_unexpected_error",
+    "status_of",
+]
 
 log = logging.getLogger("hearth.web")
 
@@ -34,7 +41,7 @@ STATUS: tuple[tuple[type[PersonaBotError], int], ...] = (
     (LLMUnavailable, 502),
     (StorageUnavailable, 503),
 )
-_STATUS_BY_CODE = {"invalid_json": 400, "file_too_large": 413}
+_STATUS_BY_CODE = {"invalid_json": 400, "file_too_large": 413, "ingest_busy": 429}
 
 
 def status_of(exc: PersonaBotError) -> int:
@@ -77,4 +84,18 @@ def handle_http_error(_: Request, exc: HTTPException) -> Response[dict[str, obje
     codes = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large", 401: "unauthorized"}
     return Response(
         error_body(codes.get(status, _snake(str(exc.detail))), str(exc.detail)), status_code=status
+    )
+
+
+def handle_unexpected_error(request: Request, exc: Exception) -> Response[dict[str, object]]:
+    """Any other exception: logged with its traceback, answered 500 ``internal_error`` (API.md shape).
+
+    More specific handlers registered on the app (domain errors, Litestar's own, Redis errors →
+    503 ``storage_unavailable``) win over this one: Litestar picks the closest class in the MRO.
+    """
+    method = request.scope.get("method", "WEBSOCKET")
+    log.error("request failed: %s %s", method, request.scope.get("path", "?"), exc_info=exc)
+    return Response(
+        error_body("internal_error", "Something broke on our side; it was logged. Try again later."),
+        status_code=500,
     )

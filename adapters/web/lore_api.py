@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Literal
 
 import msgspec
@@ -9,6 +10,7 @@ from litestar import Controller, Request, Response, delete, get, post, put
 from litestar.params import FromPath, FromQuery
 
 from adapters.cards import decode_card, decode_lorebook, encode_lorebook
+from adapters.cards.jsondoc import check_json_depth
 from adapters.cards.persona import persona_from_card
 from adapters.cards.report import import_report, report_view
 from adapters.web.api import admin_guard, decode_body
@@ -47,21 +49,36 @@ def book_view(book: LoreBook) -> dict[str, Any]:
     return view
 
 
+_COMPILING = asyncio.Semaphore(2)  # books compiled at once per process (each may take ~0.5 s, 100 MB)
+
+
+async def compile_off_loop(book: LoreBook, *, edited: str | None = None) -> None:
+    """Compile (an import) or validate (an editor save) in a worker thread, so a regex-heavy
+    book never blocks other requests.
+
+    RE2 and the Aho-Corasick builder run in C; the event loop keeps answering (``/healthz``,
+    chat turns) meanwhile. Books past the limits of ``engine.lorebook.regex_keys`` are refused
+    with 422 ``lorebook_too_complex`` before the expensive part.
+    """
+    async with _COMPILING:
+        if edited is None:
+            await asyncio.to_thread(compile_book, book)
+        else:
+            await asyncio.to_thread(validate_book, book, only=edited)
+
+
 async def store_book(
     state: WebState, book: LoreBook, fallback_name: str, *, edited: str | None = None
 ) -> LoreBook:
     """Validate and store; nothing is stored on error.
 
-    Ranges and ids are always checked. An import (``edited`` None) keeps entries with a regex
-    key RE2 cannot run or an invalid decorator value, which the import report names (LORE-21);
-    an editor save refuses them in the entry being ``edited``.
+    Ranges, ids and complexity are always checked. An import (``edited`` None) keeps entries
+    with a regex key RE2 cannot run or an invalid decorator value, which the import report names
+    (LORE-21); an editor save refuses them in the entry being ``edited``.
     """
     if not book.name.strip():
         book = msgspec.structs.replace(book, name=fallback_name)
-    if edited is None:
-        compile_book(book)
-    else:
-        validate_book(book, only=edited)
+    await compile_off_loop(book, edited=edited)
     return await state.lore.put(book)
 
 
@@ -88,7 +105,8 @@ class LorebookController(Controller):
     ) -> dict[str, Any]:
         """Import SillyTavern World Info JSON, a CCv2/CCv3 card (JSON, PNG, CHARX) or its book."""
         state: WebState = request.app.state.web
-        book = decode_lorebook(await request.body(), request.headers.get("content-type"))
+        raw, content_type = await request.body(), request.headers.get("content-type")
+        book = await asyncio.to_thread(decode_lorebook, raw, content_type)  # a 20 MB file parses off the loop
         stored = await store_book(state, book, name or "Imported lorebook")
         return imported(stored)
 
@@ -173,6 +191,7 @@ def is_card(content_type: str, body: bytes) -> bool:
     """Whether a persona upload is a card (PNG/CHARX bytes or card JSON) rather than the plain form."""
     if not content_type.startswith("application/json") or body[:4] in (b"\x89PNG", b"PK\x03\x04"):
         return True
+    check_json_depth(body, what="persona JSON")
     try:
         keys = msgspec.json.decode(body, type=dict[str, msgspec.Raw])
     except (msgspec.DecodeError, msgspec.ValidationError):
@@ -184,13 +203,13 @@ async def create_persona_from_card(
     state: WebState, body: bytes, content_type: str, persona_id: str | None
 ) -> Persona:
     """Import a card as a persona; its embedded lorebook is imported and attached (LORE-13)."""
-    card = decode_card(body, content_type)
+    card = await asyncio.to_thread(decode_card, body, content_type)
     if persona_id is not None:
         qualify_id(persona_id, what="persona")
         if ":" in persona_id or "/" in persona_id:
             raise InvalidInput("A persona id is plain: letters, digits, _ - .", code="invalid_persona_id")
     if card.book is not None:
-        compile_book(card.book)
+        await compile_off_loop(card.book)
     book = await store_book(state, card.book, f"{card.name}'s lorebook") if card.book is not None else None
     persona = persona_from_card(card, persona_id=persona_id, book_id=book.id if book else None)
     await state.service.personas.put(persona)

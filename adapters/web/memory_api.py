@@ -10,7 +10,8 @@ from litestar.params import FromPath, FromQuery, QueryParameter
 
 from adapters.web.api import admin_guard, decode_body
 from adapters.web.state import WebState
-from engine.errors import InvalidInput
+from engine.documents import DOCUMENT_MAX_BYTES, DocumentJob
+from engine.errors import Conflict, InvalidInput, NotFound
 from engine.memory import (
     MemoryRecord,
     ScopeList,
@@ -21,6 +22,7 @@ from engine.memory import (
     space_list,
 )
 from engine.memory.compose import DRAFT_LIMIT
+from engine.service.documents import DocumentIngest
 from engine.service.memory import MemoryDesk
 from engine.validate import qualify_id
 
@@ -28,6 +30,7 @@ __all__ = [
     "MemoryController",
     "add_document",
     "compose_memories",
+    "document_status",
     "list_documents",
     "memories_from_dialogue",
     "memory_view",
@@ -166,6 +169,11 @@ class MemoryController(Controller):
         desk = _desk(request)
         state: WebState = request.app.state.web
         body: EditMemoryBody = decode_body(await request.body(), EditMemoryBody)
+        if body.text is None and body.pinned is None:
+            raise InvalidInput(
+                'Nothing to change: send "text" (the new wording) and/or "pinned" (true or false).',
+                code="empty_patch",
+            )
         record = await desk.edit(memory, text=body.text, pinned=body.pinned, now=state.clock.now())
         return {"memory": memory_view(record, desk)}
 
@@ -203,33 +211,70 @@ def _desk(request: Request[Any, Any, Any]) -> MemoryDesk:
     return state.service.memory
 
 
-_DOCUMENT_LIMIT = 2_000_000
+def _ingest(request: Request[Any, Any, Any]) -> DocumentIngest:
+    state: WebState = request.app.state.web
+    _desk(request)
+    if state.ingest is None:
+        raise Conflict("Documents need an embedder (HEARTH_EMBEDDER is none).", code="documents_unavailable")
+    return state.ingest
 
 
-@post("/api/personas/{persona:str}/documents", guards=[admin_guard], tags=["documents"], status_code=201)
+@post("/api/personas/{persona:str}/documents", guards=[admin_guard], tags=["documents"], status_code=202)
 async def add_document(
     request: Request[Any, Any, Any], persona: FromPath[str], name: FromQuery[str] = "document"
-) -> dict[str, Any]:
-    """Upload a text or Markdown document to a persona (DOC-1); the body is the document."""
+) -> Response[dict[str, Any]]:
+    """Upload a text or Markdown document to a persona (DOC-1); the body is the document.
+
+    Answers ``202`` at once with the job (``status`` ``queued``); the document is embedded in
+    the background in small batches and becomes searchable when ``status`` is ``done`` (poll
+    ``GET .../documents/{id}``). At most ``DOCUMENT_MAX_BYTES`` (1,000,000) bytes of UTF-8.
+    """
     state: WebState = request.app.state.web
     await state.service.persona(persona)
     raw = await request.body()
-    if len(raw) > _DOCUMENT_LIMIT:
-        raise InvalidInput(f"The document is larger than {_DOCUMENT_LIMIT:,} bytes.", code="file_too_large")
+    if len(raw) > DOCUMENT_MAX_BYTES:
+        raise InvalidInput(
+            f"The document is {len(raw):,} bytes; the limit is {DOCUMENT_MAX_BYTES:,} bytes per upload "
+            "(split it into several documents).",
+            code="file_too_large",
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidInput("The document is not UTF-8 text.", code="document_not_text") from None
-    info = await _desk(request).add_document(persona, name[:200], text)
-    return msgspec.to_builtins(info)  # type: ignore[no-any-return]
+    job = await _ingest(request).submit(persona, name[:200], text)
+    location = f"/api/personas/{persona}/documents/{job.id}"
+    return Response(_job_view(job), status_code=202, headers={"Location": location})
+
+
+def _job_view(job: DocumentJob) -> dict[str, Any]:
+    view: dict[str, Any] = msgspec.to_builtins(job)
+    view["progress"] = round(job.embedded / job.chunks, 3) if job.chunks else 1.0
+    return view
 
 
 @get("/api/personas/{persona:str}/documents", guards=[admin_guard], tags=["documents"])
 async def list_documents(request: Request[Any, Any, Any], persona: FromPath[str]) -> dict[str, Any]:
-    """A persona's documents."""
+    """A persona's searchable documents, and the uploads being embedded or that failed (``jobs``)."""
     desk = _desk(request)
+    state: WebState = request.app.state.web
     docs = await desk.documents.all(persona) if desk.documents else []
-    return {"documents": [msgspec.to_builtins(d) for d in docs]}
+    jobs = await state.ingest.jobs(persona) if state.ingest else []
+    return {
+        "documents": [msgspec.to_builtins(d) for d in docs],
+        "jobs": [_job_view(j) for j in jobs if j.status != "done"],
+    }
+
+
+@get("/api/personas/{persona:str}/documents/{doc:str}", guards=[admin_guard], tags=["documents"])
+async def document_status(
+    request: Request[Any, Any, Any], persona: FromPath[str], doc: FromPath[str]
+) -> dict[str, Any]:
+    """One upload's job: ``status``, ``embedded`` of ``chunks``, ``progress`` (0..1), ``error``."""
+    job = await _ingest(request).job(persona, doc)
+    if job is None:
+        raise NotFound(f"There is no document {doc!r} of persona {persona!r}.", code="document_not_found")
+    return _job_view(job)
 
 
 class ComposeBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -4,11 +4,13 @@ A new browser gets a guest id (``web:guest-<hex>``); nothing is remembered for g
 Signing in gives a user session (``web:<username>``, not a guest) that expires and carries the
 account's session generation, so "sign out everywhere" invalidates old cookies.
 
-Cookie values: ``guest-<hex>.<sig>`` and ``u~<username>~<expires>~<generation>.<sig>``, where
-``<sig>`` is an HMAC-SHA256 of everything before the last dot. A cookie whose signature does not
-verify, that does not parse, or that has expired is ignored: a forged cookie never names
-someone else. The secret comes from ``HEARTH_SESSION_SECRET`` or, when unset, is generated once
-and kept in Redis so that every web process signs alike.
+Cookie values: ``guest-<hex>.<sig>`` and ``u~<username>~<expires>~<generation>~<sid>.<sig>``,
+where ``<sig>`` is an HMAC-SHA256 of everything before the last dot and ``<sid>`` a random id of
+this one sign-in, so that signing out revokes exactly this cookie on the server (cookies issued
+before the sid existed, with four parts, are still read; their sid is derived from the signature).
+A cookie whose signature does not verify, that does not parse, or that has expired is ignored:
+a forged cookie never names someone else. The secret comes from ``HEARTH_SESSION_SECRET`` or,
+when unset, is generated once and kept in Redis so that every web process signs alike.
 
 Chats: a guest talks in ``web:g-<hex>`` (``.<persona>`` appended when not the default persona);
 a user in ``web:u-<username>``, in rooms ``web:u-<username>+<room>`` (persona appended the same
@@ -39,6 +41,7 @@ MAIN_ROOM = "main"
 USERNAME = re.compile(r"[a-z][a-z0-9_-]{2,31}")
 _GUEST = re.compile(r"guest-[0-9a-f]{16}")
 _ROOM = re.compile(r"[a-z0-9][a-z0-9-]{0,23}")
+_SID = re.compile(r"[0-9a-f]{16}|legacy-[0-9a-f]{16}")
 
 
 class BrowserSession(msgspec.Struct, frozen=True, kw_only=True):
@@ -48,6 +51,7 @@ class BrowserSession(msgspec.Struct, frozen=True, kw_only=True):
     guest: bool = True
     expires: int = 0
     generation: int = 0
+    sid: str = ""
 
     @property
     def user(self) -> str:
@@ -104,13 +108,17 @@ class SessionSigner:
         """A signed-in session for ``web:<username>`` valid until ``expires`` (Unix seconds)."""
         if not USERNAME.fullmatch(username) or username.startswith("guest"):
             raise ValueError(f"bad username {username!r}")
-        return BrowserSession(slug=username, guest=False, expires=expires, generation=generation)
+        return BrowserSession(
+            slug=username, guest=False, expires=expires, generation=generation, sid=secrets.token_hex(8)
+        )
 
     def dump(self, session: BrowserSession) -> str:
         """The cookie value of a session."""
         if session.guest:
             return f"{session.slug}.{self._sign(session.slug)}"
         payload = f"u~{session.slug}~{session.expires}~{session.generation}"
+        if session.sid and not session.sid.startswith("legacy-"):
+            payload += f"~{session.sid}"
         return f"{payload}.{self._mac('session', payload)}"
 
     def load(self, cookie: str | None, *, now: float | None = None) -> BrowserSession | None:
@@ -124,7 +132,7 @@ class SessionSigner:
             )
         if not hmac.compare_digest(signature, self._mac("session", payload)):
             return None
-        return _parse_user(payload, time.time() if now is None else now)
+        return _parse_user(payload, signature, time.time() if now is None else now)
 
     def csrf(self, cookie: str) -> str:
         """The CSRF token bound to one session cookie (sent back in ``X-CSRF-Token``)."""
@@ -137,13 +145,18 @@ class SessionSigner:
         return hmac.compare_digest(token.encode(), self.csrf(cookie).encode())
 
 
-def _parse_user(payload: str, now: float) -> BrowserSession | None:
+def _parse_user(payload: str, signature: str, now: float) -> BrowserSession | None:
     parts = payload.split("~")
-    if len(parts) != 4 or parts[0] != "u" or not USERNAME.fullmatch(parts[1]) or parts[1].startswith("guest"):
+    if len(parts) not in (4, 5) or parts[0] != "u":
+        return None
+    if not USERNAME.fullmatch(parts[1]) or parts[1].startswith("guest"):
         return None
     if not (parts[2].isdigit() and parts[3].isdigit()):
+        return None
+    sid = parts[4] if len(parts) == 5 else f"legacy-{signature[:16]}"
+    if not _SID.fullmatch(sid):
         return None
     expires, generation = int(parts[2]), int(parts[3])
     if expires <= now:
         return None
-    return BrowserSession(slug=parts[1], guest=False, expires=expires, generation=generation)
+    return BrowserSession(slug=parts[1], guest=False, expires=expires, generation=generation, sid=sid)

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Awaitable, Callable
+from typing import Any
+
+from litestar.connection import ASGIConnection
 
 from adapters.web.accounts import Accounts
+from adapters.web.proxies import TrustedProxies
 from adapters.web.session import SessionSigner
 from config.settings import Settings
 from engine.ports import Clock
 from engine.service import ChatService
+from engine.service.documents import DocumentIngest
 from storage.redis_lore import RedisLoreStore
 from storage.redis_memory_directory import RedisMemoryDirectory
 
@@ -39,6 +44,25 @@ class WebState:
         self.lore = lore
         self.directory = directory
         self.accounts = accounts
+        self.proxies = TrustedProxies(settings.trusted_proxies)
+        desk = service.memory
+        jobs = getattr(desk, "documents", None)  # a RedisDocumentStore keeps the jobs too
+        self.ingest = DocumentIngest(desk, jobs, clock) if desk is not None and jobs is not None else None
+
+    def client_ip(self, connection: ASGIConnection[Any, Any, Any, Any]) -> str:
+        """The client's address, through trusted proxies (``HEARTH_TRUSTED_PROXIES``)."""
+        peer = connection.client.host if connection.client else ""
+        return self.proxies.client(peer, connection.headers) or "unknown"
+
+    def is_https(self, connection: ASGIConnection[Any, Any, Any, Any]) -> bool:
+        """Whether the client used HTTPS (``X-Forwarded-Proto`` from a trusted proxy counts)."""
+        peer = connection.client.host if connection.client else ""
+        return self.proxies.scheme(peer, connection.headers, connection.url.scheme) in ("https", "wss")
+
+    def is_local(self, connection: ASGIConnection[Any, Any, Any, Any]) -> bool:
+        """Whether the request comes from this host itself and not through a proxy (admin rule)."""
+        peer = connection.client.host if connection.client else ""
+        return self.proxies.is_local(peer, connection.headers)
 
     def check_admin(self, token: str) -> bool:
         """Constant-time comparison with ``HEARTH_ADMIN_TOKEN``."""

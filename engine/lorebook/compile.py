@@ -34,7 +34,13 @@ from engine.lorebook.model import (
     SelectiveLogic,
     split_decorators,
 )
-from engine.lorebook.regex_keys import new_regex_set, parse_regex_key, pattern_problem, to_re2
+from engine.lorebook.regex_keys import (
+    check_book_complexity,
+    new_regex_set,
+    parse_regex_key,
+    pattern_problem,
+    to_re2,
+)
 from engine.lorebook.text import is_no_space_char, normalize_key
 from engine.macros import has_macros
 
@@ -162,7 +168,8 @@ def validate_book(book: LoreBook, *, only: str | None = None) -> None:
     Raises:
         InvalidInput: With ``code`` ``invalid_scan_depth``, ``invalid_token_budget``,
             ``invalid_entry_id``, ``duplicate_entry_id``, ``invalid_probability``,
-            ``invalid_decorator`` or ``invalid_regex_key``; the message names the entry.
+            ``invalid_decorator``, ``invalid_regex_key`` or ``lorebook_too_complex``; the message
+            names the entry.
     """
     compiled = compile_book(book)
     for issue in compiled.issues:
@@ -203,6 +210,7 @@ def compile_book(book: LoreBook) -> CompiledBook:
             ``duplicate_entry_id`` or ``invalid_probability``.
     """
     _check_book(book)
+    check_book_complexity(book)
     keys = _KeyTable()
     book_id = book.id or book.name
     default_depth = DEFAULT_SCAN_DEPTH if book.scan_depth is None else book.scan_depth

@@ -16,21 +16,42 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import re2
 
+from engine.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from engine.lorebook.model import LoreBook
+
 __all__ = [
+    "MAX_BOOK_KEYS",
+    "MAX_BOOK_PROGRAM",
+    "MAX_KEY_PROGRAM",
+    "MAX_REGEX_KEYS",
     "REGEX_MAX_MEM",
+    "check_book_complexity",
     "compiled_pattern",
     "new_regex_set",
     "parse_regex_key",
     "pattern_problem",
+    "program_size",
     "split_key_string",
     "to_re2",
 ]
 
 REGEX_MAX_MEM: Final = 64 << 20
+# Complexity limits of one book (issue 13, finding 7): beyond them RE2's set fails to compile or
+# a compile costs seconds and hundreds of MB. ``lorebook_too_complex`` names the entry.
+MAX_BOOK_KEYS: Final = 100_000
+"""Most keys (primary and secondary, plain and regex) in one book."""
+MAX_REGEX_KEYS: Final = 500
+"""Most regular-expression keys in one book."""
+MAX_KEY_PROGRAM: Final = 20_000
+"""Largest compiled RE2 program of one regex key (instructions; ``/dragon/i`` is about 20)."""
+MAX_BOOK_PROGRAM: Final = 250_000
+"""Largest sum of the RE2 program sizes of one book's regex keys."""
 _SHAPE: Final = re.compile(r"^/([\s\S]+?)/([gimsuy]*)$")
 
 
@@ -99,6 +120,14 @@ def _options() -> re2.Options:
     return options
 
 
+def program_size(pattern: str) -> int | None:
+    """RE2's program size for a pattern, or ``None`` when RE2 cannot run it."""
+    try:
+        return int(re2.compile(pattern, _options()).programsize)
+    except re2.error:
+        return None
+
+
 def pattern_problem(pattern: str) -> str | None:
     """Why RE2 cannot run a pattern, or ``None`` when it can.
 
@@ -123,6 +152,49 @@ def compiled_pattern(pattern: str) -> Any | None:
     return re2.compile(pattern, _options())
 
 
+def _too_complex(where: str, why: str) -> InvalidInput:
+    return InvalidInput(f"{where}: the book is too complex to scan: {why}", code="lorebook_too_complex")
+
+
+def check_book_complexity(book: LoreBook) -> None:
+    """Refuse books whose keys would take too long or too much memory to compile (cheap checks first).
+
+    Args:
+        book: The book (disabled entries count too: they are compiled to be validated).
+
+    Raises:
+        InvalidInput: ``lorebook_too_complex`` naming the first entry past a limit. A pattern RE2
+            cannot run is not counted here: it is left out of its entry and reported (LORE-21).
+    """
+    keys = regexes = program = 0
+    for entry in book.entries:
+        where = f"entry {entry.id!r} ({entry.comment!r}) of book {book.name!r}"
+        for raw in (*entry.keys, *entry.secondary_keys):
+            key = raw.strip()
+            keys += 1
+            if keys > MAX_BOOK_KEYS:
+                raise _too_complex(where, f"more than {MAX_BOOK_KEYS:,} keys")
+            regex = parse_regex_key(key)
+            if regex is None and entry.use_regex and key:
+                regex = (key, "" if entry.case_sensitive else "i")
+            if regex is None:
+                continue
+            regexes += 1
+            if regexes > MAX_REGEX_KEYS:
+                raise _too_complex(where, f"more than {MAX_REGEX_KEYS} regex keys")
+            size = program_size(to_re2(*regex))
+            if size is None:
+                continue
+            if size > MAX_KEY_PROGRAM:
+                why = f"regex key '{key}' compiles to {size:,} RE2 instructions (limit {MAX_KEY_PROGRAM:,})"
+                raise _too_complex(where, why)
+            program += size
+            if program > MAX_BOOK_PROGRAM:
+                raise _too_complex(
+                    where, f"its regex keys compile to more than {MAX_BOOK_PROGRAM:,} RE2 instructions"
+                )
+
+
 def new_regex_set(patterns: list[str]) -> re2.Set:
     """Compile patterns into one RE2 multi-pattern set (one pass per text for all of them).
 
@@ -135,5 +207,8 @@ def new_regex_set(patterns: list[str]) -> re2.Set:
     regex_set = re2.Set.SearchSet(_options())
     for pattern in patterns:
         regex_set.Add(pattern)
-    regex_set.Compile()
+    try:
+        regex_set.Compile()
+    except re2.error:
+        raise _too_complex("the book", "its regex keys do not fit in one RE2 set") from None
     return regex_set

@@ -30,6 +30,7 @@ from engine.memory.model import (
     utc_day,
 )
 from engine.memory.room import check_room, plan_room
+from engine.validate import has_control_chars
 
 __all__ = [
     "ClearPlan",
@@ -65,11 +66,17 @@ def check_memory_text(text: str, policy: MemoryPolicy) -> str:
     """Validate an entry's text and return it without surrounding whitespace (MEM-2).
 
     Raises:
-        InvalidInput: ``memory_empty`` (nothing but whitespace) or ``memory_too_long``.
+        InvalidInput: ``memory_empty`` (nothing but whitespace), ``memory_too_long`` or
+            ``memory_invalid`` (a control character such as NUL; tab and newlines are fine).
     """
     clean = text.strip()
     if not clean:
         raise InvalidInput("A memory needs some text.", code="memory_empty")
+    if has_control_chars(clean) or any(0xD800 <= ord(c) <= 0xDFFF for c in clean):
+        raise InvalidInput(
+            "A memory cannot contain control characters such as NUL (tab and newlines are fine).",
+            code="memory_invalid",
+        )
     if len(clean) > policy.max_chars:
         raise InvalidInput(
             f"A memory is {len(clean):,} characters long; the limit is {policy.max_chars:,}.",

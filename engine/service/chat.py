@@ -9,13 +9,14 @@ already answered is reported with that turn.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime
 
 import msgspec
 
-from engine.errors import Conflict, InvalidInput, LLMUnavailable, NotFound
+from engine.errors import Conflict, InvalidInput, LLMUnavailable, NotFound, StorageUnavailable
 from engine.lorebook import LoreResult, LoreState, scan_lore
 from engine.memory.compose import DRAFT_LIMIT, check_description, compose_prompt, extract_drafts, parse_drafts
 from engine.model import (
@@ -77,6 +78,8 @@ __all__ = [
     "ReplyFailed",
     "ServicePolicy",
 ]
+
+log = logging.getLogger("hearth.service")
 
 
 class ServicePolicy(msgspec.Struct, frozen=True, kw_only=True):
@@ -215,10 +218,21 @@ class ChatService:
         async with self._lock.hold(chat):
             while (pending := await self.chats.oldest_pending(chat, stored.position)) is not None:
                 mine = pending.id == stored.id
-                persona = await self.persona(pending.persona)
-                async for event in self._run_turn(pending, persona, None):
+                try:
+                    persona = await self.persona(pending.persona)
+                    async for event in self._run_turn(pending, persona, None):
+                        if mine:
+                            yield event
+                except (StorageUnavailable, OSError):
+                    raise  # Redis or the network: the message stays pending and is answered later
+                except Exception:
+                    # A message whose turn broke must never wedge the chat: answered first on every
+                    # later message, it would fail them all. It stays in the log, unanswered.
+                    await self.chats.drop_pending(chat, pending.id)
                     if mine:
-                        yield event
+                        raise
+                    log.exception("dropped pending message %s of %s: its turn failed", pending.id, chat)
+                    continue
                 if mine:
                     return
         yield await self._already_answered(stored)

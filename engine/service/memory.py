@@ -302,14 +302,15 @@ class MemoryDesk:
         self, memory: str, *, text: str | None, pinned: bool | None, now: datetime
     ) -> MemoryRecord:
         """A person edits or pins/unpins a memory; an edit protects it (DEC-12)."""
-        scope, _ = await self.locate(memory)
+        scope, record = await self.locate(memory)
         plan = await self._write(
             scope,
             lambda records: plan_update(
                 records, memory, writer="person", now=now, policy=self.policy, text=text, pinned=pinned
             ),
         )
-        return next(w.after for w in plan.writes if isinstance(w, Updated))
+        # nothing changed (the same text, the same pin): the memory as it is
+        return next((w.after for w in plan.writes if isinstance(w, Updated)), record)
 
     async def delete(self, memory: str) -> MemoryRecord:
         """A person forgets one memory (pinned ones too: people may)."""
@@ -373,7 +374,9 @@ class MemoryDesk:
                 "Documents need an embedder (HEARTH_EMBEDDER is none).", code="documents_unavailable"
             )
         chunks = chunk_document(text)
-        vectors = await self.recall.embed_passages([c.text for c in chunks])
+        vectors: list[Any] = []
+        for start in range(0, len(chunks), 8):  # the embedder's lock is released between batches
+            vectors.extend(await self.recall.embed_passages([c.text for c in chunks[start : start + 8]]))
         doc_id = f"doc-{secrets.token_hex(5)}"
         info = DocumentInfo(id=doc_id, name=name, chunks=len(chunks), chars=len(text))
         await self.documents.put(persona, info, chunks, self.recall.model, vectors)

@@ -1,12 +1,16 @@
-"""Accounts on a real Redis: sign-up, argon2 sign-in, the per-(name, IP) limit, sessions, codes.
+"""Accounts on a real Redis: sign-up, argon2 sign-in, the sign-in gates, sessions, codes.
 
 Marked ``integration``: it uses the session's real ``redis-server`` (database 13, flushed).
 """
 
 from __future__ import annotations
 
+import asyncio
+import threading
+import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
@@ -36,7 +40,36 @@ async def store(redis_server: RedisServer) -> AsyncIterator[RedisAccountStore]:
 
 @pytest.fixture
 def accounts(store: RedisAccountStore) -> Accounts:
-    return Accounts(store, hasher=CHEAP, policy=AccountPolicy(max_failures=3, failure_window=60))
+    return Accounts(store, hasher=CHEAP, policy=AccountPolicy(free_failures=3, max_delay=0.3))
+
+
+class CountingHasher(PasswordHasher):
+    """argon2 with cheap parameters that records how many hashes ran and how many at once."""
+
+    def __init__(self) -> None:
+        super().__init__(time_cost=1, memory_cost=1024, parallelism=1)
+        self.calls = 0
+        self.running = 0
+        self.most_at_once = 0
+        self._lock = threading.Lock()
+
+    def _track(self, work: Any) -> Any:
+        with self._lock:
+            self.calls += 1
+            self.running += 1
+            self.most_at_once = max(self.most_at_once, self.running)
+        try:
+            time.sleep(0.02)  # a real hash takes ~0.1 s of CPU; overlap must be visible
+            return work()
+        finally:
+            with self._lock:
+                self.running -= 1
+
+    def verify(self, hash: str | bytes, password: str | bytes) -> bool:
+        return bool(self._track(lambda: super(CountingHasher, self).verify(hash, password)))
+
+    def hash(self, password: str | bytes, *, salt: bytes | None = None) -> str:
+        return str(self._track(lambda: super(CountingHasher, self).hash(password, salt=salt)))
 
 
 async def test_sign_up_stores_an_argon2id_hash_never_the_password(
@@ -63,27 +96,69 @@ async def test_sign_in_checks_the_password_and_names_no_existing_user(accounts: 
     assert wrong.value.code == unknown.value.code == "wrong_credentials"
 
 
-async def test_failures_are_limited_per_username_and_address(accounts: Accounts) -> None:
+async def test_an_address_out_of_tokens_is_refused_before_any_hash(store: RedisAccountStore) -> None:
+    hasher = CountingHasher()
+    policy = AccountPolicy(ip_burst=4, ip_per_minute=1, free_failures=100)
+    accounts = Accounts(store, hasher=hasher, policy=policy)
     await accounts.sign_up("alice", PASSWORD, ip="10.0.0.1", now=NOW)
-    for _ in range(3):
-        with pytest.raises(Unauthorized):
-            await accounts.sign_in("alice", "guess guess", ip="10.6.6.6")
-    with pytest.raises(SignInLimited) as limited:
-        await accounts.sign_in("alice", PASSWORD, ip="10.6.6.6")  # even the right password
-    assert 0 < limited.value.retry_after <= 60 and limited.value.code == "too_many_attempts"
-    assert (await accounts.sign_in("alice", PASSWORD, ip="10.0.0.1")).username == "alice"  # other address
+    await accounts._dummy_hash()  # made once per process: unknown names are then checked against it
+    before = hasher.calls
+    outcomes = []
+    for n in range(10):  # new random-looking names each time, like the attack of issue 13
+        try:
+            await accounts.sign_in(f"guess{n}name", "guess guess", ip="10.6.6.6")
+        except SignInLimited as exc:
+            outcomes.append((exc.code, exc.retry_after))
+        except Unauthorized as exc:
+            outcomes.append((exc.code, 0))
+    assert [c for c, _ in outcomes] == ["wrong_credentials"] * 4 + ["too_many_attempts"] * 6
+    assert all(0 < wait <= 60 for c, wait in outcomes if c == "too_many_attempts")
+    assert hasher.calls - before == 4  # the six refusals cost no hash
+    # another address is not affected, and a right password gives its token back
+    for _ in range(6):
+        assert (await accounts.sign_in("alice", PASSWORD, ip="10.0.0.1")).username == "alice"
 
 
-async def test_a_success_clears_the_failures(accounts: Accounts) -> None:
+async def test_ipv6_addresses_share_one_bucket_per_64(store: RedisAccountStore) -> None:
+    accounts = Accounts(store, hasher=CHEAP, policy=AccountPolicy(ip_burst=2, ip_per_minute=1))
+    for host in ("2001:db8:1:2::1", "2001:db8:1:2::2"):
+        with pytest.raises(Unauthorized):
+            await accounts.sign_in("somebody", "guess guess", ip=host)
+    with pytest.raises(SignInLimited):
+        await accounts.sign_in("somebody", "guess guess", ip="2001:db8:1:2:ffff::9")
+    with pytest.raises(Unauthorized):  # the neighbouring /64 is someone else
+        await accounts.sign_in("somebody", "guess guess", ip="2001:db8:1:3::1")
+
+
+async def test_failures_delay_a_username_but_never_lock_its_owner_out(accounts: Accounts) -> None:
     await accounts.sign_up("alice", PASSWORD, ip="10.0.0.1", now=NOW)
-    for _ in range(2):
+    for n in range(8):  # an attacker from many addresses
         with pytest.raises(Unauthorized):
-            await accounts.sign_in("alice", "guess guess", ip="10.0.0.1")
-    await accounts.sign_in("alice", PASSWORD, ip="10.0.0.1")
-    for _ in range(2):
-        with pytest.raises(Unauthorized):
-            await accounts.sign_in("alice", "guess guess", ip="10.0.0.1")
-    assert (await accounts.sign_in("alice", PASSWORD, ip="10.0.0.1")).username == "alice"
+            await accounts.sign_in("alice", "guess guess", ip=f"10.6.6.{n}")
+    started = time.monotonic()
+    assert (await accounts.sign_in("alice", PASSWORD, ip="10.6.6.1")).username == "alice"
+    waited = time.monotonic() - started
+    assert 0.25 <= waited < 2  # slowed by the per-name delay (max 0.3 s here), not refused
+    started = time.monotonic()
+    await accounts.sign_in("alice", PASSWORD, ip="10.0.0.1")  # the success cleared the failures
+    assert time.monotonic() - started < 0.25
+    with pytest.raises(Unauthorized):  # control: an unknown name is answered exactly like a wrong one
+        await accounts.sign_in("bobby", PASSWORD, ip="10.0.0.1")
+
+
+async def test_concurrent_sign_ins_never_run_more_hashes_than_the_cap(store: RedisAccountStore) -> None:
+    hasher = CountingHasher()
+    policy = AccountPolicy(ip_burst=100, global_burst=100, max_hashes=1, max_waiting=3)
+    accounts = Accounts(store, hasher=hasher, policy=policy)
+    await accounts._dummy_hash()  # made once per process, outside the cap
+    results = await asyncio.gather(
+        *(accounts.sign_in(f"random{n}user", "guess guess", ip=f"10.1.{n}.1") for n in range(16)),
+        return_exceptions=True,
+    )
+    codes = [getattr(r, "code", "ok") for r in results]
+    assert hasher.most_at_once == 1
+    assert set(codes) == {"wrong_credentials", "sign_in_busy"}
+    assert codes.count("wrong_credentials") <= 1 + 3 + 2  # running + queued (+ some that came later)
 
 
 async def test_old_hash_parameters_are_upgraded_on_sign_in(store: RedisAccountStore) -> None:
@@ -100,6 +175,17 @@ async def test_sign_ups_are_capped_per_address(store: RedisAccountStore) -> None
     await accounts.sign_up("bobby", PASSWORD, ip="10.0.0.9", now=NOW)
     with pytest.raises(SignInLimited):
         await accounts.sign_up("carol", PASSWORD, ip="10.0.0.9", now=NOW)
+
+
+async def test_signing_out_revokes_exactly_that_session(accounts: Accounts) -> None:
+    account = await accounts.sign_up("alice", PASSWORD, ip="10.0.0.1", now=NOW)
+    signer = SessionSigner("s")
+    laptop = accounts.session(signer, account, now=time.time())
+    phone = accounts.session(signer, account, now=time.time())
+    assert laptop.sid != phone.sid and signer.load(signer.dump(laptop)) == laptop
+    await accounts.sign_out(laptop, now=time.time())
+    assert not await accounts.is_current(laptop)
+    assert await accounts.is_current(phone)  # control: the other device stays signed in
 
 
 async def test_sign_out_everywhere_makes_older_sessions_stale(accounts: Accounts) -> None:
@@ -132,3 +218,14 @@ async def test_rooms_are_kept_per_user_and_capped(store: RedisAccountStore) -> N
         await accounts.add_room("alice", "Third", now=NOW)
     assert [r.slug for r in await store.rooms("alice")] == ["book-club", "trip"]
     assert await store.rooms("bob") == []
+
+
+async def test_a_burst_of_first_guesses_makes_the_dummy_hash_once(store: RedisAccountStore) -> None:
+    hasher = CountingHasher()
+    accounts = Accounts(store, hasher=hasher, policy=AccountPolicy(max_hashes=1, max_waiting=20))
+    await asyncio.gather(
+        *(accounts.sign_in(f"first{n}guess", "guess guess", ip=f"10.2.{n}.1") for n in range(8)),
+        return_exceptions=True,
+    )
+    assert hasher.calls == 1 + 8  # one dummy, then one verify per guess
+    assert hasher.most_at_once == 1

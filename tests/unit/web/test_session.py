@@ -41,6 +41,17 @@ def test_a_signed_in_session_names_web_username_and_is_not_a_guest() -> None:
     assert (loaded.user, loaded.guest, loaded.generation) == ("web:alice", False, 0)
 
 
+def test_each_sign_in_gets_its_own_session_id_and_older_cookies_still_load() -> None:
+    first, second = user(), user()
+    assert first.sid != second.sid  # so signing out revokes exactly one of them
+    payload = f"u~alice~{NOW + 60}~0"  # a cookie issued before session ids existed
+    mac = hmac.new(b"test-secret", f"session\x00{payload}".encode(), hashlib.sha256).hexdigest()[:32]
+    old = f"{payload}.{mac}"
+    loaded = SIGNER.load(old, now=NOW)
+    assert loaded is not None and loaded.slug == "alice" and loaded.sid.startswith("legacy-")
+    assert SIGNER.dump(loaded) == old  # the derived id is never written into a cookie
+
+
 @given(usernames, st.integers(0, 10**6), st.integers(NOW + 1, NOW + 10**8))
 def test_every_user_session_round_trips(name: str, generation: int, expires: int) -> None:
     session = user(name, generation, expires)

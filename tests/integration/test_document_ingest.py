@@ -1,0 +1,126 @@
+"""Background document ingestion on a real Redis (issue 13, finding 3): jobs, failures, limits."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+
+from adapters.embedding import make_embedder
+from adapters.recall import EmbeddingRecall
+from adapters.vector import FaissVectorIndex
+from engine.errors import Conflict
+from engine.memory import MemoryPolicy
+from engine.service.documents import DocumentIngest
+from engine.service.memory import MemoryDesk
+from storage.keys import KeyBuilder
+from storage.redis_documents import RedisDocumentStore
+from storage.redis_memory import RedisMemoryStore
+from storage.redis_memory_directory import RedisMemoryDirectory
+from tests.fakes.ports import FixedClock
+from tests.fixtures.servers import RedisServer
+
+pytestmark = pytest.mark.integration
+
+NOTES = "\n\n".join(
+    f"Note {n}: Alice waters the ferns on Tuesday; Bob brings the milk. " * 7 for n in range(9)
+)  # about 490 characters each: one chunk per note
+
+
+class SlowRecall(EmbeddingRecall):
+    """The real hash-embedder recall, slowed per batch (and able to break at one batch)."""
+
+    def __init__(self, *args: Any, fail_at: int | None = None) -> None:
+        super().__init__(*args)
+        self.batches: list[int] = []
+        self.fail_at = fail_at
+
+    async def embed_passages(self, texts: Sequence[str]) -> Any:
+        self.batches.append(len(texts))
+        if self.fail_at is not None and len(self.batches) == self.fail_at:
+            raise RuntimeError("embedder crashed")
+        await asyncio.sleep(0.02)
+        return await super().embed_passages(texts)
+
+
+@pytest.fixture
+async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
+    client = aioredis.from_url(redis_server.db(9))
+    await client.flushdb()
+    yield client
+    await client.flushdb()
+    await client.aclose()
+
+
+def ingest(redis: aioredis.Redis, clock: FixedClock, **options: Any) -> tuple[DocumentIngest, SlowRecall]:
+    keys = KeyBuilder(prefix="t")
+    store, docs = RedisMemoryStore(redis, keys), RedisDocumentStore(redis, keys)
+    embedder = make_embedder("hash")
+    assert embedder is not None
+    recall = SlowRecall(store, embedder, FaissVectorIndex(), docs, fail_at=options.pop("fail_at", None))
+    desk = MemoryDesk(
+        store=store,
+        recall=recall,
+        directory=RedisMemoryDirectory(redis, keys),
+        policy=MemoryPolicy(),
+        documents=docs,
+    )
+    return DocumentIngest(desk, docs, clock, **options), recall
+
+
+async def finished(service: DocumentIngest, job: str) -> Any:
+    for _ in range(200):
+        found = await service.job("default", job)
+        if found is not None and found.status in ("done", "failed"):
+            return found
+        await asyncio.sleep(0.02)
+    raise AssertionError("the job never finished")
+
+
+async def test_doc_1_a_job_embeds_in_small_batches_and_then_stores_the_whole_document(
+    redis: aioredis.Redis,
+) -> None:
+    service, recall = ingest(redis, FixedClock(), batch=2)
+    job = await service.submit("default", "notes", NOTES)
+    assert (job.status, job.chunks, job.embedded) == ("queued", 9, 0)
+    done = await finished(service, job.id)
+    assert (done.status, done.embedded, done.error) == ("done", 9, None)
+    assert recall.batches == [2, 2, 2, 2, 1]  # never the whole document under the embedder's lock
+    docs = await RedisDocumentStore(redis, KeyBuilder(prefix="t")).all("default")
+    assert [(d.id, d.chunks) for d in docs] == [(job.id, 9)]
+
+
+async def test_doc_1_a_failing_job_is_reported_and_stores_nothing(redis: aioredis.Redis) -> None:
+    service, _ = ingest(redis, FixedClock(), batch=2, fail_at=3)
+    job = await service.submit("default", "notes", NOTES)
+    failed = await finished(service, job.id)
+    assert failed.status == "failed" and failed.embedded == 4 and "RuntimeError" in (failed.error or "")
+    assert await RedisDocumentStore(redis, KeyBuilder(prefix="t")).all("default") == []
+    # control: the next upload works
+    again, _ = ingest(redis, FixedClock(), batch=2)
+    assert (await finished(again, (await again.submit("default", "notes", NOTES)).id)).status == "done"
+
+
+async def test_doc_1_a_job_nobody_updates_any_more_is_reported_interrupted(redis: aioredis.Redis) -> None:
+    clock = FixedClock()
+    service, _ = ingest(redis, clock, batch=2)
+    job = await service.submit("default", "notes", NOTES)
+    await service.close()  # the process stops mid-job
+    clock.advance(seconds=121)
+    other, _ = ingest(redis, clock)  # another web process reports it
+    (seen,) = await other.jobs("default")
+    assert seen.id == job.id and seen.status == "failed" and "interrupted" in (seen.error or "")
+
+
+async def test_doc_1_too_many_waiting_uploads_are_refused(redis: aioredis.Redis) -> None:
+    service, _ = ingest(redis, FixedClock(), batch=1, max_pending=2)
+    first = await service.submit("default", "a", NOTES)
+    await service.submit("default", "b", NOTES)
+    with pytest.raises(Conflict) as busy:
+        await service.submit("default", "c", NOTES)
+    assert busy.value.code == "ingest_busy"
+    assert (await finished(service, first.id)).status == "done"
+    await service.close()
