@@ -51,10 +51,12 @@ def import_report(book: LoreBook) -> tuple[LoreIssue, ...]:
     Returns:
         The issues (empty when the book imports entirely).
     """
-    engine = {(i.entry, i.field): i for i in book_issues(book)}
+    engine: dict[str, dict[str, LoreIssue]] = {}
+    for issue in book_issues(book):
+        engine.setdefault(issue.entry, {})[issue.field] = issue
     issues: list[LoreIssue] = []
     for entry in book.entries:
-        issues.extend(i for (eid, _), i in engine.items() if eid == entry.id)
+        issues.extend(engine.get(entry.id, {}).values())
         issues.extend(_field_issues(entry))
     return tuple(issues)
 

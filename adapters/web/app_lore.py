@@ -324,7 +324,7 @@ async def import_book(
     stored = await store_book(state, book, (name or "Imported lorebook")[:120])
     if state.accounts is not None:
         await state.accounts.store.own_lorebook(visitor.slug, stored.id)
-    return imported(stored)
+    return await imported(stored)
 
 
 async def _book_view(book: LoreBook, editable: bool) -> dict[str, Any]:

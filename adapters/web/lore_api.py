@@ -82,14 +82,15 @@ async def store_book(
     return await state.lore.put(book)
 
 
-def imported(book: LoreBook) -> dict[str, Any]:
-    """The answer to an import: id, name, entry count and the per-entry report (LORE-21)."""
-    return {
-        "id": book.id,
-        "name": book.name,
-        "entries": len(book.entries),
-        "report": report_view(import_report(book)),
-    }
+async def imported(book: LoreBook) -> dict[str, Any]:
+    """The answer to an import: id, name, entry count and the per-entry report (LORE-21).
+
+    The report compiles the book (cached per version in the scan, not here), so it is made in a
+    worker thread like the import itself.
+    """
+    async with _COMPILING:
+        report = await asyncio.to_thread(import_report, book)
+    return {"id": book.id, "name": book.name, "entries": len(book.entries), "report": report_view(report)}
 
 
 class LorebookController(Controller):
@@ -108,7 +109,7 @@ class LorebookController(Controller):
         raw, content_type = await request.body(), request.headers.get("content-type")
         book = await asyncio.to_thread(decode_lorebook, raw, content_type)  # a 20 MB file parses off the loop
         stored = await store_book(state, book, name or "Imported lorebook")
-        return imported(stored)
+        return await imported(stored)
 
     @get("/")
     async def list_books(self, request: Request[Any, Any, Any]) -> dict[str, Any]:
