@@ -10,8 +10,11 @@ from adapters.web.session import SessionSigner
 from config.settings import Settings
 from engine.ports import Clock
 from engine.service import ChatService
+from engine.service.controls import MessageControls
+from storage.redis_chat_controls import RedisChatControls
 from storage.redis_lore import RedisLoreStore
 from storage.redis_memory_directory import RedisMemoryDirectory
+from storage.redis_persona_extras import RedisPersonaExtras
 
 __all__ = ["WebState"]
 
@@ -30,6 +33,9 @@ class WebState:
         lore: RedisLoreStore,
         directory: RedisMemoryDirectory,
         accounts: Accounts | None = None,
+        controls: MessageControls | None = None,
+        chat_controls: RedisChatControls | None = None,
+        personas: RedisPersonaExtras | None = None,
     ) -> None:
         self.settings = settings
         self.service = service
@@ -39,6 +45,9 @@ class WebState:
         self.lore = lore
         self.directory = directory
         self.accounts = accounts
+        self.controls = controls
+        self.chat_controls = chat_controls
+        self.persona_extras = personas
 
     def check_admin(self, token: str) -> bool:
         """Constant-time comparison with ``HEARTH_ADMIN_TOKEN``."""

@@ -169,14 +169,21 @@
     input.value = '';
     if (!file) return;
     const name = file.name.replace(/\.[^.]+$/, '');
+    const problem = $('#lore-import-error');
+    H.showError(problem, null);
     try {
       const made = await H.api('POST', `/app/lorebooks?name=${encodeURIComponent(name)}`, undefined,
         { raw: await file.arrayBuffer(), type: typeOf(file) });
-      H.toast(`Imported “${made.name}” with ${made.entries} entries.`, 'ok');
+      // an imported book is attached to this chat at once (issue 16): no box to tick first
+      const set = new Set(books.filter((b) => b.attached).map((b) => b.id));
+      set.add(made.id);
+      await H.api('PUT', `/app/chats/${encodeURIComponent(chat())}/lorebooks`, { books: [...set] });
+      H.toast(`Imported “${made.name}” (${made.entries} entries), attached to this chat.`, 'ok');
       await loadBooks();
       await openBook(made.id);
     } catch (err) {
-      H.toast(`Import failed: ${err.message}`, 'error');
+      // shown next to the Import button, inside the sheet (a toast would sit under the dialog)
+      H.showError(problem, new Error(`Could not import ${file.name}: ${err.message}`));
     }
   }
 

@@ -7,7 +7,7 @@
  *   api(method, url, body?, {raw, type})  fetch JSON; sends X-CSRF-Token on state changes;
  *                        throws Error{status, code, message} with the API's error body
  *   make(tag, cls, text) an element whose text is set with textContent (never HTML)
- *   toast(text, kind)    a short notice (DEC-11 memory notices, saves, errors)
+ *   toast(text, kind)    a short notice (DEC-11 memory notices, saves) in the top layer, above dialogs
  *   confirm({title, text, ok, cancel})  -> Promise<boolean>
  *   formatTime(el, date) fills a <time> element
  * Safety: every piece of user, model or file text is set with textContent / text nodes.
@@ -78,16 +78,25 @@
     }
   };
 
-  H.toast = (text, kind = 'info', ms = 7000) => {
+  // Toasts live in a popover, so they show in the top layer above any open <dialog>; showing
+  // it again moves it above a dialog opened later. Few (2), short (4 s), and click-through.
+  function raiseToasts(box) {
+    if (typeof box.showPopover !== 'function') return;
+    if (box.matches(':popover-open')) box.hidePopover();
+    if (box.children.length) box.showPopover();
+  }
+
+  H.toast = (text, kind = 'info', ms = 4000) => {
     const box = document.getElementById('toasts');
     const el = H.make('div', `toast toast-${kind}`, text);
     el.setAttribute('role', kind === 'error' ? 'alert' : 'status');
-    const close = H.button('×', 'toast-close', () => el.remove());
+    const close = H.button('×', 'toast-close', () => { el.remove(); raiseToasts(box); });
     close.setAttribute('aria-label', 'Dismiss');
     el.append(close);
     box.append(el);
-    while (box.children.length > 4) box.firstElementChild.remove();   // keep the newest few
-    setTimeout(() => el.remove(), ms);
+    while (box.children.length > 2) box.firstElementChild.remove();   // keep the newest two
+    raiseToasts(box);
+    setTimeout(() => { el.remove(); if (!box.children.length) raiseToasts(box); }, ms);
     return el;
   };
 
@@ -124,6 +133,13 @@
   H.showError = (el, err) => {
     el.textContent = err ? (err.message || String(err)) : '';
     el.hidden = !err;
+  };
+
+  const showModal = HTMLDialogElement.prototype.showModal;
+  HTMLDialogElement.prototype.showModal = function showModalBelowToasts() {
+    showModal.call(this);
+    const box = document.getElementById('toasts');
+    if (box && box.children.length) raiseToasts(box);
   };
 
   // Close a modal dialog by clicking its backdrop.
