@@ -158,7 +158,7 @@ async def guest_ticket(
         raise Forbidden("Only a guest has a guest chat to move.", code="not_a_guest")
     _, store = _controls(state)
     chats = [chat_for(visitor, p.id) for p in await state.service.personas.all()]
-    messages = sum(0 if await store.is_empty(c) else 1 for c in chats)
+    messages = sum([0 if await store.is_empty(c) else 1 for c in chats])
     payload = f"{visitor.slug}~{int(state.clock.now().timestamp()) + TICKET_SECONDS}"
     return {"ticket": f"{payload}.{_ticket_mac(state, payload)}", "has_chat": messages > 0}
 

@@ -3,8 +3,10 @@
 Frames in: ``{"type": "message", "text", "persona"?}``, ``{"type": "regenerate", "turn"}``,
 ``{"type": "stop"}`` (stop generating: the reply so far is kept).
 Frames out: ``{"type": "delta", "text"}``…, then ``{"type": "done", "turn", "reply", "context"}``
-or ``{"type": "error", "code", "message"}``; after a regenerate ``{"type": "swipes", "message",
-"turns", "index"}`` lists the reply's alternatives (the old replies are kept).
+or ``{"type": "error", "code", "message"}``. The browser's ``done`` frames also carry
+``reply_message`` (the reply's message id), ``message`` (the id the sent message was stored
+under) and ``swipes`` ``{"message", "turns", "index"}``: the reply's alternatives (regenerate
+keeps the old replies).
 Each reply runs in its own task, so ``stop`` frames are read while it streams.
 A browser may only open its own chats, and only from this app's own pages (``Origin``, when
 sent, must be this host). If the browser goes away mid-reply the turn still runs to the end, so
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import msgspec
@@ -48,11 +50,33 @@ async def _send(socket: WebSocket[Any, Any, Any], frame: dict[str, Any]) -> bool
     return True
 
 
-async def _relay(socket: WebSocket[Any, Any, Any], events: AsyncIterator[ReplyEvent]) -> bool:
+Decorate = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+def _ids(state: WebState, chat: str, message: str | None) -> Decorate:
+    """Adds to a ``done`` frame the ids the page needs for its message controls."""
+
+    async def decorate(frame: dict[str, Any]) -> dict[str, Any]:
+        found = await state.service.chats.get(chat, frame["turn"])
+        extra: dict[str, Any] = {"reply_message": found[0].reply_message if found else None}
+        if message is not None:
+            extra["message"] = message
+        if state.controls is not None and found is not None:
+            extra["swipes"] = msgspec.to_builtins(await state.controls.swipes_of(chat, found[0]))
+        return {**frame, **extra}
+
+    return decorate
+
+
+async def _relay(
+    socket: WebSocket[Any, Any, Any], events: AsyncIterator[ReplyEvent], decorate: Decorate | None = None
+) -> bool:
     alive = True
     async for event in events:
         if alive:
             frame = msgspec.to_builtins(event)
+            if decorate is not None and frame.get("type") == "done":
+                frame = await decorate(frame)
             alive = await _send(socket, frame)
     return alive
 
@@ -75,7 +99,7 @@ async def _handle(
         name = "You" if session.guest else session.slug
         message = incoming(chat, session.user, name, text, state.clock.now(), guest=session.guest)
         accepted = await state.service.accept(message, persona)
-        return await _relay(socket, accepted.events)
+        return await _relay(socket, accepted.events, _ids(state, chat, accepted.message.id))
     if kind == "regenerate":
         turn = frame.get("turn")
         if not isinstance(turn, str):
@@ -84,12 +108,7 @@ async def _handle(
             )
         if state.controls is None:
             return await _relay(socket, await state.service.regenerate(chat, turn))
-        alive = await _relay(socket, await state.controls.regenerate(chat, turn))
-        latest = await state.service.chats.latest(chat)
-        if alive and latest is not None:
-            swipes = await state.controls.swipes_of(chat, latest)
-            alive = await _send(socket, {"type": "swipes", **msgspec.to_builtins(swipes)})
-        return alive
+        return await _relay(socket, await state.controls.regenerate(chat, turn), _ids(state, chat, None))
     return await _send(
         socket, {"type": "error", "code": "invalid_frame", "message": f"Unknown frame type {kind!r}."}
     )
@@ -105,8 +124,7 @@ async def chat_socket(socket: WebSocket[Any, Any, Any], chat: FromPath[str]) -> 
         await socket.close(code=4403, reason="not your chat")
         return
     await socket.accept()
-    replies: set[asyncio.Task[bool]] = set()
-    stop = asyncio.Event()
+    stops: dict[asyncio.Task[bool], asyncio.Event] = {}  # the replies of this socket still running
     while True:
         try:
             raw = await socket.receive_data(mode="text")
@@ -120,16 +138,14 @@ async def chat_socket(socket: WebSocket[Any, Any, Any], chat: FromPath[str]) -> 
             )
             continue
         if frame.get("type") == "stop":
-            stop.set()
-            continue
-        if any(not t.done() for t in replies):
-            await _send(socket, {"type": "error", "code": "reply_running", "message": "Wait for the reply."})
+            for event in stops.values():
+                event.set()
             continue
         stop = asyncio.Event()
         task = asyncio.create_task(_guarded(socket, state, session, chat, frame, stop))
-        replies.add(task)
+        stops[task] = stop
         _RUNNING.add(task)
-        task.add_done_callback(replies.discard)
+        task.add_done_callback(lambda done: stops.pop(done, None))
         task.add_done_callback(_RUNNING.discard)
 
 

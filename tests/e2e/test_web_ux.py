@@ -122,11 +122,13 @@ async def within_viewport(page: Page, target: Locator) -> None:
         and box["y"] + box["height"] <= viewport["height"] + 1
     )
     on_top = await target.evaluate(
-        "(el) => { const r = el.getBoundingClientRect();"
+        "(el) => { const r = el.getBoundingClientRect(); const was = el.style.pointerEvents;"
+        " el.style.pointerEvents = 'auto';"  # toasts are click-through: hit-test them as painted
         " const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);"
-        " return hit === el || el.contains(hit); }"
+        " el.style.pointerEvents = was;"
+        " return hit === el || el.contains(hit) ? '' : (hit ? hit.outerHTML.slice(0, 120) : 'nothing'); }"
     )
-    assert on_top, "something covers it"
+    assert not on_top, f"something covers it: {on_top}"
 
 
 # --- 1. personas ------------------------------------------------------------------------------

@@ -14,7 +14,7 @@
  *   WS  /ws/chats/<chat>
  *       client -> {"type": "message", "text", "persona"} | {"type": "regenerate", "turn"} | {"type": "stop"}
  *       server -> {"type": "delta", "text"}* then {"type": "done", "turn", "reply", "context", "notices"}
- *                 or {"type": "error", "code", "message"}; after a regenerate {"type": "swipes", turns, index}
+ *                 or {"type": "error", "code", "message"}; done also has message, reply_message, swipes
  * Only one reply streams at a time (sending is disabled meanwhile; Stop ends it), so frames need no id.
  * Every message has copy / branch (and edit / delete when it is yours); persona replies have (i)
  * (the request inspector); the last one has ‹ n/m › (its alternatives, ← / → keys) and ↻.
@@ -75,6 +75,12 @@
     updateInspect(el);
     scrollDown();
     return el;
+  }
+
+  function setId(el, id) {
+    if (!el || !id || el.dataset.id === id) return;
+    el.dataset.id = id;
+    el.querySelector('.msg-actions').replaceWith(actionsFor(el));
   }
 
   // copy · edit · delete · branch under a message (edit and delete only on one's own messages)
@@ -322,6 +328,10 @@
         if (userEl) userEl.dataset.turn = frame.turn;
         updateInspect(bubble);
       }
+      if (userEl && frame.message) setId(userEl, frame.message);
+      if (frame.reply_message) setId(bubble, frame.reply_message);
+      const turns = frame.swipes && Array.isArray(frame.swipes.turns) ? frame.swipes.turns : [];
+      if (turns.length > 1) bubble.dataset.swipes = JSON.stringify(turns); else delete bubble.dataset.swipes;
       delete bubble.dataset.streaming;
       state.pending = null;
       refreshControls();
@@ -329,10 +339,6 @@
       // DEC-11: what the reply saved or forgot, as visible as the space wants it
       for (const notice of Array.isArray(frame.notices) ? frame.notices : []) H.toast(notice, 'memory');
       H.emit('done', frame);
-    } else if (frame.type === 'swipes') {
-      const bubble = [...els.list.querySelectorAll('.msg[data-turn]')].find(
-        (el) => el.dataset.role === 'assistant' && Array.isArray(frame.turns) && frame.turns.includes(el.dataset.turn));
-      if (bubble) { bubble.dataset.swipes = JSON.stringify(frame.turns); updateRegen(); }
     } else if (frame.type === 'error') {
       endPending(frame.message || frame.code, frame.code);
     }
@@ -539,6 +545,7 @@
     try {
       const got = await H.api('POST', `${chatUrl()}/turns/${encodeURIComponent(target)}/choose`);
       last.dataset.turn = got.message.turn || target;
+      setId(last, got.message.id);
       last.dataset.swipes = JSON.stringify(got.swipes.turns);
       setText(last, got.message.text);
       updateRegen();
