@@ -150,7 +150,7 @@ async def test_sign_up_chat_and_manage_a_memory_the_model_saved(
     await expect(saved.locator(".mem-text")).to_have_text(fact)
     await expect(saved.locator(".tag.source")).to_be_visible()
     await expect(saved.locator(".tag.protected")).to_have_count(0)  # the model's: not protected
-    await expect(saved.locator(".tag.active")).to_contain_text("0 unused days")
+    await expect(saved.locator(".tag.active")).to_contain_text("used today")
     await expect(saved.locator(".tag.recent")).to_be_visible()
     await page.screenshot(path=shot("04-memory-panel.png"))
 

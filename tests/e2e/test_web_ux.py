@@ -255,7 +255,8 @@ async def test_edit_delete_stop_swipe_and_branch(
     reply = await say(page, "I like green tea")
     mine = page.locator('.msg[data-role="user"]').last
 
-    # edit my message; the model reads the edited text from then on
+    # edit my message (its actions show on hover, or a tap on a phone); the model reads the edit
+    await mine.locator(".msg-text").click()
     await mine.locator(".act-edit").click()
     await mine.locator(".msg-edit-text").fill("I like jasmine tea")
     await mine.locator('.msg-edit button[type="submit"]').click()
@@ -284,6 +285,7 @@ async def test_edit_delete_stop_swipe_and_branch(
 
     # delete my own message: gone, also after a reload
     coffee = page.locator('.msg[data-role="user"]', has_text="And coffee?")
+    await coffee.locator(".msg-text").click()
     await coffee.locator(".act-delete").click()
     await page.click("#confirm-ok")
     await expect(coffee).to_have_count(0)
@@ -314,6 +316,7 @@ async def test_edit_delete_stop_swipe_and_branch(
 
     # branch from the first reply: a new chat with the conversation up to there
     first = page.locator('.msg[data-role="assistant"]:not([data-greeting])').first
+    await first.locator(".msg-text").click()
     await first.locator(".act-branch").click()
     await expect(page).to_have_url(re.compile(r"branch=[0-9a-f]{8}"))
     await expect(page.locator(".msg")).to_have_count(3)  # greeting, my message, the reply

@@ -186,6 +186,7 @@
     els.name.textContent = persona.name;
     renderAvatar(persona);
     renderBranches(s);
+    $('#branch-badge').hidden = !s.branch;
     document.title = `${persona.name} · Hearth`;
     const model = s.model || {};
     els.badge.hidden = !model.offline;
@@ -574,6 +575,13 @@
       else if (act.classList.contains('act-edit')) editMessage(el);
       else if (act.classList.contains('act-delete')) deleteMessage(el);
       else if (act.classList.contains('act-branch')) branchFrom(el);
+    }
+    // touch screens have no hover: a tap on a message shows its actions (and hides the others')
+    const tapped = e.target.closest('.msg');
+    if (tapped && !e.target.closest('button, a, textarea, form')) {
+      const on = tapped.dataset.selected !== 'true';
+      els.list.querySelectorAll('.msg[data-selected]').forEach((m) => delete m.dataset.selected);
+      if (on) tapped.dataset.selected = 'true';
     }
     if (e.target.closest('.swipe-prev')) swipe(-1);
     if (e.target.closest('.swipe-next')) swipe(1);
