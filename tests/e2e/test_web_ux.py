@@ -428,3 +428,50 @@ async def test_a_guest_chat_is_kept_at_sign_up_and_when_asked_at_sign_in(
         "Hi, I'm Rin and I collect old maps"
     )
     await page.close()
+
+
+# --- 2 and 6. the composer's Enter and the phone header ----------------------------------------
+
+
+async def test_shift_enter_adds_a_line_and_a_phone_keyboards_return_too(
+    browser: Browser,  # noqa: F811 - the fixture of tests.e2e.test_web_app
+    claude_app: WebApp,
+    anthropic_fake: FakeAnthropic,
+) -> None:
+    page = await open_page(browser, claude_app, width=1366, height=900)
+    await page.fill("#composer", "first line")
+    await page.press("#composer", "Shift+Enter")
+    await page.keyboard.type("second line")
+    assert await page.input_value("#composer") == "first line\nsecond line"
+    anthropic_fake.script(Reply(text="Two lines, noted."))
+    await page.press("#composer", "Enter")  # a desktop's Enter sends
+    mine = page.locator('.msg[data-role="user"] .msg-text').last
+    await expect(mine).to_have_text("first line\nsecond line", use_inner_text=True)
+    await page.close()
+
+    phone = await browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = await phone.new_page()
+    await page.goto(claude_app.base_url + "/")
+    await expect(page.locator("#send")).to_be_enabled()
+    assert await page.get_attribute("#composer", "enterkeyhint") == "enter"
+    await page.fill("#composer", "on a phone")
+    await page.press("#composer", "Enter")  # the keyboard's return: a new line, not sent
+    assert await page.input_value("#composer") == "on a phone\n"
+    await expect(page.locator('.msg[data-role="user"]')).to_have_count(0)
+    anthropic_fake.script(Reply(text="Sent by the button."))
+    await page.keyboard.type("with a button")
+    await page.tap("#send")
+    await expect(page.locator('.msg[data-role="user"] .msg-text').last).to_have_text(
+        "on a phone\nwith a button", use_inner_text=True
+    )
+
+    # one compact header row: avatar, name, persona, status and ☰; the rest sits in the menu
+    header = await page.locator("#top").bounding_box()
+    assert header is not None and header["height"] <= 60, header
+    await expect(page.locator("#persona-avatar")).to_be_visible()
+    await expect(page.locator("#open-memories")).to_be_hidden()
+    await page.tap("#menu-button")
+    for tool in ("#open-personas", "#open-memories", "#open-lore", "#open-summary", "#account-button"):
+        await expect(page.locator(tool)).to_be_visible()
+    await page.screenshot(path=shot("ux-phone-menu.png"))
+    await phone.close()
