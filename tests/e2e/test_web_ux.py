@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import secrets
 import struct
 import zlib
 
@@ -21,11 +22,11 @@ from playwright.async_api import Browser, Locator, Page, expect
 from adapters.cards import decode_card
 from tests.e2e.test_web_app import (
     PASSWORD,
+    TIMEOUT,
     browser,  # noqa: F401 - the fixture
     in_menu,
     last_call,
     new_name,
-    open_page,
     pick,
     say,
     shot,
@@ -38,6 +39,22 @@ from tests.fixtures.servers import WebApp
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
 SIZES = {"phone": (390, 844), "desktop": (1366, 900)}
+
+
+def address() -> str:
+    """A client address of its own (uvicorn trusts X-Forwarded-For from loopback), so the sign-up
+    limit per address counts each test's people apart, as it would real visitors."""
+    return f"10.{secrets.randbelow(256)}.{secrets.randbelow(256)}.{secrets.randbelow(254) + 1}"
+
+
+async def open_page(chromium: Browser, app: WebApp, *, width: int, height: int) -> Page:
+    page = await chromium.new_page(
+        viewport={"width": width, "height": height}, extra_http_headers={"X-Forwarded-For": address()}
+    )
+    page.set_default_timeout(TIMEOUT)
+    await page.goto(app.base_url + "/")
+    await expect(page.locator("#send")).to_be_enabled()
+    return page
 
 
 def png(
@@ -449,7 +466,12 @@ async def test_shift_enter_adds_a_line_and_a_phone_keyboards_return_too(
     await expect(mine).to_have_text("first line\nsecond line", use_inner_text=True)
     await page.close()
 
-    phone = await browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    phone = await browser.new_context(
+        viewport={"width": 390, "height": 844},
+        is_mobile=True,
+        has_touch=True,
+        extra_http_headers={"X-Forwarded-For": address()},
+    )
     page = await phone.new_page()
     await page.goto(claude_app.base_url + "/")
     await expect(page.locator("#send")).to_be_enabled()

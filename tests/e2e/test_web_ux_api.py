@@ -8,7 +8,9 @@ ticket. The web process, real Redis and the fake Anthropic server are the sessio
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -17,15 +19,22 @@ import pytest
 import websockets
 
 from tests.e2e.test_web_app import PASSWORD, Visitor, new_name, save_memory
-from tests.e2e.test_web_ux import card_png, png
+from tests.e2e.test_web_ux import address, card_png, png
 from tests.fakes.anthropic_server import FakeAnthropic, Reply
 from tests.fixtures.servers import WEB_ADMIN, WebApp
 
 pytestmark = [pytest.mark.e2e]
 
 
-async def signed_up(app: WebApp, name: str | None = None) -> Visitor:
+def visitor_of(app: WebApp) -> Visitor:
+    """A visitor from an address of its own (see ``test_web_ux.address``)."""
     visitor = Visitor(app.base_url)
+    visitor.http.headers["X-Forwarded-For"] = address()
+    return visitor
+
+
+async def signed_up(app: WebApp, name: str | None = None) -> Visitor:
+    visitor = visitor_of(app)
     name = name or new_name()
     await visitor.open()
     made = await visitor.post("/app/signup", {"username": name, "password": PASSWORD})
@@ -127,7 +136,7 @@ async def test_a_private_persona_is_its_owners_alone(
     not_image = await alice.http.put(f"/app/personas/{pid}/avatar", content=b"hello", headers=alice.headers())
     assert not_image.status_code == 422 and error_of(not_image) == "avatar_not_image"
 
-    guest = Visitor(claude_app.base_url)
+    guest = visitor_of(claude_app)
     await guest.open()
     assert pid not in [p["id"] for p in guest.session["personas"]]
     made = await guest.post("/app/personas", {"name": "G", "system_prompt": "x"})
@@ -159,7 +168,7 @@ async def test_shared_personas_are_changed_only_by_admins(
     pid = made.json()["persona"]["id"]
     seen = {p["id"]: p for p in (await bob.http.get("/app/personas")).json()["personas"]}
     assert pid in seen and seen[pid]["editable"] is False and seen[pid]["system_prompt"] is None
-    guest = Visitor(claude_app.base_url)
+    guest = visitor_of(claude_app)
     assert pid in [p["id"] for p in (await guest.open())["personas"]]  # everyone may talk to it
     await guest.close()
     change = {"name": "Harbor Guide", "system_prompt": "You are a cheerful harbor guide."}
@@ -285,7 +294,7 @@ async def test_a_branch_copies_the_chat_up_to_a_message_and_shares_memories(
 async def test_a_guest_chat_moves_only_with_its_own_ticket(
     claude_app: WebApp, anthropic_fake: FakeAnthropic
 ) -> None:
-    guest = Visitor(claude_app.base_url)
+    guest = visitor_of(claude_app)
     await guest.open()
     anthropic_fake.script(Reply(text="Welcome, traveller."))
     await converse(
@@ -316,3 +325,45 @@ async def test_a_guest_chat_moves_only_with_its_own_ticket(
     signed = await guest.post("/app/guest-chat/ticket", None)
     assert signed.status_code == 403 and error_of(signed) == "not_a_guest"
     await guest.close()
+
+
+async def test_charx_and_json_cards_import_as_personas_and_bad_cards_are_refused_by_name(
+    people: tuple[Visitor, Visitor],
+) -> None:
+    alice, _ = people
+    data = {
+        "name": "Ondra",
+        "description": "A ferryman.",
+        "first_mes": "Step aboard, {{user}}.",
+        "personality": "",
+        "scenario": "",
+        "mes_example": "",
+        "creator_notes": "",
+        "system_prompt": "",
+        "post_history_instructions": "",
+        "alternate_greetings": [],
+        "group_only_greetings": [],
+        "tags": [],
+        "creator": "tests",
+        "character_version": "1",
+        "extensions": {},
+    }
+    v3 = json.dumps({"spec": "chara_card_v3", "spec_version": "3.0", "data": data}).encode()
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("card.json", v3)
+    for body, kind in ((archive.getvalue(), "application/zip"), (v3, "application/json")):
+        made = await alice.http.post(
+            "/app/personas/import", content=body, headers={**alice.headers(), "Content-Type": kind}
+        )
+        assert made.status_code == 201, made.text
+        persona = made.json()["persona"]
+        assert persona["name"] == "Ondra" and persona["private"] and persona["avatar"] is None
+        opened = await alice.open(persona=persona["id"])
+        assert opened["persona"]["greeting"] == f"Step aboard, {alice.session['username']}."
+    broken = await alice.http.post(
+        "/app/personas/import",
+        content=b"\x89PNG\r\n\x1a\nnope",
+        headers={**alice.headers(), "Content-Type": "image/png"},
+    )
+    assert broken.status_code == 422 and error_of(broken).startswith("invalid_")

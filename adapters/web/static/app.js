@@ -588,8 +588,13 @@
     const inspect = e.target.closest('.inspect');
     if (inspect) H.emit('inspect', { chat: state.session.chat, turn: inspect.closest('.msg').dataset.turn });
   });
+  // the persona is chosen per room: each room remembers (in this browser) who talked there last
+  const roomKey = (room) => `hearth:persona:${(state.session && state.session.username) || 'guest'}:${room}`;
+  const remember = (room, persona) => { try { localStorage.setItem(roomKey(room), persona); } catch { /* private mode */ } };
+  const recall = (room) => { try { return localStorage.getItem(roomKey(room)); } catch { return null; } };
+  H.on('session', (s) => remember(s.room, s.persona.id));
   els.picker.addEventListener('change', () => {
-    setParam('persona', els.picker.value);
+    setParam('persona', els.picker.value === 'default' ? null : els.picker.value);
     setParam('branch', null);
     loadSession();
   });
@@ -606,6 +611,8 @@
       return;
     }
     setParam('room', els.rooms.value === 'main' ? null : els.rooms.value);
+    const persona = recall(els.rooms.value);
+    setParam('persona', persona && persona !== 'default' ? persona : null);
     setParam('branch', null);
     loadSession();
   });
