@@ -631,6 +631,10 @@
   document.addEventListener('click', (e) => { if (!top.contains(e.target)) setMenu(false); });
   document.addEventListener('keydown', (e) => { if (e.key === 'Escape') setMenu(false); });
   $('#room-cancel').addEventListener('click', () => roomDialog.close());
+  document.addEventListener('click', (e) => {      // a tap elsewhere hides a message's actions
+    if (!e.target.closest || e.target.closest('.msg')) return;
+    els.list.querySelectorAll('.msg[data-selected]').forEach((m) => delete m.dataset.selected);
+  });
   window.addEventListener('online', () => { if (!state.ws && state.session) connect(); });
 
   loadSession();
