@@ -19,6 +19,7 @@ from adapters.cards import decode_card
 from adapters.cards.persona import persona_from_card, slug
 from adapters.clock import SystemClock
 from adapters.llm.offline import OfflineChatModel
+from adapters.llm.stopping import StoppableModel
 from adapters.llm.tokens import OfflineTokenCounter
 from adapters.web.accounts import Accounts
 from adapters.web.app import create_app
@@ -34,6 +35,7 @@ from engine.model import Persona
 from engine.ports import ChatModel, TokenCounter
 from engine.service import ChatService, ServicePolicy
 from engine.service.archive import ArchiveDesk, ArchiveSettings
+from engine.service.controls import MessageControls
 from engine.service.deep import DeepPass
 from engine.service.memory import MemoryDesk
 from engine.service.summaries import SummaryDesk
@@ -46,10 +48,12 @@ from storage.migrations import migrate
 from storage.redis_accounts import RedisAccountStore
 from storage.redis_archive import RedisArchiveStore
 from storage.redis_chat import RedisChatLock, RedisChatStore, RedisPersonaStore
+from storage.redis_chat_controls import RedisChatControls
 from storage.redis_documents import RedisDocumentStore
 from storage.redis_lore import RedisLoreStore
 from storage.redis_memory import RedisMemoryStore
 from storage.redis_memory_directory import RedisMemoryDirectory
+from storage.redis_persona_extras import RedisPersonaExtras
 from storage.redis_summary import RedisSummaryStore
 
 __all__ = ["Hearth", "build", "create_web_app", "install_personas", "session_secret"]
@@ -68,8 +72,10 @@ class Hearth:
         lore: RedisLoreStore,
         summaries: RedisSummaryStore | None = None,
         archive: ArchiveDesk | None = None,
+        controls: MessageControls | None = None,
     ) -> None:
         self.summaries = summaries
+        self.controls = controls
         self.archive = archive
         self.settings = settings
         self.redis = redis
@@ -153,23 +159,25 @@ def build(settings: Settings) -> Hearth:
         deep=deep,
     )
     archive = _archive(redis, keys, embedder)
+    lock = RedisChatLock(redis, keys)
     service = ChatService(
         chats=RedisChatStore(redis, keys),
-        lock=RedisChatLock(redis, keys),
+        lock=lock,
         personas=personas,
         lore=lore,
         memory=memory,
         summaries=summaries,
         archive_search=archive.tool_search,
         on_activity=archive.store.touch_activity,
-        model=model,
+        model=StoppableModel(model),  # the web's "stop generating" (issue 16)
         counter=counter,
         clock=SystemClock(),
         policy=ServicePolicy(
             text=TextLimits(max_chars=settings.max_message_chars), default_model=settings.model
         ),
     )
-    return Hearth(settings, redis, service, lore, summary_store, archive)
+    controls = MessageControls(service, RedisChatControls(redis, keys), lock)
+    return Hearth(settings, redis, service, lore, summary_store, archive, controls)
 
 
 def _archive(redis: aioredis.Redis, keys: KeyBuilder, embedder: Any) -> ArchiveDesk:
@@ -255,6 +263,9 @@ def create_web_app(settings: Settings) -> Litestar:
         lore=hearth.lore,
         directory=RedisMemoryDirectory(hearth.redis, hearth.keys),
         accounts=Accounts(RedisAccountStore(hearth.redis, hearth.keys)),
+        controls=hearth.controls,
+        chat_controls=RedisChatControls(hearth.redis, hearth.keys),
+        personas=RedisPersonaExtras(hearth.redis, hearth.keys),
     )
 
     async def startup() -> None:

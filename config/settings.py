@@ -52,6 +52,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     telegram_api_base: str | None = None
     telegram_webhook_url: str | None = None
     telegram_webhook_secret: Secret | None = None
+    web_admins: tuple[str, ...] = ()  # usernames that may change the shared personas in the browser
 
     @property
     def offline(self) -> bool:
@@ -153,4 +154,7 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         telegram_api_base=_text(env, "TELEGRAM_API_BASE"),
         telegram_webhook_url=_text(env, "TELEGRAM_WEBHOOK_URL"),
         telegram_webhook_secret=_secret(env, "TELEGRAM_WEBHOOK_SECRET"),
+        web_admins=tuple(
+            u.strip().lower() for u in env.get("HEARTH_WEB_ADMINS", "").split(",") if u.strip()
+        ),
     )

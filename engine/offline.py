@@ -14,7 +14,14 @@ import msgspec
 from engine.prompt import Prompt, PromptMessage
 from engine.tools import SaveMemoryInput, ToolCall, ToolSpec
 
-__all__ = ["OFFLINE_LABEL", "REMEMBER", "offline_reply", "offline_tool_calls"]
+__all__ = [
+    "OFFLINE_LABEL",
+    "REMEMBER",
+    "REMEMBER_INSIDE",
+    "offline_reply",
+    "offline_tool_calls",
+    "remembered_fact",
+]
 
 OFFLINE_LABEL = "Offline model (no Claude key)"
 _WORD = re.compile(r"\w{3,}", re.UNICODE)
@@ -56,6 +63,27 @@ REMEMBER = re.compile(
 )
 
 
+# "remember that …" anywhere in a message (after other words): needs the "that", so "do you
+# remember me?" saves nothing; the fact runs to the end of its sentence.
+REMEMBER_INSIDE = re.compile(
+    r"\b(?:please\s+)?(?:remember|запомни|lembre(?:-se)?|hãy nhớ|nhớ|זכור|זכרי)[\s,:]+"
+    r"(?:that\s|что\s|que\s|rằng\s|ש)\s*(?P<fact>[^\n]+?)(?=[.!?](?:\s|$)|\n|$)",
+    re.IGNORECASE,
+)
+# tool results name memory ids for the model ("[mem-0f6b1d7ca9]"); people never see them
+_IDS_IN_RESULT = re.compile(r"\s*\[mem-[\w-]+\]")
+
+
+def remembered_fact(said: str) -> str | None:
+    """The fact of a "remember that …" request anywhere in a message, or None."""
+    text = _SPEAKER.sub("", said.strip(), count=1)
+    found = REMEMBER.match(said.strip()) or REMEMBER.match(text) or REMEMBER_INSIDE.search(text)
+    if found is None:
+        return None
+    fact = found.group("fact").strip().rstrip(".!")
+    return fact[:1].upper() + fact[1:] if fact.strip(" .!") else None
+
+
 def offline_tool_calls(prompt: Prompt, tools: tuple[ToolSpec, ...]) -> tuple[ToolCall, ...]:
     """The tool calls the offline model makes: "remember that …" saves a personal memory.
 
@@ -68,12 +96,10 @@ def offline_tool_calls(prompt: Prompt, tools: tuple[ToolSpec, ...]) -> tuple[Too
     """
     if prompt.exchanges or "save_memory" not in {t.name for t in tools}:
         return ()
-    said = _last_user(prompt).strip()
-    found = REMEMBER.match(said) or REMEMBER.match(_SPEAKER.sub("", said, count=1))
-    if found is None or not found.group("fact").strip(" .!"):
+    fact = remembered_fact(_last_user(prompt))
+    if fact is None:
         return ()
-    fact = found.group("fact").strip().rstrip(".!")
-    arguments = msgspec.json.encode(SaveMemoryInput(text=fact[:1].upper() + fact[1:])).decode()
+    arguments = msgspec.json.encode(SaveMemoryInput(text=fact)).decode()
     return (ToolCall(id="offline-save-1", name="save_memory", arguments=arguments),)
 
 
@@ -102,7 +128,7 @@ def offline_reply(prompt: Prompt, persona_name: str) -> str:
     ]
     results = [r for exchange in prompt.exchanges for r in exchange.results]
     if results:
-        parts.extend(r.content for r in results)
+        parts.extend(_IDS_IN_RESULT.sub("", r.content) for r in results)
     elif best:
         quoted = best if len(best) <= 400 else best[:397] + "..."
         parts.append(f"From what I was given: “{quoted}”")

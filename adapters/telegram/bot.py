@@ -32,6 +32,7 @@ from config.settings import Settings
 from engine.errors import ConfigError
 from storage.redis_accounts import RedisAccountStore
 from storage.redis_memory_directory import RedisMemoryDirectory
+from storage.redis_persona_extras import RedisPersonaExtras
 
 __all__ = ["DEFAULT_PERSONA", "IGNORED_UPDATES", "TelegramApp", "UpdateOnce", "create_bot"]
 
@@ -80,6 +81,37 @@ class UpdateOnce(BaseMiddleware):
         return await handler(event, data)
 
 
+def _chat_id(update: Update) -> int | None:
+    for message in (update.message, update.edited_message, update.channel_post):
+        if message is not None:
+            return message.chat.id
+    query = update.callback_query
+    if query is not None and query.message is not None:
+        return query.message.chat.id
+    return None
+
+
+class ChatPersona(BaseMiddleware):
+    """Give each update the context of its chat's persona (``/persona``, issue 16)."""
+
+    def __init__(self, store: TelegramStore) -> None:
+        self.store = store
+
+    async def __call__(
+        self,
+        handler: Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]],
+        event: TelegramObject,
+        data: dict[str, Any],
+    ) -> Any:
+        chat_id = _chat_id(event) if isinstance(event, Update) else None
+        ctx = data.get("ctx")
+        if chat_id is not None and isinstance(ctx, BotContext):
+            chosen = await self.store.chat_persona(chat_id)
+            if chosen is not None:
+                data["ctx"] = ctx.speaking(chosen)
+        return await handler(event, data)
+
+
 class TelegramApp:
     """The bot, its dispatcher and the adapter context of one process."""
 
@@ -103,8 +135,11 @@ class TelegramApp:
             ctx=context,
             directory=RedisMemoryDirectory(hearth.redis, hearth.keys),
             accounts=RedisAccountStore(hearth.redis, hearth.keys),
+            persona_owners=RedisPersonaExtras(hearth.redis, hearth.keys),
+            controls=hearth.controls,
         )
         dispatcher.update.outer_middleware(UpdateOnce(store))
+        dispatcher.update.outer_middleware(ChatPersona(store))
         dispatcher.include_routers(*create_routers())
         return cls(create_bot(hearth.settings), dispatcher, context)
 

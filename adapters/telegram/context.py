@@ -72,6 +72,14 @@ class BotContext:
         self.clock = clock
         self.replies = replies or ReplyTasks()
 
+    def speaking(self, persona: str) -> BotContext:
+        """This context with another persona speaking (the chat's ``/persona`` choice)."""
+        if persona == self.persona:
+            return self
+        return BotContext(
+            persona=persona, store=self.store, policy=self.policy, clock=self.clock, replies=self.replies
+        )
+
     async def person(self, user_id: int) -> str:
         """The Hearth user behind a Telegram user: ``tg:<id>``, or the web user it was linked to."""
         return await self.store.linked(user_id) or user_key(user_id)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import msgspec
 from aiogram import Bot
@@ -16,7 +16,15 @@ from adapters.telegram.delivery import Target, deliver
 from adapters.telegram.normalize import GROUP_TYPES, chat_of, normalize, topic_of
 from engine.service import ChatService, ReplyEvent
 
-__all__ = ["Regenerate", "answer", "regenerate_keyboard", "take_message", "target_of"]
+__all__ = [
+    "Regenerate",
+    "Swipe",
+    "answer",
+    "regenerate_keyboard",
+    "swipe_keyboard",
+    "take_message",
+    "target_of",
+]
 
 log = logging.getLogger("hearth.telegram")
 
@@ -27,10 +35,33 @@ class Regenerate(CallbackData, prefix="regen"):
     turn: str
 
 
+class Swipe(CallbackData, prefix="swipe"):
+    """‹ / › under a reply: show another version of it (regenerate keeps the old ones)."""
+
+    turn: str
+
+
 def regenerate_keyboard(turn: str) -> InlineKeyboardMarkup:
     """The ↻ button for a finished turn."""
     button = InlineKeyboardButton(text="↻", callback_data=Regenerate(turn=turn).pack())
     return InlineKeyboardMarkup(inline_keyboard=[[button]])
+
+
+def swipe_keyboard(turns: tuple[str, ...], index: int) -> Callable[[str], InlineKeyboardMarkup]:
+    """‹ n/m › and ↻ for a reply that has other versions (``turns``, this one at ``index``)."""
+
+    def build(turn: str) -> InlineKeyboardMarkup:
+        row = []
+        if index > 0:
+            row.append(InlineKeyboardButton(text="‹", callback_data=Swipe(turn=turns[index - 1]).pack()))
+        if len(turns) > 1:
+            row.append(InlineKeyboardButton(text=f"{index + 1}/{len(turns)}", callback_data="noop"))
+        if index < len(turns) - 1:
+            row.append(InlineKeyboardButton(text="›", callback_data=Swipe(turn=turns[index + 1]).pack()))
+        row.append(InlineKeyboardButton(text="↻", callback_data=Regenerate(turn=turn).pack()))
+        return InlineKeyboardMarkup(inline_keyboard=[row])
+
+    return build
 
 
 def target_of(message: Message, *, quote: bool = True) -> Target:
@@ -79,9 +110,10 @@ async def answer(
     events: AsyncIterator[ReplyEvent],
     *,
     parts: tuple[int, ...] = (),
+    keyboard: Callable[[str], InlineKeyboardMarkup] = regenerate_keyboard,
 ) -> None:
     """Stream a reply into the chat and remember which messages show it."""
-    delivered = await deliver(bot, target, events, ctx.policy, keyboard=regenerate_keyboard, parts=parts)
+    delivered = await deliver(bot, target, events, ctx.policy, keyboard=keyboard, parts=parts)
     if delivered.turn is None:
         return
     await ctx.store.remember_parts(chat, delivered.turn, delivered.parts)

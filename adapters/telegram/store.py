@@ -9,6 +9,8 @@
   show the turn's reply, so that regenerating replaces exactly those messages.
 - ``<ns>:tg:links``   HASH Telegram user id → the web user (``web:<name>``) it was joined with by
   ``/link``: from then on that person speaks, and owns memories, as the web user.
+- ``<ns>:tg:personas``   HASH Telegram chat id → the persona ``/persona`` chose for that chat
+  (all its topics); without one the bot's configured persona speaks.
 """
 
 from __future__ import annotations
@@ -71,3 +73,14 @@ class TelegramStore:
         """Join a Telegram user with a web user (``/link``)."""
         with map_redis_errors():
             await self._r.hset(f"{self._k.prefix}:tg:links", str(user_id), user)
+
+    async def chat_persona(self, chat_id: int) -> str | None:
+        """The persona chosen for a Telegram chat with ``/persona``, if any."""
+        with map_redis_errors():
+            raw = await self._r.hget(f"{self._k.prefix}:tg:personas", str(chat_id))
+        return raw.decode() if raw is not None else None
+
+    async def set_chat_persona(self, chat_id: int, persona: str) -> None:
+        """Choose the persona that speaks in a Telegram chat."""
+        with map_redis_errors():
+            await self._r.hset(f"{self._k.prefix}:tg:personas", str(chat_id), persona)

@@ -21,6 +21,7 @@ COMMANDS: tuple[str, ...] = (
     "summary",
     "regenerate",
     "lore",
+    "persona",
     "link",
 )
 
@@ -38,6 +39,7 @@ _MENU: dict[str, dict[str, str]] = {
         "summary": "Summaries of this conversation",
         "regenerate": "Write my last reply again",
         "lore": "Lorebooks of this chat",
+        "persona": "Choose who talks here",
         "link": "Link your web account",
     },
     "ru": {
@@ -53,6 +55,7 @@ _MENU: dict[str, dict[str, str]] = {
         "summary": "Сводки этого разговора",
         "regenerate": "Переписать мой последний ответ",
         "lore": "Лорбуки этого чата",
+        "persona": "Выбрать, кто говорит здесь",
         "link": "Связать с веб-аккаунтом",
     },
     "pt": {
@@ -68,6 +71,7 @@ _MENU: dict[str, dict[str, str]] = {
         "summary": "Resumos desta conversa",
         "regenerate": "Reescrever minha última resposta",
         "lore": "Lorebooks deste chat",
+        "persona": "Escolher quem fala aqui",
         "link": "Vincular sua conta web",
     },
     "vi": {
@@ -83,6 +87,7 @@ _MENU: dict[str, dict[str, str]] = {
         "summary": "Tóm tắt cuộc trò chuyện này",
         "regenerate": "Viết lại câu trả lời gần nhất",
         "lore": "Lorebook của cuộc trò chuyện này",
+        "persona": "Chọn ai trò chuyện ở đây",
         "link": "Liên kết tài khoản web",
     },
     "he": {
@@ -98,6 +103,7 @@ _MENU: dict[str, dict[str, str]] = {
         "summary": "סיכומים של השיחה",
         "regenerate": "לכתוב מחדש את התשובה האחרונה",
         "lore": "ספרי הידע (lorebooks) של הצ'אט",
+        "persona": "לבחור מי מדבר כאן",
         "link": "קישור לחשבון האינטרנט",
     },
 }
@@ -132,5 +138,6 @@ def help_text(persona: str, username: str | None) -> str:
         "say when I save or forget memories (group admins).",
         "",
         "`/lore attach <id>` and `/lore detach <id>` choose the lorebooks of this chat (group admins only).",
+        "`/persona` chooses who talks in this chat (group admins only).",
     ]
     return "\n".join(lines)

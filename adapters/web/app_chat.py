@@ -8,6 +8,7 @@ lore entries' display names and books, and the texts of the memories that are th
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -24,17 +25,21 @@ from adapters.web.app_auth import (
     require_user,
     set_session_cookie,
 )
+from adapters.web.app_messages import branch_chat, root_chat
+from adapters.web.app_personas import persona_summaries, visible_persona
 from adapters.web.session import COOKIE, MAIN_ROOM, BrowserSession, chat_for
 from adapters.web.state import WebState
 from engine.errors import NotFound
 from engine.memory import global_list, global_personal_list, personal_list, space_list
 from engine.offline import OFFLINE_LABEL
+from engine.prompt import fill_macros
 from engine.requestlog import LoreLog, RequestLog
 from engine.service.turn import memory_space
 
 __all__ = ["CHAT_ROUTES", "model_info"]
 
 _MAIN = {"slug": MAIN_ROOM, "title": "Main room"}
+_BRANCH = re.compile(r"[0-9a-f]{8}")
 
 
 def model_info(state: WebState) -> dict[str, Any]:
@@ -53,11 +58,30 @@ async def _rooms(state: WebState, session: BrowserSession) -> list[dict[str, str
     ]
 
 
+async def _swipes(state: WebState, chat: str) -> dict[str, list[str]]:
+    return await state.chat_controls.all_swipes(chat) if state.chat_controls else {}
+
+
+async def _branches(state: WebState, chat: str) -> list[dict[str, str]]:
+    if state.chat_controls is None:
+        return []
+    return [
+        {"id": b.id, "title": b.title, "chat": b.chat}
+        for b in await state.chat_controls.branches(root_chat(chat))
+    ]
+
+
 @get("/session")
 async def session_info(
-    request: Request[Any, Any, Any], persona: FromQuery[str] = "default", room: FromQuery[str] = MAIN_ROOM
+    request: Request[Any, Any, Any],
+    persona: FromQuery[str] = "default",
+    room: FromQuery[str] = MAIN_ROOM,
+    branch: FromQuery[str | None] = None,
 ) -> Response[Any]:
-    """Who this browser is, its chat (room × persona), the CSRF token and the chat's history."""
+    """Who this browser is, its chat (room × persona × branch), the CSRF token and the history.
+
+    Each persona reply carries ``swipes`` (its alternatives' turn ids) when it has more than one.
+    """
     state: WebState = request.app.state.web
     cookie = request.cookies.get(COOKIE)
     session = await current_session(state, cookie)
@@ -68,9 +92,15 @@ async def session_info(
     if room not in {r["slug"] for r in rooms}:
         raise NotFound(f"There is no room {room!r}.", code="room_not_found")
     service = state.service
-    chosen = await service.persona(persona)
+    chosen = await visible_persona(state, session, persona)
     chat = chat_for(session, chosen.id, room)
+    if branch is not None:
+        if not _BRANCH.fullmatch(branch):
+            raise NotFound(f"There is no branch {branch!r}.", code="branch_not_found")
+        chat = branch_chat(chat, branch)
     history = await service.chats.history(chat, 200)
+    swipes = await _swipes(state, chat)
+    avatars = await state.persona_extras.has_avatars() if state.persona_extras else set()
     body = {
         "user": session.user,
         "guest": session.guest,
@@ -78,13 +108,31 @@ async def session_info(
         "chat": chat,
         "room": room,
         "rooms": rooms,
+        "branch": branch,
+        "branches": await _branches(state, chat),
         "csrf": state.signer.csrf(cookie or ""),
         "memory": service.memory is not None,
-        "persona": {"id": chosen.id, "name": chosen.name, "greeting": chosen.greeting},
-        "personas": [{"id": p.id, "name": p.name} for p in await service.personas.all()],
+        "persona": {
+            "id": chosen.id,
+            "name": chosen.name,
+            "greeting": fill_macros(
+                chosen.greeting, char=chosen.name, user="You" if session.guest else session.slug
+            ),
+            "avatar": f"/app/personas/{chosen.id}/avatar" if chosen.id in avatars else None,
+        },
+        "personas": await persona_summaries(state, session),
         "model": model_info(state),
         "messages": [
-            {"id": m.id, "role": m.role, "name": m.name, "text": m.text, "sent_at": m.sent_at, "turn": m.turn}
+            {
+                "id": m.id,
+                "role": m.role,
+                "name": m.name,
+                "text": m.text,
+                "sent_at": m.sent_at,
+                "turn": m.turn,
+                "mine": m.role == "user" and m.user == session.user,
+                **({"swipes": swipes[m.reply_to]} if m.reply_to in swipes and m.role == "assistant" else {}),
+            }
             for m in history
         ],
     }

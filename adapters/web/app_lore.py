@@ -23,6 +23,7 @@ from adapters.cards.report import import_report, report_view
 from adapters.llm.tokens import offline_count
 from adapters.web.api import decode_body
 from adapters.web.app_auth import owned_chat, require_user
+from adapters.web.app_personas import shared_persona_books
 from adapters.web.lore_api import imported, store_book
 from adapters.web.session import BrowserSession
 from adapters.web.state import WebState
@@ -256,7 +257,7 @@ def _tokens(entry: LoreEntry) -> int:
 
 
 async def _persona_books(state: WebState) -> set[str]:
-    return {b for p in await state.service.personas.all() for b in p.lorebooks}
+    return await shared_persona_books(state)  # a private persona's books stay its owner's
 
 
 async def _own_books(state: WebState, visitor: NamedDependency[BrowserSession]) -> set[str]:

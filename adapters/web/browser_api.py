@@ -3,7 +3,8 @@
 One ``Router`` holds every browser endpoint: the session and rooms (``app_chat``), accounts
 (``app_auth``), the memory panel (``app_memory``), the lorebook editor (``app_lore``) and the
 conversation-memory view (``app_summary``, SUM-4: read, edit and rebuild the tiers, the count of
-unsummarized messages). Its guard enforces CSRF on state-changing requests and its ``visitor``
+unsummarized messages), personas (``app_personas``) and message controls, branches and the guest
+chat move (``app_messages``). Its guard enforces CSRF on state-changing requests and its ``visitor``
 dependency resolves the session (401 without a valid one). Handlers translate and call the
 service, desk or stores.
 """
@@ -17,6 +18,8 @@ from adapters.web.app_auth import AUTH_ROUTES, csrf_guard, provide_visitor
 from adapters.web.app_chat import CHAT_ROUTES
 from adapters.web.app_lore import LORE_ROUTES
 from adapters.web.app_memory import MEMORY_ROUTES
+from adapters.web.app_messages import MESSAGE_ROUTES
+from adapters.web.app_personas import PERSONA_ROUTES
 from adapters.web.app_summary import SUMMARY_ROUTES
 
 __all__ = ["browser_router"]
@@ -26,7 +29,15 @@ def browser_router() -> Router:
     """The ``/app`` router (a new one per app: Litestar routers are not shared between apps)."""
     return Router(
         path="/app",
-        route_handlers=[*CHAT_ROUTES, *AUTH_ROUTES, *MEMORY_ROUTES, *LORE_ROUTES, *SUMMARY_ROUTES],
+        route_handlers=[
+            *CHAT_ROUTES,
+            *AUTH_ROUTES,
+            *MEMORY_ROUTES,
+            *LORE_ROUTES,
+            *SUMMARY_ROUTES,
+            *PERSONA_ROUTES,
+            *MESSAGE_ROUTES,
+        ],
         guards=[csrf_guard],
         dependencies={"visitor": Provide(provide_visitor)},
         tags=["browser"],

@@ -14,7 +14,8 @@ when unset, is generated once and kept in Redis so that every web process signs 
 
 Chats: a guest talks in ``web:g-<hex>`` (``.<persona>`` appended when not the default persona);
 a user in ``web:u-<username>``, in rooms ``web:u-<username>+<room>`` (persona appended the same
-way). Usernames cannot contain ``.`` or ``+``, so a chat id tells its owner exactly.
+way); a branch appends ``=b-<hex>``. Usernames cannot contain ``.``, ``+`` or ``=``, so a chat id
+tells its owner exactly.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ class BrowserSession(msgspec.Struct, frozen=True, kw_only=True):
     def owns(self, chat: str) -> bool:
         """Whether ``chat`` is one of this browser's chats (any room, any persona)."""
         base = self.base_chat
-        if chat == base or chat.startswith(base + "."):
+        if chat == base or chat.startswith((base + ".", base + "=b-")):  # persona variants, branches
             return True
         return not self.guest and chat.startswith(base + "+")
 

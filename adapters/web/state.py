@@ -14,9 +14,12 @@ from adapters.web.session import SessionSigner
 from config.settings import Settings
 from engine.ports import Clock
 from engine.service import ChatService
+from engine.service.controls import MessageControls
 from engine.service.documents import DocumentIngest
+from storage.redis_chat_controls import RedisChatControls
 from storage.redis_lore import RedisLoreStore
 from storage.redis_memory_directory import RedisMemoryDirectory
+from storage.redis_persona_extras import RedisPersonaExtras
 
 __all__ = ["WebState"]
 
@@ -35,6 +38,9 @@ class WebState:
         lore: RedisLoreStore,
         directory: RedisMemoryDirectory,
         accounts: Accounts | None = None,
+        controls: MessageControls | None = None,
+        chat_controls: RedisChatControls | None = None,
+        personas: RedisPersonaExtras | None = None,
     ) -> None:
         self.settings = settings
         self.service = service
@@ -44,6 +50,9 @@ class WebState:
         self.lore = lore
         self.directory = directory
         self.accounts = accounts
+        self.controls = controls
+        self.chat_controls = chat_controls
+        self.persona_extras = personas
         self.proxies = TrustedProxies(settings.trusted_proxies)
         desk = service.memory
         jobs = getattr(desk, "documents", None)  # a RedisDocumentStore keeps the jobs too

@@ -51,8 +51,25 @@ async def open_page(browser: Browser, app: WebApp, *, width: int = 1280, height:
     return page
 
 
+async def in_menu(page: Page, selector: str) -> Locator:
+    """A header control; on a phone it sits behind the ☰ menu, which is opened first."""
+    target = page.locator(selector)
+    if not await target.is_visible() and await page.locator("#menu-button").is_visible():
+        await page.click("#menu-button")
+    await expect(target).to_be_visible()
+    return target
+
+
+async def tap(page: Page, selector: str) -> None:
+    await (await in_menu(page, selector)).click()
+
+
+async def pick(page: Page, selector: str, value: str) -> None:
+    await (await in_menu(page, selector)).select_option(value)
+
+
 async def sign_up(page: Page, name: str, *, screenshot: str | None = None) -> None:
-    await page.click("#account-button")
+    await tap(page, "#account-button")
     await page.click("#auth-tab-signup")
     await page.fill("#auth-username", name)
     await page.fill("#auth-password", PASSWORD)
@@ -78,7 +95,7 @@ def memory_list(page: Page, name: str) -> Locator:
 
 async def open_memories(page: Page) -> None:
     if await page.locator("#memory-panel").is_hidden():
-        await page.click("#open-memories")
+        await tap(page, "#open-memories")
     await expect(page.locator("#memory-panel")).to_have_attribute("data-loaded", "true")
 
 
@@ -122,7 +139,7 @@ async def test_sign_up_chat_and_manage_a_memory_the_model_saved(
     await expect(saved.locator(".mem-text")).to_have_text(fact)
     await expect(saved.locator(".tag.source")).to_be_visible()
     await expect(saved.locator(".tag.protected")).to_have_count(0)  # the model's: not protected
-    await expect(saved.locator(".tag.active")).to_contain_text("0 unused days")
+    await expect(saved.locator(".tag.active")).to_contain_text("used today")
     await expect(saved.locator(".tag.recent")).to_be_visible()
     await page.screenshot(path=shot("04-memory-panel.png"))
 
@@ -240,7 +257,7 @@ async def test_rooms_save_from_dialogue_create_memories_and_a_phone(
     page = await open_page(browser, claude_app, width=390, height=844)
     name = new_name()
     await sign_up(page, name)
-    await page.select_option("#room-select", "__new__")
+    await pick(page, "#room-select", "__new__")
     await page.fill("#room-name", "Book club")
     await page.click('#room-form button[type="submit"]')
     await expect(page.locator("#room-select")).to_have_value("book-club")
@@ -279,16 +296,16 @@ async def test_rooms_save_from_dialogue_create_memories_and_a_phone(
     assert "What should the persona remember?" in last_call(anthropic_fake)
 
     # the Telegram half of linking: a single-use /link code
-    await page.click("#account-button")
+    await tap(page, "#account-button")
     await page.click("#link-code-button")
     await expect(page.locator("#link-code .code-value")).to_have_text(re.compile(r"/link [A-Z2-9]{8}"))
     await page.screenshot(path=shot("14-phone-account-link-code.png"))
     await page.click("#account-close")
 
     # the main room is a different chat; the book club is still there to switch back to
-    await page.select_option("#room-select", "main")
+    await pick(page, "#room-select", "main")
     await expect(page.locator('.msg[data-role="user"]')).to_have_count(0)
-    await page.select_option("#room-select", "book-club")
+    await pick(page, "#room-select", "book-club")
     await expect(page.locator('.msg[data-role="user"] .msg-text')).to_have_text(
         "My favourite author is Ursula K. Le Guin"
     )

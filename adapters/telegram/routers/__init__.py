@@ -17,6 +17,7 @@ from adapters.telegram.routers import (
     lore,
     memories,
     notices,
+    persona,
     privacy,
     regenerate,
     remember,
@@ -43,6 +44,7 @@ def create_routers() -> list[Router]:
         link.create_router(),
         regenerate.create_router(),
         lore.create_router(),
+        persona.create_router(),
         unknown.create_router(),
         chat.create_router(),
     ]

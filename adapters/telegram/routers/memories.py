@@ -1,7 +1,8 @@
 """``/memories`` (the space's list) and ``/personal`` (the caller's), with their buttons (MEM-1, MEM-5).
 
-``/memories`` shows the group's memories (a private chat's, in a private chat) to everyone;
-its pin/unpin and forget buttons work for group admins only. ``/personal`` shows what the
+``/memories`` shows the group's memories to everyone; its pin/unpin and forget buttons work for
+group admins only. In a private chat it shows what the persona remembers about the person (as
+``/personal`` does): that is where a private chat's memories are kept. ``/personal`` shows what the
 persona remembers about the caller — personal memories of this space, Global ones, and the
 caller's ``global`` ones — and in a group it is sent privately: the group only learns that
 it was sent, or that the person must start a private chat with the bot first. Every press
@@ -55,8 +56,13 @@ async def _show(
     await send_chunk(bot, target, chunk, markup=listing_keyboard(listing), edit=edit)
 
 
-async def on_memories(message: Message, bot: Bot, service: ChatService, ctx: BotContext) -> None:
-    """Show the space's memories with their buttons."""
+async def on_memories(
+    message: Message, bot: Bot, service: ChatService, ctx: BotContext, directory: RedisMemoryDirectory
+) -> None:
+    """Show the space's memories with their buttons (the person's own, in a private chat)."""
+    if message.chat.type not in GROUP_TYPES:
+        await on_personal(message, bot, service, ctx, directory)
+        return
     desk = desk_of(service)
     space = message.chat.id
     listing = await load_listing(

@@ -2,18 +2,23 @@
  * Hearth browser chat: plain script, no build step, no external resources.
  *
  * Talks to the Hearth web adapter on the same origin:
- *   GET /app/session[?persona=<id>&room=<slug>]  (cookie session) ->
- *       {user, guest, username, chat, room, rooms: [{slug, title}], csrf, memory,
- *        persona: {id, name, greeting}, personas: [{id, name}],
- *        model: {name, offline, label}, messages: [{id, role, name, text, sent_at, turn}]}
+ *   GET /app/session[?persona=<id>&room=<slug>&branch=<id>]  (cookie session) ->
+ *       {user, guest, username, chat, room, rooms: [{slug, title}], branch, branches: [{id, title}],
+ *        csrf, memory, persona: {id, name, greeting, avatar}, personas: [{id, name, private, avatar}],
+ *        model: {name, offline, label},
+ *        messages: [{id, role, name, text, sent_at, turn, mine?, swipes?: [turn ids]}]}
  *   POST /app/rooms {name} -> {room: {slug, title}}
+ *   PUT/DELETE /app/chats/<chat>/messages/<id>   edit / delete one's own message
+ *   POST /app/chats/<chat>/turns/<turn>/choose   pick another alternative (swipe) of the last reply
+ *   POST /app/chats/<chat>/branches {message}    a new chat with the conversation up to a message
  *   WS  /ws/chats/<chat>
- *       client -> {"type": "message", "text", "persona"} | {"type": "regenerate", "turn"}
+ *       client -> {"type": "message", "text", "persona"} | {"type": "regenerate", "turn"} | {"type": "stop"}
  *       server -> {"type": "delta", "text"}* then {"type": "done", "turn", "reply", "context", "notices"}
- *                 or {"type": "error", "code", "message"}
- * Only one reply streams at a time (sending is disabled meanwhile), so frames need no id.
- * Each persona reply has (i) (the request inspector) and the last one ↻ (regenerate).
- * Safety: user and model text is only ever set with textContent / text nodes, never innerHTML.
+ *                 or {"type": "error", "code", "message"}; done also has message, reply_message, swipes
+ * Only one reply streams at a time (sending is disabled meanwhile; Stop ends it), so frames need no id.
+ * Every message has copy / branch (and edit / delete when it is yours); persona replies have (i)
+ * (the request inspector); the last one has ‹ n/m › (its alternatives, ← / → keys) and ↻.
+ * Safety: text is rendered by Hearth.markdown (DOM nodes and text only) or set with textContent.
  */
 'use strict';
 (() => {
@@ -26,8 +31,11 @@
     list: $('#messages'), form: $('#composer-form'), composer: $('#composer'),
     send: $('#send'), counter: $('#counter'), status: $('#status'),
     name: $('#persona-name'), badge: $('#offline-badge'), picker: $('#persona-select'),
-    rooms: $('#room-select'), account: $('#account-button'),
+    rooms: $('#room-select'), account: $('#account-button'), stop: $('#stop'),
+    branches: $('#branch-select'), avatar: $('#persona-avatar'),
   };
+  const raw = new WeakMap();           // message element -> its text as written (copy, edit)
+  const coarse = window.matchMedia('(pointer: coarse)');
   const state = {
     session: null,     // last /app/session payload
     userName: 'You',   // author name for messages typed here
@@ -43,21 +51,54 @@
   const nearBottom = () => els.list.scrollHeight - els.list.scrollTop - els.list.clientHeight < 120;
   const scrollDown = () => { els.list.scrollTop = els.list.scrollHeight; };
 
-  function addMessage({ role, name, text, sentAt, turn, id, greeting }) {
+  function setText(el, text) {
+    raw.set(el, text ?? '');
+    H.markdown(textOf(el), text ?? '');
+  }
+
+  function addMessage({ role, name, text, sentAt, turn, id, greeting, mine, swipes }) {
     const el = make('div', 'msg');
     el.dataset.role = role === 'user' ? 'user' : 'assistant';
     if (turn) el.dataset.turn = turn;
     if (id) el.dataset.id = id;
     if (greeting) el.dataset.greeting = 'true';
+    if (mine) el.dataset.mine = 'true';
+    if (Array.isArray(swipes) && swipes.length > 1) el.dataset.swipes = JSON.stringify(swipes);
     const meta = make('div', 'msg-meta');
     const time = make('time', 'msg-time');
     H.formatTime(time, sentAt ? new Date(sentAt) : new Date());
     meta.append(make('span', 'msg-author', name), time);
-    el.append(meta, make('div', 'msg-text', text ?? ''));
+    el.append(meta, make('div', 'msg-text'));
+    setText(el, text);
+    el.append(actionsFor(el));
     els.list.append(el);
     updateInspect(el);
     scrollDown();
     return el;
+  }
+
+  function setId(el, id) {
+    if (!el || !id || el.dataset.id === id) return;
+    el.dataset.id = id;
+    el.querySelector('.msg-actions').replaceWith(actionsFor(el));
+  }
+
+  // copy · edit · delete · branch under a message (edit and delete only on one's own messages)
+  function actionsFor(el) {
+    const bar = make('div', 'msg-actions');
+    const add = (cls, label, title) => {
+      const b = H.button(label, `act ${cls}`);
+      b.title = title;
+      b.setAttribute('aria-label', title);
+      bar.append(b);
+    };
+    add('act-copy', 'Copy', 'Copy this message');
+    if (el.dataset.mine) {
+      add('act-edit', 'Edit', 'Edit your message');
+      add('act-delete', 'Delete', 'Delete your message');
+    }
+    if (el.dataset.id) add('act-branch', 'Branch', 'Start a new chat from here (memories stay shared)');
+    return bar;
   }
 
   // (i) on every persona reply that has a turn: opens the request inspector.
@@ -80,18 +121,35 @@
     return el;
   }
 
-  // The ↻ button lives only on the last message, and only if that is a persona reply with a turn.
+  const lastMessage = () => { const all = els.list.querySelectorAll('.msg'); return all[all.length - 1]; };
+  const swipesOf = (el) => { try { return JSON.parse(el.dataset.swipes || '[]'); } catch { return []; } };
+
+  // ‹ n/m › and ↻ live only on the last message, and only if that is a persona reply with a turn.
   function updateRegen() {
-    els.list.querySelectorAll('.regen').forEach((b) => b.remove());
-    const all = els.list.querySelectorAll('.msg');
-    const last = all[all.length - 1];
+    els.list.querySelectorAll('.regen, .swipes').forEach((b) => b.remove());
+    const last = lastMessage();
     if (!last || last.dataset.role !== 'assistant' || !last.dataset.turn || state.pending) return;
+    const row = make('div', 'swipes');
+    const turns = swipesOf(last);
+    const at = turns.indexOf(last.dataset.turn);
+    if (turns.length > 1 && at >= 0) {
+      const prev = H.button('‹', 'swipe-prev');
+      prev.title = 'Previous version (←)';
+      prev.setAttribute('aria-label', 'Previous version of this reply');
+      prev.disabled = at === 0 || !canSend();
+      const next = H.button('›', 'swipe-next');
+      next.title = 'Next version (→)';
+      next.setAttribute('aria-label', 'Next version of this reply');
+      next.disabled = at === turns.length - 1 || !canSend();
+      row.append(prev, make('span', 'swipe-count', `${at + 1}/${turns.length}`), next);
+    }
     const btn = make('button', 'regen', '↻');
     btn.type = 'button';
-    btn.title = 'Regenerate this reply';
+    btn.title = 'Write this reply again (the old one is kept)';
     btn.setAttribute('aria-label', 'Regenerate this reply');
     btn.disabled = !canSend();
-    last.append(btn);
+    row.append(btn);
+    last.append(row);
   }
 
   function renderRooms(s) {
@@ -103,16 +161,40 @@
     els.rooms.replaceChildren(...options);
   }
 
+  function renderBranches(s) {
+    const branches = Array.isArray(s.branches) ? s.branches : [];
+    els.branches.hidden = !branches.length && !s.branch;
+    const options = [new Option('Original chat', '', false, !s.branch)];
+    for (const b of branches) options.push(new Option(`⑂ ${b.title}`, b.id, false, b.id === s.branch));
+    els.branches.replaceChildren(...options);
+  }
+
+  function renderAvatar(persona) {
+    els.avatar.replaceChildren();
+    if (persona.avatar) {
+      const img = document.createElement('img');
+      img.src = persona.avatar;                  // a same-origin /app URL from the server
+      img.alt = '';
+      els.avatar.append(img);
+    } else {
+      els.avatar.textContent = (persona.name || '?').trim().charAt(0).toUpperCase();
+    }
+  }
+
   function render(s) {
     const persona = s.persona || { id: 'default', name: 'Hearth' };
     els.name.textContent = persona.name;
+    renderAvatar(persona);
+    renderBranches(s);
+    $('#branch-badge').hidden = !s.branch;
     document.title = `${persona.name} · Hearth`;
     const model = s.model || {};
     els.badge.hidden = !model.offline;
     els.badge.textContent = model.label || 'Offline model';
     els.badge.title = model.offline ? `Replies come from ${model.label || 'an offline model'}, not Claude` : '';
     const personas = Array.isArray(s.personas) && s.personas.length ? s.personas : [persona];
-    els.picker.replaceChildren(...personas.map((p) => new Option(p.name, p.id, false, p.id === persona.id)));
+    els.picker.replaceChildren(...personas.map(
+      (p) => new Option(p.private ? `${p.name} (yours)` : p.name, p.id, false, p.id === persona.id)));
     renderRooms(s);
     els.account.textContent = s.guest ? 'Sign in' : s.username;
     els.account.dataset.user = s.guest ? '' : s.username;
@@ -129,7 +211,7 @@
       const fallback = m.role === 'user' ? state.userName : persona.name;
       addMessage({
         role: m.role, name: m.name || fallback, text: m.text, sentAt: m.sent_at, turn: m.turn, id: m.id,
-        greeting: m.id === 'm0' && m.role === 'assistant',
+        greeting: m.id === 'm0' && m.role === 'assistant', mine: m.mine, swipes: m.swipes,
       });
     }
   }
@@ -139,8 +221,10 @@
 
   function refreshControls() {
     els.send.disabled = !canSend();
+    els.stop.hidden = !state.pending;
     els.picker.disabled = Boolean(state.pending) || !state.session;
     els.rooms.disabled = Boolean(state.pending) || !state.session;
+    els.branches.disabled = Boolean(state.pending) || !state.session;
     els.list.setAttribute('aria-busy', state.pending ? 'true' : 'false');
     updateRegen();
   }
@@ -192,7 +276,7 @@
     if (!canSend()) return;
     const persona = state.session.persona || {};
     state.ws.send(JSON.stringify({ type: 'message', text, persona: persona.id }));
-    const userEl = addMessage({ role: 'user', name: state.userName, text });
+    const userEl = addMessage({ role: 'user', name: state.userName, text, mine: true });
     els.composer.value = '';
     autosize();
     updateCounter();
@@ -202,7 +286,7 @@
   function regenerate(bubble) {
     if (!canSend() || !bubble || !bubble.dataset.turn) return;
     state.ws.send(JSON.stringify({ type: 'regenerate', turn: bubble.dataset.turn }));
-    state.pending = { bubble, prevText: textOf(bubble).textContent, prevTurn: bubble.dataset.turn };
+    state.pending = { bubble, prevText: raw.get(bubble) ?? '', prevTurn: bubble.dataset.turn };
     textOf(bubble).textContent = '';
     bubble.dataset.streaming = 'true';
     refreshControls();
@@ -216,7 +300,7 @@
       const { bubble } = p;
       delete bubble.dataset.streaming;
       if (p.prevText !== undefined) {            // failed regenerate: put the old reply back
-        textOf(bubble).textContent = p.prevText;
+        setText(bubble, p.prevText);
         bubble.dataset.turn = p.prevTurn;
       } else if (!textOf(bubble).textContent) {
         bubble.remove();                         // nothing streamed: no empty bubble
@@ -224,7 +308,8 @@
         bubble.dataset.incomplete = 'true';      // keep the partial text, marked as cut off
       }
     }
-    addError(errorMessage, code);
+    if (p && p.stopped) addError('Stopped. Nothing was written yet, so no reply was kept.', 'stopped');
+    else addError(errorMessage, code);
     refreshControls();
   }
 
@@ -237,12 +322,17 @@
     } else if (frame.type === 'done') {
       if (!state.pending) startReply();
       const { bubble, userEl } = state.pending;
-      if (typeof frame.reply === 'string') textOf(bubble).textContent = frame.reply;
+      if (typeof frame.reply === 'string') setText(bubble, frame.reply);
+      else setText(bubble, textOf(bubble).textContent);
       if (frame.turn) {
         bubble.dataset.turn = frame.turn;
         if (userEl) userEl.dataset.turn = frame.turn;
         updateInspect(bubble);
       }
+      if (userEl && frame.message) setId(userEl, frame.message);
+      if (frame.reply_message) setId(bubble, frame.reply_message);
+      const turns = frame.swipes && Array.isArray(frame.swipes.turns) ? frame.swipes.turns : [];
+      if (turns.length > 1) bubble.dataset.swipes = JSON.stringify(turns); else delete bubble.dataset.swipes;
       delete bubble.dataset.streaming;
       state.pending = null;
       refreshControls();
@@ -298,7 +388,7 @@
 
   async function loadSession() {
     const qs = new URLSearchParams();
-    for (const key of ['persona', 'room']) if (params().get(key)) qs.set(key, params().get(key));
+    for (const key of ['persona', 'room', 'branch']) if (params().get(key)) qs.set(key, params().get(key));
     const query = qs.toString() ? `?${qs}` : '';
     let session;
     try {
@@ -306,6 +396,8 @@
       if (!session || !session.chat) throw new Error('the session has no chat');
     } catch (err) {
       if (err.code === 'room_not_found') { setParam('room', null); return loadSession(); }
+      if (err.code === 'branch_not_found') { setParam('branch', null); return loadSession(); }
+      if (err.code === 'persona_not_found') { setParam('persona', null); return loadSession(); }
       const text = `Could not load the chat (${err.message}). Retrying…`;
       if (state.loadError && state.loadError.isConnected) state.loadError.textContent = text;
       else state.loadError = addError(text, 'session_unavailable');
@@ -338,6 +430,7 @@
       const made = await H.api('POST', '/app/rooms', { name });
       roomDialog.close();
       setParam('room', made.room.slug);
+      setParam('branch', null);
       await loadSession();
       H.toast(`Room “${made.room.title}” created.`, 'ok');
     } catch (err) {
@@ -347,22 +440,166 @@
 
   // ---- wiring --------------------------------------------------------------------------
   els.form.addEventListener('submit', (e) => { e.preventDefault(); sendMessage(); });
+  // Enter sends, Shift+Enter adds a line; on a phone (coarse pointer) the keyboard's return adds
+  // a line and the Send button sends.
+  const phoneKeys = () => coarse.matches;
+  function syncEnterHint() {
+    els.composer.enterKeyHint = phoneKeys() ? 'enter' : 'send';
+    $('#composer-hint').textContent = 'Enter to send · Shift+Enter for a new line';
+  }
+  syncEnterHint();
+  coarse.addEventListener('change', syncEnterHint);
   els.composer.addEventListener('keydown', (e) => {
     // isComposing / 229: Enter that confirms an IME candidate (e.g. Vietnamese, CJK) must not send.
-    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && e.keyCode !== 229) {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && e.keyCode !== 229 && !phoneKeys()) {
       e.preventDefault();
       sendMessage();
     }
+  });
+  els.stop.addEventListener('click', () => {
+    if (!state.pending || !state.ws) return;
+    state.pending.stopped = true;
+    state.ws.send(JSON.stringify({ type: 'stop' }));
+  });
+
+  // ---- message actions -----------------------------------------------------------------
+  const chatUrl = () => `/app/chats/${encodeURIComponent(state.session.chat)}`;
+
+  async function copyMessage(el, btn) {
+    const text = raw.get(el) ?? textOf(el).textContent;
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch {
+      const area = H.make('textarea', 'visually-hidden', text);   // clipboard API refused: old way
+      document.body.append(area);
+      area.select();
+      document.execCommand('copy');
+      area.remove();
+    }
+    btn.textContent = 'Copied';
+    setTimeout(() => { btn.textContent = 'Copy'; }, 1500);
+  }
+
+  function editMessage(el) {
+    if (el.querySelector('.msg-edit')) return;
+    const form = make('form', 'msg-edit');
+    const area = make('textarea', 'msg-edit-text');
+    area.value = raw.get(el) ?? '';
+    area.rows = Math.min(10, Math.max(2, area.value.split('\n').length));
+    area.setAttribute('aria-label', 'Edit your message');
+    const err = make('p', 'form-error');
+    err.hidden = true;
+    err.setAttribute('role', 'alert');
+    const save = make('button', 'primary', 'Save');
+    save.type = 'submit';
+    const cancel = H.button('Cancel', null, () => { form.remove(); textOf(el).hidden = false; });
+    const row = make('div', 'buttons');
+    row.append(cancel, save);
+    form.append(area, err, row);
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      try {
+        const got = await H.api('PUT', `${chatUrl()}/messages/${encodeURIComponent(el.dataset.id)}`, { text: area.value });
+        setText(el, got.message.text);
+        form.remove();
+        textOf(el).hidden = false;
+      } catch (error) {
+        H.showError(err, error);
+      }
+    });
+    textOf(el).hidden = true;
+    textOf(el).after(form);
+    area.focus();
+  }
+
+  async function deleteMessage(el) {
+    const ok = await H.confirm({ title: 'Delete this message?', text: 'It is removed from the chat for good.', ok: 'Delete' });
+    if (!ok) return;
+    try {
+      await H.api('DELETE', `${chatUrl()}/messages/${encodeURIComponent(el.dataset.id)}`);
+      el.remove();
+      refreshControls();
+    } catch (err) {
+      addError(err.message, err.code);
+    }
+  }
+
+  async function branchFrom(el) {
+    try {
+      const got = await H.api('POST', `${chatUrl()}/branches`, { message: el.dataset.id });
+      setParam('branch', got.branch.id);
+      await loadSession();
+      H.toast('New branch: the chat up to that message. Memories stay shared.', 'ok');
+    } catch (err) {
+      addError(err.message, err.code);
+    }
+  }
+
+  async function swipe(step) {
+    const last = lastMessage();
+    if (!last || last.dataset.role !== 'assistant' || !canSend()) return;
+    const turns = swipesOf(last);
+    const at = turns.indexOf(last.dataset.turn);
+    if (step > 0 && (turns.length < 2 || at === turns.length - 1)) { regenerate(last); return; }
+    const target = turns[at + step];
+    if (at < 0 || !target) return;
+    try {
+      const got = await H.api('POST', `${chatUrl()}/turns/${encodeURIComponent(target)}/choose`);
+      last.dataset.turn = got.message.turn || target;
+      setId(last, got.message.id);
+      last.dataset.swipes = JSON.stringify(got.swipes.turns);
+      setText(last, got.message.text);
+      updateRegen();
+    } catch (err) {
+      addError(err.message, err.code);
+    }
+  }
+
+  document.addEventListener('keydown', (e) => {
+    if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
+    if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || document.querySelector('dialog[open]')) return;
+    const t = e.target;
+    const typing = t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
+    if (typing && !(t === els.composer && !els.composer.value)) return;
+    e.preventDefault();
+    swipe(e.key === 'ArrowLeft' ? -1 : 1);
   });
   els.composer.addEventListener('input', () => { autosize(); updateCounter(); });
   els.list.addEventListener('click', (e) => {
     const regen = e.target.closest('.regen');
     if (regen) regenerate(regen.closest('.msg'));
+    const act = e.target.closest('.act');
+    if (act) {
+      const el = act.closest('.msg');
+      if (act.classList.contains('act-copy')) copyMessage(el, act);
+      else if (act.classList.contains('act-edit')) editMessage(el);
+      else if (act.classList.contains('act-delete')) deleteMessage(el);
+      else if (act.classList.contains('act-branch')) branchFrom(el);
+    }
+    // touch screens have no hover: a tap on a message shows its actions (and hides the others')
+    const tapped = e.target.closest('.msg');
+    if (tapped && !e.target.closest('button, a, textarea, form')) {
+      const on = tapped.dataset.selected !== 'true';
+      els.list.querySelectorAll('.msg[data-selected]').forEach((m) => delete m.dataset.selected);
+      if (on) tapped.dataset.selected = 'true';
+    }
+    if (e.target.closest('.swipe-prev')) swipe(-1);
+    if (e.target.closest('.swipe-next')) swipe(1);
     const inspect = e.target.closest('.inspect');
     if (inspect) H.emit('inspect', { chat: state.session.chat, turn: inspect.closest('.msg').dataset.turn });
   });
+  // the persona is chosen per room: each room remembers (in this browser) who talked there last
+  const roomKey = (room) => `hearth:persona:${(state.session && state.session.username) || 'guest'}:${room}`;
+  const remember = (room, persona) => { try { localStorage.setItem(roomKey(room), persona); } catch { /* private mode */ } };
+  const recall = (room) => { try { return localStorage.getItem(roomKey(room)); } catch { return null; } };
+  H.on('session', (s) => remember(s.room, s.persona.id));
   els.picker.addEventListener('change', () => {
-    setParam('persona', els.picker.value);
+    setParam('persona', els.picker.value === 'default' ? null : els.picker.value);
+    setParam('branch', null);
+    loadSession();
+  });
+  els.branches.addEventListener('change', () => {
+    setParam('branch', els.branches.value || null);
     loadSession();
   });
   els.rooms.addEventListener('change', () => {
@@ -374,10 +611,30 @@
       return;
     }
     setParam('room', els.rooms.value === 'main' ? null : els.rooms.value);
+    const persona = recall(els.rooms.value);
+    setParam('persona', persona && persona !== 'default' ? persona : null);
+    setParam('branch', null);
     loadSession();
   });
   $('#room-form').addEventListener('submit', createRoom);
+
+  // ---- the phone header's menu: rooms, branches and tools behind ☰ ------------------------
+  const top = $('#top');
+  const menuButton = $('#menu-button');
+  function setMenu(open) {
+    top.dataset.menu = open ? 'open' : 'closed';
+    menuButton.setAttribute('aria-expanded', String(open));
+  }
+  menuButton.addEventListener('click', (e) => { e.stopPropagation(); setMenu(top.dataset.menu !== 'open'); });
+  $('#top-menu').addEventListener('click', (e) => { if (e.target.closest('button')) setMenu(false); });
+  $('#top-menu').addEventListener('change', () => setMenu(false));
+  document.addEventListener('click', (e) => { if (!top.contains(e.target)) setMenu(false); });
+  document.addEventListener('keydown', (e) => { if (e.key === 'Escape') setMenu(false); });
   $('#room-cancel').addEventListener('click', () => roomDialog.close());
+  document.addEventListener('click', (e) => {      // a tap elsewhere hides a message's actions
+    if (!e.target.closest || e.target.closest('.msg')) return;
+    els.list.querySelectorAll('.msg[data-selected]').forEach((m) => delete m.dataset.selected);
+  });
   window.addEventListener('online', () => { if (!state.ws && state.session) connect(); });
 
   loadSession();

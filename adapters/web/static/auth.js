@@ -3,6 +3,9 @@
  *   POST /app/signin | /app/signup {username, password} -> sets the session cookie
  *   POST /app/link-code -> {code, command, expires_in}
  *   POST /app/signout {everywhere?}
+ *   POST /app/guest-chat/ticket (as the guest, before) -> {ticket, has_chat}
+ *   POST /app/guest-chat/move {ticket} (signed in, after) -> {room, moved}
+ * A guest's chat moves into the account at sign-up; at sign-in it moves when the person says so.
  * After any of them the page reloads its session (a new chat, a new CSRF token).
  */
 'use strict';
@@ -45,10 +48,29 @@
     }
     els.submit.disabled = true;
     try {
+      const s = H.state.session;
+      let claim = null;
+      if (s && s.guest) claim = await H.api('POST', '/app/guest-chat/ticket').catch(() => null);
       await H.api('POST', `/app/${mode}`, { username, password });
+      await H.reloadSession();                   // the account's session and CSRF token
+      let moved = null;
+      if (claim && claim.has_chat) {
+        const bring = mode === 'signup' || await H.confirm({
+          title: 'Bring your guest chat?',
+          text: 'You chatted here before signing in. Move that conversation into your account (as a room “Guest chat”)?',
+          ok: 'Bring it', cancel: 'Leave it',
+        });
+        if (bring) moved = await H.api('POST', '/app/guest-chat/move', { ticket: claim.ticket });
+      }
       dlg.close();
-      await H.reloadSession();
-      H.toast(mode === 'signup' ? `Welcome, ${username}! Your chats are remembered now.` : `Signed in as ${username}.`, 'ok');
+      if (moved && moved.room && moved.room !== 'main') {
+        const url = new URL(location.href);
+        url.searchParams.set('room', moved.room);
+        history.replaceState(null, '', url);
+      }
+      if (moved) await H.reloadSession();
+      const kept = moved && moved.moved ? ' Your guest chat came along.' : '';
+      H.toast(mode === 'signup' ? `Welcome, ${username}!${kept}` : `Signed in as ${username}.${kept}`, 'ok');
       H.emit('signed-in', username);
     } catch (err) {
       H.showError(els.error, err);

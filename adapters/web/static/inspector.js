@@ -57,7 +57,7 @@
     const total = r.slots.reduce((n, s) => n + s.tokens, 0);
     const rows = r.slots.map((s) => ({
       attrs: { slot: s.name },
-      cells: [s.name, String(s.messages), num(s.tokens), s.stable ? 'cached prefix' : 'changes each reply'],
+      cells: [s.name, String(s.messages), num(s.tokens), s.stable ? 'same each reply (cached)' : 'changes each reply'],
     }));
     rows.push({ attrs: { slot: 'total' }, cells: ['total', '', num(total), ''] });
     return section('Slots, in order', 'ins-slots', table(['slot', 'messages', 'tokens', ''], rows, 'slots'));

@@ -220,15 +220,22 @@
     input.value = '';
     if (!file) return;
     const name = file.name.replace(/\.[^.]+$/, '');
+    const problem = $('#lore-import-error');
+    H.showError(problem, null);
     try {
       const made = await H.api('POST', `/app/lorebooks?name=${encodeURIComponent(name)}`, undefined,
         { raw: await file.arrayBuffer(), type: typeOf(file) });
+      // an imported book is attached to this chat at once (issue 16): no box to tick first
+      const set = new Set(books.filter((b) => b.attached).map((b) => b.id));
+      set.add(made.id);
+      await H.api('PUT', `/app/chats/${encodeURIComponent(chat())}/lorebooks`, { books: [...set] });
       const ignored = made.report && made.report.length ? `; ${made.report.length} thing(s) ignored, see the report` : '';
-      H.toast(`Imported “${made.name}” with ${made.entries} entries${ignored}.`, made.report && made.report.length ? 'info' : 'ok');
+      H.toast(`Imported “${made.name}” (${made.entries} entries), attached to this chat${ignored}.`, made.report && made.report.length ? 'info' : 'ok');
       await loadBooks();
       await openBook(made.id);
     } catch (err) {
-      H.toast(`Import failed: ${err.message}`, 'error');
+      // shown next to the Import button, inside the sheet (a toast would sit under the dialog)
+      H.showError(problem, new Error(`Could not import ${file.name}: ${err.message}`));
     }
   }
 

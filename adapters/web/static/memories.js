@@ -77,7 +77,7 @@
   function stateTag(m) {
     if (m.pinned) return tag('pinned', 'pinned', 'Always sent with every reply; never goes dormant');
     if (!data.decay) return tag('active', 'active', 'Decay is off: every memory stays active');
-    const days = plural(m.unused_days, 'unused day', 'unused days');
+    const days = m.unused_days ? `not used for ${plural(m.unused_days, 'chat day', 'chat days')}` : 'used today';
     if (m.state === 'dormant') {
       return tag(`dormant · ${days}`, 'dormant', 'Kept and searchable; comes back when the talk touches it');
     }
@@ -92,7 +92,9 @@
     const meta = make('div', 'mem-meta');
     meta.append(stateTag(m));
     if (m.recent) meta.append(tag('recent', 'recent', 'Updated in the last 7 days'));
-    if (m.protected) meta.append(tag('protected', 'protected', 'Added or edited by a person: never forgotten for room'));
+    if (m.protected) {
+      meta.append(tag('kept by you', 'protected', 'Added or edited by a person: never dropped to make room'));
+    }
     if (m.source === 'model') meta.append(tag('saved by the persona', 'source'));
     const actions = make('div', 'mem-actions');
     actions.append(

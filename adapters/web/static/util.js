@@ -7,7 +7,7 @@
  *   api(method, url, body?, {raw, type})  fetch JSON; sends X-CSRF-Token on state changes;
  *                        throws Error{status, code, message} with the API's error body
  *   make(tag, cls, text) an element whose text is set with textContent (never HTML)
- *   toast(text, kind)    a short notice (DEC-11 memory notices, saves, errors)
+ *   toast(text, kind)    a short notice (DEC-11 memory notices, saves), shown above any open dialog
  *   confirm({title, text, ok, cancel})  -> Promise<boolean>
  *   formatTime(el, date) fills a <time> element
  * Safety: every piece of user, model or file text is set with textContent / text nodes.
@@ -78,18 +78,34 @@
     }
   };
 
-  H.toast = (text, kind = 'info', ms = 7000) => {
+  // Toasts show above everything: while a modal <dialog> is open (the top layer; the page under it
+  // is inert) the toast region moves into that dialog, and back to the page when it closes.
+  // Few (2), short (4 s), and click-through, so they never hide a button.
+  const topDialog = () => [...document.querySelectorAll('dialog[open]')].filter((d) => d.matches(':modal')).pop();
+
+  function placeToasts(box) {
+    const host = topDialog() || document.body;
+    if (box.parentElement !== host) host.append(box);
+  }
+
+  H.toast = (text, kind = 'info', ms = 4000) => {
     const box = document.getElementById('toasts');
+    placeToasts(box);
     const el = H.make('div', `toast toast-${kind}`, text);
     el.setAttribute('role', kind === 'error' ? 'alert' : 'status');
     const close = H.button('×', 'toast-close', () => el.remove());
     close.setAttribute('aria-label', 'Dismiss');
     el.append(close);
     box.append(el);
-    while (box.children.length > 4) box.firstElementChild.remove();   // keep the newest few
+    while (box.children.length > 2) box.firstElementChild.remove();   // keep the newest two
     setTimeout(() => el.remove(), ms);
     return el;
   };
+
+  document.addEventListener('close', (e) => {
+    const box = document.getElementById('toasts');
+    if (box && e.target instanceof HTMLDialogElement && e.target.contains(box)) placeToasts(box);
+  }, true);
 
   H.confirm = ({ title, text, ok = 'OK', cancel = 'Cancel' }) => new Promise((resolve) => {
     const dlg = document.getElementById('confirm-dialog');
@@ -124,6 +140,13 @@
   H.showError = (el, err) => {
     el.textContent = err ? (err.message || String(err)) : '';
     el.hidden = !err;
+  };
+
+  const showModal = HTMLDialogElement.prototype.showModal;
+  HTMLDialogElement.prototype.showModal = function showModalWithToasts() {
+    showModal.call(this);
+    const box = document.getElementById('toasts');
+    if (box && box.children.length) placeToasts(box);   // notices already showing stay visible
   };
 
   // Close a modal dialog by clicking its backdrop.

@@ -6,12 +6,14 @@ import ast
 from datetime import UTC, datetime
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from engine.errors import InvalidInput
 from engine.model import Persona, StoredMessage
-from engine.offline import OFFLINE_LABEL, offline_reply
+from engine.offline import OFFLINE_LABEL, offline_reply, remembered_fact
 from engine.prompt import MemoryLine, PromptMessage, PromptParts, assemble_prompt
+from engine.tools import ToolExchange, ToolResult
 from engine.validate import TextLimits, check_text, qualify_id
 from engine.window import Window
 
@@ -138,3 +140,35 @@ def test_c1_engine_never_imports_io_clock_or_environment() -> None:
                 names = [node.module]
             offenders += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] in BANNED]
     assert offenders == []
+
+
+# --- issue 16: "remember that …" anywhere, no memory ids shown --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("Remember that my sister is called Ana", "My sister is called Ana"),
+        ("Oh by the way, remember that Mochi hates cucumbers. How are you?", "Mochi hates cucumbers"),
+        ("Juno: please remember that I take my tea without sugar!", "I take my tea without sugar"),
+        ("Hi! Можешь запомни что я живу в Казани.", "Я живу в Казани"),
+    ],
+)
+def test_offline_model_understands_remember_that_anywhere(said: str, fact: str) -> None:
+    assert remembered_fact(said) == fact
+
+
+@pytest.mark.parametrize("said", ["Do you remember me?", "I can't remember where I left my keys", "hello"])
+def test_offline_model_saves_nothing_without_a_request(said: str) -> None:
+    assert remembered_fact(said) is None
+
+
+def test_offline_model_never_shows_memory_ids() -> None:
+    parts = _prompt("remember that the café opens at nine")
+    said = "I'll remember that: “The café opens at nine” [mem-0f6b1d7ca9]."
+    result = ToolResult(call_id="c1", content=said)
+    exchange = ToolExchange(text="", calls=(), results=(result,))
+    prompt = msgspec.structs.replace(assemble_prompt(parts), exchanges=(exchange,))
+    reply = offline_reply(prompt, "Ember")
+    assert "I'll remember that: “The café opens at nine”." in reply
+    assert "mem-" not in reply and "[" not in reply.split("]", 1)[1]
