@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, expect
 
-from tests.e2e.test_web_app import browser, last_call, new_name, open_page, say, shot, sign_up
+from tests.e2e.test_web_app import last_call, new_name, open_page, say, shot, sign_up
 from tests.fakes.anthropic_server import FakeAnthropic, Reply
 from tests.fixtures.servers import WebApp
 

@@ -23,7 +23,6 @@ from adapters.cards import decode_card
 from tests.e2e.test_web_app import (
     PASSWORD,
     TIMEOUT,
-    browser,  # noqa: F401 - the fixture
     in_menu,
     last_call,
     new_name,
@@ -42,7 +41,7 @@ SIZES = {"phone": (390, 844), "desktop": (1366, 900)}
 
 
 def address() -> str:
-    """A client address of its own (the test apps trust X-Forwarded-For from loopback: HEARTH_TRUSTED_PROXIES), so the sign-up
+    """A client address of its own (the test apps trust loopback proxies), so the sign-up
     limit per address counts each test's people apart, as it would real visitors."""
     return f"10.{secrets.randbelow(256)}.{secrets.randbelow(256)}.{secrets.randbelow(254) + 1}"
 
@@ -152,7 +151,7 @@ async def within_viewport(page: Page, target: Locator) -> None:
 
 
 async def test_import_a_card_as_a_persona_and_chat_with_its_greeting(
-    browser: Browser,  # noqa: F811 - the fixture of tests.e2e.test_web_app
+    browser: Browser,
     claude_app: WebApp,
     anthropic_fake: FakeAnthropic,
     size: tuple[str, int, int],
@@ -228,7 +227,7 @@ HOSTILE = (
 
 
 async def test_markdown_is_rendered_and_no_script_runs_from_a_reply(
-    browser: Browser,  # noqa: F811 - the fixture of tests.e2e.test_web_app
+    browser: Browser,
     claude_app: WebApp,
     anthropic_fake: FakeAnthropic,
     size: tuple[str, int, int],
@@ -261,7 +260,7 @@ async def test_markdown_is_rendered_and_no_script_runs_from_a_reply(
 
 
 async def test_edit_delete_stop_swipe_and_branch(
-    browser: Browser,  # noqa: F811 - the fixture of tests.e2e.test_web_app
+    browser: Browser,
     claude_app: WebApp,
     anthropic_fake: FakeAnthropic,
     size: tuple[str, int, int],
@@ -354,7 +353,7 @@ async def test_edit_delete_stop_swipe_and_branch(
 
 
 async def test_a_dialog_error_is_visible_on_a_phone(
-    browser: Browser,  # noqa: F811 - the fixture of tests.e2e.test_web_app
+    browser: Browser,
     claude_app: WebApp,
     size: tuple[str, int, int],
 ) -> None:
@@ -396,7 +395,7 @@ async def test_a_dialog_error_is_visible_on_a_phone(
 
 
 async def test_a_guest_chat_is_kept_at_sign_up_and_when_asked_at_sign_in(
-    browser: Browser,  # noqa: F811 - the fixture of tests.e2e.test_web_app
+    browser: Browser,
     claude_app: WebApp,
     anthropic_fake: FakeAnthropic,
     size: tuple[str, int, int],
@@ -451,7 +450,7 @@ async def test_a_guest_chat_is_kept_at_sign_up_and_when_asked_at_sign_in(
 
 
 async def test_shift_enter_adds_a_line_and_a_phone_keyboards_return_too(
-    browser: Browser,  # noqa: F811 - the fixture of tests.e2e.test_web_app
+    browser: Browser,
     claude_app: WebApp,
     anthropic_fake: FakeAnthropic,
 ) -> None:
