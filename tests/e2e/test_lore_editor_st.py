@@ -18,7 +18,6 @@ from tests.fakes.anthropic_server import FakeAnthropic, Reply
 from tests.fixtures.servers import WebApp
 
 pytestmark = [pytest.mark.e2e]
-__all__ = ["browser"]  # the fixture, imported for this module
 
 
 def book_file(tmp_path: Path) -> Path:
