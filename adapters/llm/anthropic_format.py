@@ -17,11 +17,18 @@ from typing import Any
 
 import msgspec
 
+from adapters.llm.tokens import offline_count
 from engine.model import ModelSettings
 from engine.prompt import Prompt
 from engine.tools import ToolExchange, ToolSpec
 
-__all__ = ["CONVERSATION_OPENER", "SYSTEM_NOTE", "to_messages_request", "tool_definitions"]
+__all__ = [
+    "CONVERSATION_OPENER",
+    "SYSTEM_NOTE",
+    "estimate_request",
+    "to_messages_request",
+    "tool_definitions",
+]
 
 SYSTEM_NOTE = "[System note: {text}]"
 CONVERSATION_OPENER = "[The conversation begins.]"
@@ -102,3 +109,17 @@ def to_messages_request(
     if tools:
         request["tools"] = tool_definitions(tools)
     return request
+
+
+def estimate_request(request: dict[str, Any]) -> int:
+    """The offline estimate of the input a request sends (text blocks, other blocks and tools as JSON).
+
+    Counted per block with the cached ``offline_count``, so a window's blocks cost nothing the
+    second time; compared with the reported usage it gives the counter its ratio.
+    """
+    blocks: list[Any] = [*request.get("system", ())]
+    for turn in request["messages"]:
+        blocks.extend(turn["content"])
+    texts = [b["text"] if b.get("type") == "text" else msgspec.json.encode(b).decode() for b in blocks]
+    texts += [msgspec.json.encode(t).decode() for t in request.get("tools", ())]
+    return sum(offline_count(t) for t in texts)
