@@ -68,7 +68,7 @@ from engine.service.turn import (
 from engine.summary import SummaryState, prompt_summaries
 from engine.tools import ARCHIVE_TOOLS, MEMORY_TOOLS, SearchArchiveInput, ToolCall, ToolExchange, ToolResult
 from engine.validate import TextLimits, check_text
-from engine.window import WindowPolicy, select_window
+from engine.window import WindowPolicy, live_window
 
 __all__ = [
     "Accepted",
@@ -373,9 +373,7 @@ class ChatService:
         summary = inputs.summary if self.summaries else SummaryState()
         # SUM-3: summarized messages reach the prompt only through their tiers, never twice
         candidates = [m for m in inputs.messages if m.position > summary.upto]
-        window = select_window(
-            candidates[-self.policy.window.max_messages :], self.policy.window, settings.context_window
-        )
+        window = live_window(candidates, self.policy.window, settings.context_window)
         answers = answered_ids(window.messages, answered)
         # memories (Redis reads, maybe the embedding) run while the lorebooks are scanned
         memory_task = asyncio.ensure_future(self._memories(persona, answered, window.messages, answers))

@@ -127,6 +127,7 @@ def prompt_parts(
         ),
         user_name=answered.name,
         documents=memory.documents,
+        answering=len(set(answered_ids(window.messages, answered)) & {m.id for m in window.messages}),
     )
 
 
