@@ -41,6 +41,7 @@ PER_MESSAGE = 4
 SAFETY = 1.08  # on top of the learned ratio (LORE-11: a budget errs on the high side)
 RATIO_WEIGHT = 0.3  # how much one reply moves the learned ratio
 RATIO_BOUNDS = (0.4, 3.0)  # a reported ratio outside this is a misreport and ignored
+RATIO_STEP = 0.05  # a learned ratio is stored again once it moved this much (rare writes)
 _MEMO = 50_000
 
 
@@ -114,6 +115,7 @@ class LearnedTokenCounter:
         self.name = f"cl100k×1.25×learned:{model}"
         self.model = model
         self.ratio: float | None = None
+        self._stored: float | None = None
         self._safety = safety
 
     def _factor(self) -> float:
@@ -130,10 +132,10 @@ class LearnedTokenCounter:
     def use_ratio(self, ratio: float | None) -> None:
         """Adopt the ratio stored in Redis (any process may have learned it)."""
         if ratio is not None and RATIO_BOUNDS[0] <= ratio <= RATIO_BOUNDS[1]:
-            self.ratio = ratio
+            self.ratio = self._stored = ratio
 
     def learn(self, estimated: int, reported: int) -> float | None:
-        """Fold one reply's ``reported / estimated`` in; returns the new ratio when it moved ≥ 1%.
+        """Fold one reply's ``reported / estimated`` in; returns it to store once it moved ``RATIO_STEP``.
 
         Args:
             estimated: the offline estimate of everything the request sent.
@@ -147,4 +149,7 @@ class LearnedTokenCounter:
         old = self.ratio
         new = seen if old is None else old + RATIO_WEIGHT * (seen - old)
         self.ratio = new
-        return new if old is None or abs(new - old) >= 0.01 * old else None
+        if self._stored is not None and abs(new - self._stored) < RATIO_STEP * self._stored:
+            return None
+        self._stored = new
+        return new
