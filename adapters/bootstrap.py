@@ -20,7 +20,7 @@ from adapters.cards.persona import persona_from_card, slug
 from adapters.clock import SystemClock
 from adapters.llm.offline import OfflineChatModel
 from adapters.llm.stopping import StoppableModel
-from adapters.llm.tokens import OfflineTokenCounter
+from adapters.llm.tokens import OfflineTokenCounter, warm_tokenizer
 from adapters.web.accounts import Accounts
 from adapters.web.app import create_app
 from adapters.web.session import SessionSigner
@@ -100,10 +100,10 @@ def _model(settings: Settings, redis: aioredis.Redis, keys: KeyBuilder) -> tuple
         return OfflineChatModel(delay_ms=settings.offline_delay_ms), OfflineTokenCounter()
     # Imported only when a key is set: the SDK is slow to import and offline runs never need it.
     from adapters.llm.anthropic import AnthropicChatModel
-    from adapters.llm.tokens import AnthropicTokenCounter
+    from adapters.llm.tokens import LearnedTokenCounter
 
-    model = AnthropicChatModel.from_settings(settings)
-    return model, AnthropicTokenCounter(model.client, redis, settings.model, keys)
+    # no count_tokens request on a turn's path: the estimate learns its ratio from usage (issue 12)
+    return AnthropicChatModel.from_settings(settings), LearnedTokenCounter(settings.model)
 
 
 def _memory(settings: Settings, redis: aioredis.Redis, keys: KeyBuilder, embedder: Any) -> MemoryDesk:
@@ -209,6 +209,7 @@ async def install_personas(hearth: Hearth) -> None:
     for persona in personas:
         await hearth.service.personas.put(persona)
         log.info("persona %r (%s) loaded", persona.id, persona.name)
+    warm_tokenizer()  # cl100k loads now, not inside the first turn that counts (issue 12)
     if hearth.service.memory is not None:  # the scorer's background vectors, before the first reply
         await hearth.service.memory.recall.warm()
 

@@ -64,6 +64,10 @@ class NoRecall:
         """No embedder: documents are not searched."""
         return ()
 
+    async def has_documents(self, persona: str) -> bool:
+        """No embedder: documents are not searched."""
+        return False
+
     async def embed_passages(self, texts: Sequence[str]) -> None:
         """No embedder."""
         return
@@ -176,6 +180,12 @@ class EmbeddingRecall:
         return tuple(texts[i] for i, s in ranked if s >= self._scorer.threshold and i in texts)[
             : self._chunks
         ]
+
+    async def has_documents(self, persona: str) -> bool:
+        """Whether the persona has documents to search (cached like ``documents``: mostly no IO)."""
+        if self._documents is None:
+            return False
+        return bool(await self._document_cache(persona, self._embedder.dim))
 
     def forget_documents(self, persona: str) -> None:
         """Drop this process's cached documents of a persona (it just uploaded one)."""

@@ -17,6 +17,7 @@ from engine.lorebook import CompiledBook, LoreState
 from engine.model import ModelSettings, Persona, StoredMessage, Turn
 from engine.prompt import Prompt
 from engine.requestlog import RequestLog, Usage
+from engine.summary import SummaryState
 from engine.tools import ToolCall, ToolSpec
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "PersonaStore",
     "TextDelta",
     "TokenCounter",
+    "TurnInputs",
     "TurnStore",
 ]
 
@@ -43,11 +45,16 @@ class TextDelta(msgspec.Struct, frozen=True, kw_only=True, tag="delta"):
 
 
 class ModelDone(msgspec.Struct, frozen=True, kw_only=True, tag="done"):
-    """The model finished; usage and how many attempts the request took."""
+    """The model finished; usage and how many attempts the request took.
+
+    ``estimated_input`` is the offline estimate of everything the request sent (0: unknown); with
+    the reported usage it teaches the ``TokenCounter`` its ratio (LORE-11).
+    """
 
     usage: Usage
     stop_reason: str | None = None
     attempts: int = 1
+    estimated_input: int = 0
 
 
 ModelEvent = TextDelta | ToolCall | ModelDone
@@ -65,6 +72,24 @@ class NewMessage(msgspec.Struct, frozen=True, kw_only=True):
     persona: str
     reply_to: str | None = None
     guest: bool = False
+
+
+class TurnInputs(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything a turn reads before its LLM call, read in one round trip (``ChatStore.turn_inputs``).
+
+    ``answered`` is the oldest pending message at or before the asked position (None: nothing
+    pending), or with ``pending=False`` None and the window ends at the asked position.
+    """
+
+    answered: StoredMessage | None
+    messages: tuple[StoredMessage, ...] = ()  # the newest ``limit`` up to the answered one, oldest first
+    count: int = 0  # messages in the log up to the answered one
+    attached: tuple[str, ...] = ()  # lorebooks attached to the chat
+    lore_state: LoreState = msgspec.field(default_factory=LoreState)
+    summary: SummaryState = msgspec.field(default_factory=SummaryState)
+    persona_version: int | None = None  # of the persona asked for; None: it does not exist
+    token_ratio: float | None = None  # learned for the model asked for
+    book_versions: dict[str, int] = msgspec.field(default_factory=dict)  # of the books asked for
 
 
 class Clock(Protocol):
@@ -122,7 +147,15 @@ class TokenCounter(Protocol):
         ...
 
     def estimate(self, text: str) -> int:
-        """Count one text without IO: the exact count if already known, else the offline estimate."""
+        """Count one text without IO: the offline estimate corrected by the learned ratio."""
+        ...
+
+    def use_ratio(self, ratio: float | None) -> None:
+        """Adopt a ratio learned earlier (stored; any process may have learned it)."""
+        ...
+
+    def learn(self, estimated: int, reported: int) -> float | None:
+        """Fold one reply's usage in; returns the ratio to store when it moved, else None."""
         ...
 
 
@@ -164,6 +197,35 @@ class MessageLog(Protocol):
 
 class TurnStore(Protocol):
     """Turns, their request logs and the queue of messages awaiting a reply."""
+
+    async def store_message(
+        self, chat: str, message: NewMessage, *, pending: bool, greeting: NewMessage | None
+    ) -> tuple[StoredMessage, int | None]:
+        """``MessageLog.append`` in one round trip, with the current version of ``message.persona``
+        (None: the persona does not exist)."""
+        ...
+
+    async def discard(self, chat: str, message: StoredMessage) -> None:
+        """Remove a message just stored (its persona turned out to be gone)."""
+        ...
+
+    async def turn_inputs(
+        self,
+        chat: str,
+        upto: float,
+        limit: int,
+        *,
+        pending: bool,
+        persona: str,
+        model: str,
+        books: Sequence[str] = (),
+    ) -> TurnInputs:
+        """Read a turn's inputs in one round trip (see ``TurnInputs``)."""
+        ...
+
+    async def save_token_ratio(self, model: str, ratio: float) -> None:
+        """Store a model's learned token ratio for every process's next turns."""
+        ...
 
     async def oldest_pending(self, chat: str, upto: float) -> StoredMessage | None:
         """The oldest message at or before ``upto`` that still awaits a reply."""
@@ -228,8 +290,11 @@ class LoreSource(Protocol):
         """The ids of the books attached to a chat."""
         ...
 
-    async def compiled(self, books: list[str]) -> list[CompiledBook]:
-        """Compiled books for ``books`` (unknown ids skipped), cached per book version."""
+    async def compiled(self, books: list[str], versions: dict[str, int] | None = None) -> list[CompiledBook]:
+        """Compiled books for ``books`` (unknown ids skipped), cached per book version.
+
+        ``versions`` already read (``TurnInputs.book_versions``) are not read again.
+        """
         ...
 
     async def state(self, chat: str) -> LoreState:
@@ -242,6 +307,10 @@ class PersonaStore(Protocol):
 
     async def get(self, persona: str) -> Persona | None:
         """The persona, or None."""
+        ...
+
+    async def versioned(self, persona: str) -> tuple[int, Persona] | None:
+        """The persona and its version (bumped by every change), or None."""
         ...
 
     async def put(self, persona: Persona) -> None:

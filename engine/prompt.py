@@ -2,11 +2,17 @@
 
 A prompt template is an ordered tuple of slot names. Each slot renders, from ``PromptParts``,
 zero or more provider-neutral ``PromptMessage``s. The *stable prefix* is the leading run of
-slots whose content changes rarely (persona, pinned and active memories, summaries): it ends at
-the last message of that run, which is where the LLM adapter puts the prompt-cache breakpoint.
-Everything after it (lore, the live window, recalled memories and documents) may change every
-turn. Moving a slot in a persona's template moves its content; a template that puts a
-volatile slot early simply gets a shorter stable prefix.
+slots whose content changes rarely (persona, pinned and active memories, summaries).
+
+Cache marks (issue 12) are where the LLM adapter puts prompt-cache breakpoints, so the next
+turn reads everything up to them from the provider's cache: after persona + pinned memories
+(they change least), at the end of the stable prefix, and after the window's older messages
+(everything before the messages this turn answers: the live window is append-only between
+its steps, see ``engine.window.live_window``). The default template puts what changes every
+turn after the window: lore activated by the newest messages, recalled memories, documents.
+Moving a slot in a persona's template moves its content (LORE-9): lore placed before the
+window makes every change of the activated entries re-send the window uncached, and lore
+before the persona re-sends everything (docs/BENCHMARKS.md measures each position).
 """
 
 from __future__ import annotations
@@ -39,12 +45,13 @@ SLOTS: tuple[str, ...] = (
     "pinned_memories",
     "active_memories",
     "summaries",
-    "lore",
     "window",
+    "lore",
     "recalled",
     "post_history",
 )
 DEFAULT_TEMPLATE: tuple[str, ...] = SLOTS
+MAX_CACHE_MARKS = 3  # the provider allows 4 breakpoints; one stays free
 STABLE_SLOTS: frozenset[str] = frozenset({"persona", "pinned_memories", "active_memories", "summaries"})
 
 
@@ -78,6 +85,7 @@ class PromptParts(msgspec.Struct, frozen=True, kw_only=True):
     documents: tuple[str, ...] = ()
     user_name: str = "the user"
     macros: MacroContext | None = None
+    answering: int = 1  # the newest window messages this turn answers (the rest were seen before)
 
 
 class Prompt(msgspec.Struct, frozen=True, kw_only=True):
@@ -89,6 +97,7 @@ class Prompt(msgspec.Struct, frozen=True, kw_only=True):
     messages: tuple[PromptMessage, ...]
     stable_count: int
     exchanges: tuple[ToolExchange, ...] = ()
+    cache_marks: tuple[int, ...] = ()  # indices of messages that end a part to cache (ascending)
 
     @property
     def stable_prefix(self) -> tuple[PromptMessage, ...]:
@@ -221,15 +230,24 @@ def assemble_prompt(parts: PromptParts, template: tuple[str, ...] = DEFAULT_TEMP
         template: slot names in order (see ``resolve_template``).
 
     Returns:
-        The prompt; ``stable_count`` counts the messages of the leading run of stable slots.
+        The prompt; ``stable_count`` counts the messages of the leading run of stable slots;
+        ``cache_marks`` are described in the module docstring.
     """
     messages: list[PromptMessage] = []
     stable_count = 0
     stable = True
+    marks: list[int] = []
     for slot in template:
         rendered = _RENDERERS[slot](parts)
+        if slot == "window" and len(rendered) > parts.answering:
+            marks.append(len(messages) + len(rendered) - parts.answering - 1)
         messages.extend(rendered)
         stable = stable and slot in STABLE_SLOTS
         if stable:
             stable_count = len(messages)
-    return Prompt(messages=tuple(messages), stable_count=stable_count)
+            if slot == "pinned_memories":
+                marks.append(stable_count - 1)
+    if stable_count:
+        marks.append(stable_count - 1)
+    chosen = sorted({m for m in marks if m >= 0})[-MAX_CACHE_MARKS:]
+    return Prompt(messages=tuple(messages), stable_count=stable_count, cache_marks=tuple(chosen))

@@ -11,6 +11,12 @@ Invariants:
 - apart from that single case the window's tokens never exceed the budget;
 - the window is contiguous: a message that does not fit stops the walk (no skipping back to
   smaller, older ones, which would tear the conversation).
+
+``live_window`` is what turns send (issue 12): the same window with its start rounded *up* to
+a message whose position is a multiple of ``ALIGN``, so the window only grows between two such
+steps, and the prompt's window part stays byte-identical from one turn to the next (the
+provider's prompt cache keeps reading it). The summarizer cuts at the same start, so a message
+that left the window is always summarized (SUM-1). The caps hold as for ``select_window``.
 """
 
 from __future__ import annotations
@@ -21,7 +27,9 @@ import msgspec
 
 from engine.model import StoredMessage
 
-__all__ = ["Window", "WindowPolicy", "select_window", "window_budget"]
+__all__ = ["ALIGN", "Window", "WindowPolicy", "live_window", "select_window", "window_budget"]
+
+ALIGN = 10  # user messages (about 20 log messages) between two steps of the live window
 
 
 class WindowPolicy(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -77,3 +85,31 @@ def select_window(messages: Sequence[StoredMessage], policy: WindowPolicy, conte
         used += message.tokens
     kept.reverse()
     return Window(messages=tuple(kept), tokens=used, budget=budget, dropped=len(messages) - len(kept))
+
+
+def live_window(
+    messages: Sequence[StoredMessage], policy: WindowPolicy, context_window: int, *, align: int = ALIGN
+) -> Window:
+    """``select_window``, its start moved forward to the next position that is a multiple of ``align``.
+
+    Args:
+        messages: candidate messages, oldest first.
+        policy: the window caps.
+        context_window: the model's context window in tokens.
+        align: positions between two steps (1 = no rounding: ``select_window`` itself).
+
+    Returns:
+        A suffix of ``select_window``'s window, never without the newest message; append-only
+        while new messages arrive until the natural start passes the next multiple of ``align``.
+    """
+    window = select_window(messages, policy, context_window)
+    capped = window.dropped > 0 or len(window.messages) >= policy.max_messages  # older ones may exist
+    if align <= 1 or not capped or not window.messages:
+        return window
+    start = window.messages[0].position
+    aligned = -(-int(start) // align) * align  # the first multiple of align at or after the start
+    kept = tuple(m for m in window.messages if m.position >= aligned) or window.messages[-1:]
+    if len(kept) == len(window.messages):
+        return window
+    tokens = sum(m.tokens for m in kept)
+    return Window(messages=kept, tokens=tokens, budget=window.budget, dropped=len(messages) - len(kept))

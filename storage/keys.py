@@ -34,6 +34,14 @@ class KeyBuilder(msgspec.Struct, frozen=True, kw_only=True):
         """The hash of personas by id."""
         return f"{self.prefix}:personas"
 
+    def persona_versions(self) -> str:
+        """The hash of persona id → version, bumped by every change (processes cache by it)."""
+        return f"{self.prefix}:persona_versions"
+
+    def token_ratio(self) -> str:
+        """The hash of model → learned ratio of reported to estimated input tokens (LORE-11)."""
+        return f"{self.prefix}:token_ratio"
+
     def setting(self, name: str) -> str:
         """A deployment-wide value (e.g. the generated session secret)."""
         return f"{self.prefix}:setting:{name}"

@@ -9,25 +9,35 @@ Per chat (all keys hash-tagged with the chat id, see ``storage.keys``):
 - ``turns``    HASH turn id → msgpack ``Turn``; ``answers`` HASH message id → turn id.
 - ``latest``   the id of the newest finished turn; ``req:<turn>`` the turn's request log (TTL).
 
-Every multi-key change is one MULTI/EXEC transaction (STYLE P4), so a crash leaves either the
-whole change or none of it.
+Every multi-key change is one MULTI/EXEC transaction or one script (STYLE P4), so a crash
+leaves either the whole change or none of it.
+
+Round trips (issue 12): storing a message is one script (``INCR`` and the writes together,
+pipelined with the persona's version); everything a turn reads before its LLM call is one
+pipeline (``turn_inputs``: a script over the chat's keys for the pending message, the window,
+the count, the attached books, the lore and summary state, plus the persona's version, the
+learned token ratio and the versions of the books the caller expects); finishing is one
+transaction. A script the server lost (restart, SCRIPT FLUSH) costs one more round trip.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+import hashlib
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from typing import Any
 
 import msgspec
 import redis.asyncio as aioredis
-from redis.exceptions import LockError
+from redis.exceptions import LockError, NoScriptError
 
 from engine.errors import Conflict
 from engine.lorebook import LoreState
 from engine.model import Persona, StoredMessage, Turn
-from engine.ports import NewMessage
+from engine.ports import NewMessage, TurnInputs
 from engine.requestlog import RequestLog
+from engine.summary import SummaryState
 from storage import codec
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
@@ -35,6 +45,76 @@ from storage.keys import KeyBuilder
 __all__ = ["RedisChatLock", "RedisChatStore", "RedisPersonaStore"]
 
 REQUEST_LOG_TTL = 30 * 24 * 3600
+
+# KEYS seq, msgs, log, pending; ARGV: map header, the message's fields but id and position (msgpack
+# map body), pending 1/0, the greeting's blob or ''. The id and position come from the INCR.
+_APPEND = """
+local seq = redis.call('INCR', KEYS[1])
+local id = 'm' .. seq
+local blob = ARGV[1] .. string.char(0xa2) .. 'id' .. string.char(0xa0 + #id) .. id
+  .. string.char(0xa8) .. 'position' .. string.char(0xcb) .. struct.pack('>d', seq) .. ARGV[2]
+if seq == 1 and ARGV[4] ~= '' then
+  redis.call('HSETNX', KEYS[2], 'm0', ARGV[4])
+  redis.call('ZADD', KEYS[3], 'NX', 0, 'm0')
+end
+redis.call('HSET', KEYS[2], id, blob)
+redis.call('ZADD', KEYS[3], seq, id)
+if ARGV[3] == '1' then redis.call('ZADD', KEYS[4], seq, id) end
+return seq
+"""
+
+# KEYS pending, log, msgs, lorebooks, lore_state, summary, summary_v; ARGV upto, limit, pending 1/0
+_TURN_READ = """
+local upto, answered = ARGV[1], false
+if ARGV[3] == '1' then
+  local first = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', upto, 'WITHSCORES', 'LIMIT', 0, 1)
+  if #first == 0 then return {false} end
+  answered = redis.call('HGET', KEYS[3], first[1])
+  upto = first[2]
+end
+local ids = redis.call('ZREVRANGEBYSCORE', KEYS[2], upto, '-inf', 'LIMIT', 0, tonumber(ARGV[2]))
+local msgs = #ids > 0 and redis.call('HMGET', KEYS[3], unpack(ids)) or {}
+return {answered, msgs, redis.call('ZCOUNT', KEYS[2], '-inf', upto), redis.call('GET', KEYS[4]),
+  redis.call('GET', KEYS[5]), redis.call('GET', KEYS[6]), redis.call('GET', KEYS[7])}
+"""
+
+_SCRIPTS = {
+    name: (src, hashlib.sha1(src.encode(), usedforsecurity=False).hexdigest())
+    for name, src in (("append", _APPEND), ("turn_read", _TURN_READ))
+}
+_BOOK_IDS = msgspec.json.Decoder(list[str])
+
+
+def _message_parts(message: StoredMessage) -> tuple[bytes, bytes]:
+    """A message as the append script assembles it: the map header and every field but id/position."""
+    fields = {k: v for k, v in msgspec.structs.asdict(message).items() if k not in ("id", "position")}
+    body = codec.ENCODER.encode(fields)
+    if len(fields) + 2 > 15 or body[0] != 0x80 | len(fields):
+        raise AssertionError("StoredMessage outgrew a msgpack fixmap; adapt _APPEND")
+    return bytes([0x80 | (len(fields) + 2)]), body[1:]
+
+
+async def _run_pipeline(client: aioredis.Redis, calls: Sequence[tuple[str, Sequence[Any]]]) -> list[Any]:
+    """Run ``calls`` in one pipelined round trip (scripts by name); a lost script is loaded once."""
+
+    async def once(todo: Sequence[tuple[str, Sequence[Any]]]) -> list[Any]:
+        async with client.pipeline(transaction=False) as pipe:
+            for name, args in todo:
+                if name in _SCRIPTS:
+                    pipe.execute_command("EVALSHA", _SCRIPTS[name][1], *args)
+                else:
+                    pipe.execute_command(name, *args)
+            return list(await pipe.execute(raise_on_error=False))
+
+    results = await once(calls)
+    if any(isinstance(r, NoScriptError) for r in results):
+        for src, _ in _SCRIPTS.values():
+            await client.script_load(src)
+        results = await once(calls)
+    for result in results:
+        if isinstance(result, Exception):
+            raise result
+    return results
 
 
 def _stored(chat: str, msg_id: str, position: float, message: NewMessage) -> StoredMessage:
@@ -71,21 +151,86 @@ class RedisChatStore:
         self, chat: str, message: NewMessage, *, pending: bool, greeting: NewMessage | None
     ) -> StoredMessage:
         """See ``engine.ports.MessageLog.append``."""
-        k = self._k
-        with map_redis_errors():
-            seq = int(await self._r.incr(k.chat(chat, "seq")))
-            stored = _stored(chat, f"m{seq}", float(seq), message)
-            async with self._r.pipeline(transaction=True) as tx:
-                if greeting is not None and seq == 1:
-                    hello = _stored(chat, "m0", 0.0, greeting)
-                    tx.hsetnx(k.chat(chat, "msgs"), "m0", codec.ENCODER.encode(hello))
-                    tx.zadd(k.chat(chat, "log"), {"m0": 0.0}, nx=True)
-                tx.hset(k.chat(chat, "msgs"), stored.id, codec.ENCODER.encode(stored))
-                tx.zadd(k.chat(chat, "log"), {stored.id: stored.position})
-                if pending:
-                    tx.zadd(k.chat(chat, "pending"), {stored.id: stored.position})
-                await tx.execute()
+        stored, _ = await self.store_message(chat, message, pending=pending, greeting=greeting)
         return stored
+
+    async def store_message(
+        self, chat: str, message: NewMessage, *, pending: bool, greeting: NewMessage | None
+    ) -> tuple[StoredMessage, int | None]:
+        """See ``engine.ports.TurnStore.store_message``: one script, pipelined with the version read."""
+        k = self._k
+        draft = _stored(chat, "m", 0.0, message)
+        header, body = _message_parts(draft)
+        hello = codec.ENCODER.encode(_stored(chat, "m0", 0.0, greeting)) if greeting is not None else b""
+        keys = [k.chat(chat, "seq"), k.chat(chat, "msgs"), k.chat(chat, "log"), k.chat(chat, "pending")]
+        with map_redis_errors():
+            version, seq = await _run_pipeline(
+                self._r,
+                [
+                    ("HGET", (k.persona_versions(), message.persona)),
+                    ("append", (4, *keys, header, body, "1" if pending else "0", hello)),
+                ],
+            )
+        stored = msgspec.structs.replace(draft, id=f"m{seq}", position=float(seq))
+        return stored, int(version) if version is not None else None
+
+    async def discard(self, chat: str, message: StoredMessage) -> None:
+        """See ``engine.ports.TurnStore.discard`` (the greeting goes too when the chat is new)."""
+        k = self._k
+        ids = [message.id, "m0"] if message.id == "m1" else [message.id]
+        with map_redis_errors():
+            async with self._r.pipeline(transaction=True) as tx:
+                tx.hdel(k.chat(chat, "msgs"), *ids)
+                tx.zrem(k.chat(chat, "log"), *ids)
+                tx.zrem(k.chat(chat, "pending"), message.id)
+                await tx.execute()
+
+    async def turn_inputs(
+        self,
+        chat: str,
+        upto: float,
+        limit: int,
+        *,
+        pending: bool,
+        persona: str,
+        model: str,
+        books: Sequence[str] = (),
+    ) -> TurnInputs:
+        """See ``engine.ports.TurnStore.turn_inputs``."""
+        k = self._k
+        parts = ("pending", "log", "msgs", "lorebooks", "lore_state", "summary", "summary_v")
+        wanted = list(dict.fromkeys(books))
+        calls: list[tuple[str, Sequence[Any]]] = [
+            ("turn_read", (7, *(k.chat(chat, p) for p in parts), repr(upto), str(limit), int(pending))),
+            ("HGET", (k.persona_versions(), persona)),
+            ("HGET", (k.token_ratio(), model)),
+            *(("GET", (k.lorebook(b, "version"),)) for b in wanted),
+        ]
+        with map_redis_errors():
+            read, version, ratio, *book_versions = await _run_pipeline(self._r, calls)
+        common: dict[str, Any] = {
+            "persona_version": int(version) if version is not None else None,
+            "token_ratio": float(ratio) if ratio is not None else None,
+            "book_versions": {b: int(v) for b, v in zip(wanted, book_versions, strict=True) if v is not None},
+        }
+        if len(read) == 1:
+            return TurnInputs(answered=None, **common)
+        answered, blobs, count, attached, lore_state, summary, summary_v = read
+        state = codec.SUMMARY.decode(summary) if summary is not None else SummaryState()
+        return TurnInputs(
+            answered=codec.MESSAGE.decode(answered) if answered is not None else None,
+            messages=tuple(codec.MESSAGE.decode(b) for b in reversed(blobs) if b is not None),
+            count=int(count),
+            attached=tuple(_BOOK_IDS.decode(attached)) if attached is not None else (),
+            lore_state=codec.LORE_STATE.decode(lore_state) if lore_state is not None else LoreState(),
+            summary=SummaryState(upto=state.upto, tiers=state.tiers, version=int(summary_v or 0)),
+            **common,
+        )
+
+    async def save_token_ratio(self, model: str, ratio: float) -> None:
+        """See ``engine.ports.TurnStore.save_token_ratio``."""
+        with map_redis_errors():
+            await self._r.hset(self._k.token_ratio(), model, f"{ratio:.5f}")
 
     async def upto(self, chat: str, position: float, limit: int) -> list[StoredMessage]:
         """See ``engine.ports.MessageLog.upto``."""
@@ -240,15 +385,37 @@ class RedisPersonaStore:
             raw = await self._r.hget(self._k.personas(), persona)
         return codec.PERSONA.decode(raw) if raw is not None else None
 
+    async def versioned(self, persona: str) -> tuple[int, Persona] | None:
+        """See ``engine.ports.PersonaStore.versioned``; a persona stored before versions gets 1."""
+        k = self._k
+        with map_redis_errors():
+            async with self._r.pipeline(transaction=False) as p:
+                p.hget(k.personas(), persona)
+                p.hget(k.persona_versions(), persona)
+                raw, version = await p.execute()
+            if raw is None:
+                return None
+            if version is None:  # stored before versions existed
+                await self._r.hsetnx(k.persona_versions(), persona, 1)
+                version = await self._r.hget(k.persona_versions(), persona)
+        return int(version), codec.PERSONA.decode(raw)
+
     async def put(self, persona: Persona) -> None:
         """See ``engine.ports.PersonaStore.put``."""
         with map_redis_errors():
-            await self._r.hset(self._k.personas(), persona.id, codec.ENCODER.encode(persona))
+            async with self._r.pipeline(transaction=True) as tx:
+                tx.hset(self._k.personas(), persona.id, codec.ENCODER.encode(persona))
+                tx.hincrby(self._k.persona_versions(), persona.id, 1)
+                await tx.execute()
 
     async def delete(self, persona: str) -> bool:
         """Delete a persona; whether it existed."""
         with map_redis_errors():
-            return bool(await self._r.hdel(self._k.personas(), persona))
+            async with self._r.pipeline(transaction=True) as tx:
+                tx.hdel(self._k.personas(), persona)
+                tx.hdel(self._k.persona_versions(), persona)
+                existed, _ = await tx.execute()
+        return bool(existed)
 
     async def all(self) -> list[Persona]:
         """See ``engine.ports.PersonaStore.all``."""

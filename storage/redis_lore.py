@@ -96,17 +96,25 @@ class RedisLoreStore:
             raw = await self._r.get(self._k.chat(chat, "lore_state"))
         return codec.LORE_STATE.decode(raw) if raw is not None else LoreState()
 
-    async def compiled(self, books: list[str]) -> list[CompiledBook]:
-        """Compiled books for ``books`` (unknown ids are skipped), recompiling what changed."""
+    async def compiled(self, books: list[str], versions: dict[str, int] | None = None) -> list[CompiledBook]:
+        """Compiled books for ``books`` (unknown ids are skipped), recompiling what changed.
+
+        ``versions`` already read (the turn's one read brings them) are not read again.
+        """
         if not books:
             return []
-        with map_redis_errors():
-            versions = await self._r.mget([self._k.lorebook(b, "version") for b in books])
+        known = versions or {}
+        unread = [b for b in books if b not in known]
+        read: dict[str, int | None] = dict(known)
+        if unread:
+            with map_redis_errors():
+                raw = await self._r.mget([self._k.lorebook(b, "version") for b in unread])
+            read |= {b: int(v) if v is not None else None for b, v in zip(unread, raw, strict=True)}
         result: list[CompiledBook] = []
-        for book_id, raw_version in zip(books, versions, strict=True):
-            if raw_version is None:
+        for book_id in books:
+            version = read.get(book_id)
+            if version is None:
                 continue
-            version = int(raw_version)
             cached = self._compiled.get(book_id)
             if cached is None or cached[0] != version:
                 book = await self.get(book_id)

@@ -17,7 +17,7 @@ from typing import Any
 import anthropic
 import msgspec
 
-from adapters.llm.anthropic_format import to_messages_request
+from adapters.llm.anthropic_format import estimate_request, to_messages_request
 from config.settings import Settings
 from engine.errors import LLMRateLimited, LLMUnavailable
 from engine.model import ModelSettings
@@ -106,8 +106,9 @@ class AnthropicChatModel:
             emitted = False
             try:
                 async for event in self._once(request):
-                    if isinstance(event, ModelDone):
-                        yield msgspec.structs.replace(event, attempts=attempt)
+                    if isinstance(event, ModelDone):  # estimated after the stream: off the path
+                        estimated = estimate_request(request)
+                        yield msgspec.structs.replace(event, attempts=attempt, estimated_input=estimated)
                     else:
                         emitted = True
                         yield event

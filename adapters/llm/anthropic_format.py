@@ -7,8 +7,10 @@
 - Consecutive messages of one role are merged into one turn with several text blocks, and a
   conversation that starts with the persona (its greeting) gets a short user opener, because
   the API wants turns that alternate and start with the user.
-- The prompt-cache breakpoint (``cache_control``) goes on the block of the last message of the
-  stable prefix, so the prefix is cached and re-read while it stays byte-identical (DEC-15).
+- Prompt-cache breakpoints (``cache_control``) go on the blocks of the prompt's cache marks (the
+  end of persona + pinned memories, of the stable prefix, of the window's older messages), so
+  each part is cached and re-read while everything up to it stays byte-identical (DEC-15);
+  a prompt without marks gets one at the end of its stable prefix.
 """
 
 from __future__ import annotations
@@ -17,11 +19,18 @@ from typing import Any
 
 import msgspec
 
+from adapters.llm.tokens import offline_count
 from engine.model import ModelSettings
 from engine.prompt import Prompt
 from engine.tools import ToolExchange, ToolSpec
 
-__all__ = ["CONVERSATION_OPENER", "SYSTEM_NOTE", "to_messages_request", "tool_definitions"]
+__all__ = [
+    "CONVERSATION_OPENER",
+    "SYSTEM_NOTE",
+    "estimate_request",
+    "to_messages_request",
+    "tool_definitions",
+]
 
 SYSTEM_NOTE = "[System note: {text}]"
 CONVERSATION_OPENER = "[The conversation begins.]"
@@ -88,8 +97,9 @@ def to_messages_request(
         blocks.append(block)
     if not turns or turns[0]["role"] != "user":
         turns.insert(0, {"role": "user", "content": [{"type": "text", "text": CONVERSATION_OPENER}]})
-    if prompt.stable_count > 0:
-        blocks[prompt.stable_count - 1]["cache_control"] = dict(_CACHE)
+    marks = prompt.cache_marks or ((prompt.stable_count - 1,) if prompt.stable_count > 0 else ())
+    for mark in marks:
+        blocks[mark]["cache_control"] = dict(_CACHE)
     for exchange in prompt.exchanges:
         turns.extend(_exchange_turns(exchange))
     request: dict[str, Any] = {
@@ -102,3 +112,17 @@ def to_messages_request(
     if tools:
         request["tools"] = tool_definitions(tools)
     return request
+
+
+def estimate_request(request: dict[str, Any]) -> int:
+    """The offline estimate of the input a request sends (text blocks, other blocks and tools as JSON).
+
+    Counted per block with the cached ``offline_count``, so a window's blocks cost nothing the
+    second time; compared with the reported usage it gives the counter its ratio.
+    """
+    blocks: list[Any] = [*request.get("system", ())]
+    for turn in request["messages"]:
+        blocks.extend(turn["content"])
+    texts = [b["text"] if b.get("type") == "text" else msgspec.json.encode(b).decode() for b in blocks]
+    texts += [msgspec.json.encode(t).decode() for t in request.get("tools", ())]
+    return sum(offline_count(t) for t in texts)

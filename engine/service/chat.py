@@ -9,8 +9,10 @@ already answered is reported with that turn.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime
 
@@ -38,6 +40,7 @@ from engine.ports import (
     PersonaStore,
     TextDelta,
     TokenCounter,
+    TurnInputs,
 )
 from engine.prompt import (
     Prompt,
@@ -67,7 +70,7 @@ from engine.service.turn import (
 from engine.summary import SummaryState, prompt_summaries
 from engine.tools import ARCHIVE_TOOLS, MEMORY_TOOLS, SearchArchiveInput, ToolCall, ToolExchange, ToolResult
 from engine.validate import TextLimits, check_text
-from engine.window import WindowPolicy, select_window
+from engine.window import WindowPolicy, live_window
 
 __all__ = [
     "Accepted",
@@ -162,6 +165,9 @@ class ChatService:
         self._lock = lock
         self._clock = clock
         self._new_id = new_id or (lambda: secrets.token_hex(6))
+        self._personas: dict[str, tuple[int, Persona]] = {}  # by version (issue 12)
+        self._books: OrderedDict[str, tuple[str, ...]] = OrderedDict()  # chat → attached, last seen
+        self._background: set[asyncio.Task[None]] = set()
 
     async def persona(self, persona_id: str) -> Persona:
         """The persona, or ``NotFound(persona_not_found)``."""
@@ -169,6 +175,18 @@ class ChatService:
         if persona is None:
             raise NotFound(f"There is no persona {persona_id!r}.", code="persona_not_found")
         return persona
+
+    async def _persona_at(self, persona_id: str, version: int | None) -> Persona:
+        """The persona from this process's cache when ``version`` is the stored one, else read."""
+        cached = self._personas.get(persona_id)
+        if cached is not None and version is not None and cached[0] == version:
+            return cached[1]
+        found = await self.personas.versioned(persona_id)
+        if found is None:
+            self._personas.pop(persona_id, None)
+            raise NotFound(f"There is no persona {persona_id!r}.", code="persona_not_found")
+        self._personas[persona_id] = found
+        return found[1]
 
     async def accept(self, message: IncomingMessage, persona_id: str, *, reply: bool = True) -> Accepted:
         """Validate and store a message; return the stream that answers it.
@@ -178,7 +196,8 @@ class ChatService:
             NotFound: the persona does not exist (nothing is stored).
         """
         text = check_text(message.text, self.policy.text)
-        persona = await self.persona(persona_id)
+        cached = self._personas.get(persona_id)
+        persona = cached[1] if cached is not None else await self._persona_at(persona_id, None)
         (tokens,) = await self.counter.count([text])
         new = NewMessage(
             role="user",
@@ -192,7 +211,11 @@ class ChatService:
             guest=message.guest,
         )
         greeting = await self._greeting(persona, message.sent_at, message.display_name)
-        stored = await self.chats.append(message.chat, new, pending=reply, greeting=greeting)
+        stored, version = await self.chats.store_message(message.chat, new, pending=reply, greeting=greeting)
+        if version is None:  # deleted since this process cached it: nothing stays stored
+            await self.chats.discard(message.chat, stored)
+            self._personas.pop(persona_id, None)
+            raise NotFound(f"There is no persona {persona_id!r}.", code="persona_not_found")
         if self._on_activity is not None:  # any platform's message wakes the archive (EPI-10 idle trigger)
             await self._on_activity(self._clock.now())
         events = self._answer(stored) if reply else _nothing()
@@ -216,11 +239,14 @@ class ChatService:
     async def _answer(self, stored: StoredMessage) -> AsyncIterator[ReplyEvent]:
         chat = stored.chat
         async with self._lock.hold(chat):
-            while (pending := await self.chats.oldest_pending(chat, stored.position)) is not None:
+            while (inputs := await self._read(chat, stored.position, stored.persona)).answered is not None:
+                pending = inputs.answered
                 mine = pending.id == stored.id
                 try:
-                    persona = await self.persona(pending.persona)
-                    async for event in self._run_turn(pending, persona, None):
+                    if pending.persona != stored.persona:  # the version read was of another persona
+                        inputs = await self._read(chat, stored.position, pending.persona)
+                    persona = await self._persona_at(pending.persona, inputs.persona_version)
+                    async for event in self._run_turn(pending, persona, None, inputs):
                         if mine:
                             yield event
                 except (StorageUnavailable, OSError):
@@ -236,6 +262,28 @@ class ChatService:
                 if mine:
                     return
         yield await self._already_answered(stored)
+
+    async def _read(
+        self, chat: str, upto: float, persona_id: str, *, pending: bool = True
+    ) -> TurnInputs:
+        """The one read of a turn's inputs (issue 12), with the books this chat had last turn."""
+        cached = self._personas.get(persona_id)
+        books = (*(cached[1].lorebooks if cached else ()), *self._books.get(chat, ()))
+        inputs = await self.chats.turn_inputs(
+            chat,
+            upto,
+            max(self.policy.window.max_messages, self.policy.scan_limit),
+            pending=pending,
+            persona=persona_id,
+            model=self.policy.default_model,
+            books=books,
+        )
+        self.counter.use_ratio(inputs.token_ratio)
+        self._books[chat] = inputs.attached
+        self._books.move_to_end(chat)
+        while len(self._books) > 10_000:
+            self._books.popitem(last=False)
+        return inputs
 
     async def _already_answered(self, stored: StoredMessage) -> ReplyEvent:
         turn = await self.chats.answer_of(stored.chat, stored.id)
@@ -322,7 +370,9 @@ class ChatService:
                 return
             if self.memory is not None:  # MEM-7: the old reply's memory writes are undone
                 await self.memory.rollback([w for w in old.journal if not isinstance(w, MessageStored)])
-            async for event in self._run_turn(answered, persona, old):
+            inputs = await self._read(answered.chat, answered.position, persona.id, pending=False)
+            inputs = msgspec.structs.replace(inputs, answered=answered)
+            async for event in self._run_turn(answered, persona, old, inputs):
                 yield event
 
     def _settings(self, persona: Persona) -> ModelSettings:
@@ -331,22 +381,21 @@ class ChatService:
         return msgspec.structs.replace(persona.model, name=self.policy.default_model)
 
     async def _run_turn(
-        self, answered: StoredMessage, persona: Persona, replaces: Turn | None
+        self, answered: StoredMessage, persona: Persona, replaces: Turn | None, inputs: TurnInputs
     ) -> AsyncIterator[ReplyEvent]:
         chat, started = answered.chat, self._clock.now()
         settings = self._settings(persona)
-        limit = max(self.policy.window.max_messages, self.policy.scan_limit)
-        summary = await self.summaries.for_turn(chat) if self.summaries else SummaryState()
+        summary = inputs.summary if self.summaries else SummaryState()
         # SUM-3: summarized messages reach the prompt only through their tiers, never twice
-        candidates = [
-            m for m in await self.chats.upto(chat, answered.position, limit) if m.position > summary.upto
-        ]
-        window = select_window(
-            candidates[-self.policy.window.max_messages :], self.policy.window, settings.context_window
-        )
+        candidates = [m for m in inputs.messages if m.position > summary.upto]
+        window = live_window(candidates, self.policy.window, settings.context_window)
         answers = answered_ids(window.messages, answered)
-        lore = await self._scan_lore(persona, answered, candidates)
-        memory = await self._memories(persona, answered, window.messages, answers)
+        # memories (Redis reads, maybe the embedding) run while the lorebooks are scanned
+        memory_task = asyncio.ensure_future(self._memories(persona, answered, window.messages, answers))
+        try:
+            lore = await self._scan_lore(persona, answered, candidates, inputs)
+        finally:
+            memory = await memory_task
         template = resolve_template(persona.template)
         parts = msgspec.structs.replace(
             prompt_parts(persona, window, lore, memory, answered), summaries=prompt_summaries(summary)
@@ -399,6 +448,7 @@ class ChatService:
             yield await self._fail(turn, draft.finish(log), failure, draft.journal)
             return
         (reply_tokens,) = await self.counter.count([text])
+        self._learn_ratio(settings.name, draft)
         log = msgspec.structs.replace(draft.finish(log), duration_ms=self._elapsed_ms(started))
         turn = msgspec.structs.replace(
             turn, reply=text, reply_message=f"r-{turn_id}", journal=tuple(draft.journal)
@@ -423,8 +473,14 @@ class ChatService:
             await self.summaries.store.enqueue(chat)
         notices = await self.memory.notices(memory_space(chat), log.memory_writes) if self.memory else ()
         yield ReplyDone(turn=turn_id, reply=text, context=summarize_context(log), notices=notices)
-        # learn the exact token counts of the lore that entered, for the next budget (LORE-11)
-        await self.counter.count([m.text for m in lore.messages])
+
+    def _learn_ratio(self, model: str, draft: Draft) -> None:
+        """Learn the counter's ratio from the reply's usage; store it off the path when it moved."""
+        ratio = self.counter.learn(draft.estimated, draft.reported_input)
+        if ratio is not None and model == self.policy.default_model:
+            task = asyncio.ensure_future(self.chats.save_token_ratio(model, ratio))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
 
     async def _converse(
         self, prompt: Prompt, settings: ModelSettings, persona: Persona, talk: Talk, draft: Draft
@@ -495,21 +551,23 @@ class ChatService:
         )
 
     async def _scan_lore(
-        self, persona: Persona, answered: StoredMessage, candidates: list[StoredMessage]
+        self, persona: Persona, answered: StoredMessage, candidates: list[StoredMessage], inputs: TurnInputs
     ) -> LoreResult:
         """Scan the persona's and the chat's lorebooks over the recent messages (LORE-1..12)."""
         chat = answered.chat
-        ids = list(dict.fromkeys([*persona.lorebooks, *await self.lore.attached(chat)]))
-        books = await self.lore.compiled(ids)
+        ids = list(dict.fromkeys([*persona.lorebooks, *inputs.attached]))
+        books = await self.lore.compiled(ids, inputs.book_versions) if ids else []
         if not books:
             return LoreResult(state=LoreState())
-        return scan_lore(
+        # in a thread, so the turn's memory reads and embedding go on meanwhile
+        return await asyncio.to_thread(
+            scan_lore,
             books,
             [m.text for m in candidates],
-            await self.lore.state(chat),
+            inputs.lore_state,
             # seeded by the answered message, so a regenerate re-renders the same rolls (LORE-10)
             turn_id=f"{chat}#{answered.id}",
-            message_count=await self.chats.count(chat, answered.position),
+            message_count=inputs.count,
             at_greeting=all(m.role == "user" or m.id == "m0" for m in candidates),
             count_tokens=self.counter.estimate,
             macros=turn_macros(persona, answered),  # LORE-17: the message's time, never the clock

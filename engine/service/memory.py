@@ -10,8 +10,10 @@ optimistic concurrency: a list that changed meanwhile is re-read and the write r
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -60,6 +62,7 @@ from engine.tools import DeleteMemoryInput, SaveMemoryInput, ToolCall, ToolResul
 __all__ = ["MEMORY_OFF", "MemoryContext", "MemoryDesk"]
 
 _RETRIES = 3
+log = logging.getLogger("hearth.memory")
 
 
 class Snapshot(Protocol):
@@ -105,6 +108,7 @@ class Recall(Protocol):
         self, query: Any, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
     ) -> SearchResult: ...
     async def documents(self, query: Any, persona: str) -> tuple[str, ...]: ...
+    async def has_documents(self, persona: str) -> bool: ...
     async def embed_passages(self, texts: Sequence[str]) -> Any: ...
 
 
@@ -165,6 +169,10 @@ class MemoryDesk:
         self.directory = directory
         self.policy = policy if recall.available else msgspec.structs.replace(policy, decay_enabled=False)
         self._new_id = new_id or (lambda: f"mem-{secrets.token_hex(5)}")
+        self._searched: dict[tuple[str, str], bool] = {}  # (persona, space) → last turn searched
+        self._dirty: set[ScopeList] = set()  # lists written outside a turn, to embed
+        self._embedding: dict[ScopeList, asyncio.Future[None]] = {}
+        self._embedder: asyncio.Task[None] | None = None
 
     def policy_for(self, limits: MemoryLimits | None) -> MemoryPolicy:
         """The deployment's policy with a persona's own limits applied (MEM-2)."""
@@ -185,31 +193,51 @@ class MemoryDesk:
         text: str,
         message_at: datetime,
     ) -> MemoryContext:
-        """Load, search and plan the memories of one turn (nothing is written yet)."""
-        opted_out, blocked = await self.directory.filters(participants, space)
-        turn = MemoryTurn(
-            persona=persona,
-            space=space,
-            participants=participants,
-            opted_out=opted_out,
-            guests=guests,
-            learn_from_chat=learn_from_chat,
-        )
-        query, documents = None, ()
-        if self.recall.available:
-            try:  # one embedding per turn, shared by memories and documents (DEC-15, DOC-1)
-                query = await self.recall.embed(text)
-                documents = await self.recall.documents(query, persona)
-            except Exception:
-                query = None
-        if not memory_enabled(turn):
+        """Load, search and plan the memories of one turn (nothing is written yet).
+
+        The message is embedded only when the turn has something to search (memories in play or
+        documents, DEC-15); when the chat's last turn had, the embedding starts at once and runs
+        while Redis is read. Lists written since are first embedded by the background embedder.
+        """
+        hint = (persona, space)
+        early = self.recall.available and self._searched.get(hint, False)
+        embedding = asyncio.ensure_future(self.recall.embed(text)) if early else None
+        if embedding is not None:  # a failure of an embedding nobody awaits is not an error
+            embedding.add_done_callback(lambda t: t.cancelled() or t.exception())
+        try:
+            opted_out, blocked = await self.directory.filters(participants, space)
+            turn = MemoryTurn(
+                persona=persona,
+                space=space,
+                participants=participants,
+                opted_out=opted_out,
+                guests=guests,
+                learn_from_chat=learn_from_chat,
+            )
+            enabled = memory_enabled(turn)
+            scopes = scopes_in_play(turn) if enabled else ()
+            await self._embedded(scopes)
+            records = tuple(
+                msgspec.structs.replace(r, hidden=True) if r.id in blocked else r
+                for r in (await self.recall.load(scopes) if scopes else ())
+            )
+            has_documents = self.recall.available and await self.recall.has_documents(persona)
+            searching = self.recall.available and (has_documents or any(not r.hidden for r in records))
+            self._searched[hint] = searching
+            query, documents = None, ()
+            if searching:
+                try:  # one embedding per turn, shared by memories and documents (DEC-15, DOC-1)
+                    query = await (embedding or self.recall.embed(text))
+                    embedding = None
+                    documents = await self.recall.documents(query, persona) if has_documents else ()
+                except Exception:
+                    query = None
+        finally:
+            if embedding is not None:
+                embedding.cancel()
+        if not enabled:
             return MemoryContext(enabled=False, documents=documents)
-        scopes = scopes_in_play(turn)
-        records = tuple(
-            msgspec.structs.replace(r, hidden=True) if r.id in blocked else r
-            for r in await self.recall.load(scopes)
-        )
-        search = SEARCH_FAILED if self.recall.available and query is None else SearchResult(ok=True)
+        search = SEARCH_FAILED if searching and query is None else SearchResult(ok=True)
         if query is not None:
             try:
                 search = await self.recall.search(query, records, scopes)
@@ -270,6 +298,45 @@ class MemoryDesk:
         placed = [(w.after.id, _scope_of(w.after)) for w in writes if isinstance(w, Saved | Updated)]
         removed = [written_id(w) for w in writes if isinstance(w, Deleted | Forgotten)]
         await self.directory.record(placed, removed)
+        self.embed_later({scope for _, scope in placed})
+
+    # --- background embedding (issue 12) --------------------------------------------------
+
+    def embed_later(self, scopes: Iterable[ScopeList]) -> None:
+        """Embed the new texts of ``scopes`` in the background, now: a write returns at once and
+        no later turn embeds them (it waits for this instead, if it is still running)."""
+        fresh = set(scopes) - self._dirty
+        if not self.recall.available or not fresh:
+            return
+        loop = asyncio.get_running_loop()
+        for scope in fresh:
+            self._embedding.setdefault(scope, loop.create_future())
+        self._dirty |= fresh
+        if self._embedder is None or self._embedder.done():
+            self._embedder = asyncio.ensure_future(self._embed_dirty())
+
+    async def _embed_dirty(self) -> None:
+        while self._dirty:
+            batch = sorted(self._dirty, key=repr)
+            self._dirty.clear()
+            try:
+                await self.recall.load(batch)  # embeds and stores what has no vector yet
+            except Exception:
+                log.exception("background embedding of %d memory lists failed", len(batch))
+            for scope in batch:
+                if scope not in self._dirty and (done := self._embedding.pop(scope, None)) is not None:
+                    done.set_result(None)
+
+    async def _embedded(self, scopes: Sequence[ScopeList]) -> None:
+        """Wait for the background embedding of any of ``scopes`` still running."""
+        waiting = [self._embedding[s] for s in scopes if s in self._embedding]
+        if waiting:
+            await asyncio.gather(*(asyncio.shield(w) for w in waiting))
+
+    async def embedded(self) -> None:
+        """Wait until the background embedder is idle (tests, benchmarks, shutdown)."""
+        while self._embedder is not None and not self._embedder.done():
+            await asyncio.shield(self._embedder)
 
     async def locate(self, memory: str) -> tuple[ScopeList, MemoryRecord]:
         """A memory and its list, or ``NotFound(memory_not_found)``."""

@@ -31,7 +31,7 @@ from engine.summary import (
     plan_summary,
     summary_prompt,
 )
-from engine.window import WindowPolicy, select_window
+from engine.window import WindowPolicy, live_window
 
 __all__ = ["SummaryDesk", "SummaryStore"]
 
@@ -85,7 +85,7 @@ class SummaryDesk:
         newest = await self.store.newest(chat, self.window.max_messages)
         if not newest:
             return (), 0
-        window = select_window([m for m in newest if m.position > state.upto], self.window, 200_000)
+        window = live_window([m for m in newest if m.position > state.upto], self.window, 200_000)
         if not window.messages:
             return (), 0
         start = window.messages[0].position

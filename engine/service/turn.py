@@ -69,6 +69,7 @@ class Draft:
         self.journal: list[JournalEntry] = []
         self.usage = Usage()
         self.attempts = 0
+        self.estimated = 0
 
     def add_usage(self, done: ModelDone) -> None:
         u, d = self.usage, done.usage
@@ -79,6 +80,13 @@ class Draft:
             cache_read_input_tokens=u.cache_read_input_tokens + d.cache_read_input_tokens,
         )
         self.attempts += done.attempts
+        self.estimated += done.estimated_input
+
+    @property
+    def reported_input(self) -> int:
+        """Every input token the provider reported over the rounds (fresh, cache writes, cache reads)."""
+        u = self.usage
+        return u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens
 
     def finish(self, log: RequestLog) -> RequestLog:
         notes = tuple(memory_note(w) for w in self.journal if not isinstance(w, MessageStored))
@@ -135,6 +143,7 @@ def prompt_parts(
         user_name=answered.name,
         documents=memory.documents,
         macros=macros,
+        answering=len(set(answered_ids(window.messages, answered)) & {m.id for m in window.messages}),
     )
 
 

@@ -85,12 +85,12 @@ async def test_lore_3_a_mentioned_key_puts_the_entry_in_the_lore_slot(
     await attach(api, chat, book)
     reply = await api.send(chat, "Are there shadowfang beasts around here?", name="Juno")
     assert reply.status_code == 200
-    system, _ = texts(last_call(anthropic_fake))
-    breakpoint_at = next(
-        i for i, b in enumerate(last_call(anthropic_fake).body["system"]) if "cache_control" in b
-    )
-    lore = [t for t in system[breakpoint_at + 1 :] if "Shadowfang" in t]
-    assert lore, "the entry is in the lore slot, after the stable prefix"
+    blocks = [b for m in last_call(anthropic_fake).body["messages"] for b in m["content"]]
+    last_mark = max(i for i, b in enumerate(blocks) if "cache_control" in b)
+    # issue 12: lore follows the cached part (persona, memories, the window's older messages)
+    lore = [b["text"] for b in blocks[last_mark + 1 :] if "Shadowfang" in b["text"]]
+    assert lore, "the entry is in the lore slot, after the cached prefix"
+    assert blocks[-1]["text"] == lore[0] and lore[0].startswith("[System note: ")
     assert '"What are Shadowfangs?"' in lore[0] and "Juno:" in lore[0]  # {{user}} filled in
     everything = json.dumps(last_call(anthropic_fake).body)
     assert "What is the glade?" not in everything  # a key not mentioned does not enter
@@ -121,8 +121,9 @@ async def test_lore_9_roles_decorators_and_comments(api: HearthClient, anthropic
     chat = room()
     await attach(api, chat, created.json()["id"])
     await api.send(chat, "Who keeps the lighthouse by the harbor?")
-    system, convo = texts(last_call(anthropic_fake))
-    assert "The harbor freezes in winter." in system  # role system → a system block
+    _, convo = texts(last_call(anthropic_fake))
+    # role system → a marked system note after the window (issue 12: after the cached part)
+    assert ("user", "[System note: The harbor freezes in winter.]") in convo
     assert ("user", "The lighthouse keeper is Mara.") in convo  # role user → a user turn
     everything = json.dumps(last_call(anthropic_fake).body)
     assert "@@" not in everything and "SECRET-NOTE" not in everything  # LORE-10, LORE-6
@@ -272,8 +273,9 @@ async def test_lore_1_books_of_the_persona_and_the_chat_are_one_pool(
     chat = room()
     await attach(api, chat, chat_book["id"])
     reply = await api.send(chat, "A comet at high tide!", persona=pid)
-    system, _ = texts(last_call(anthropic_fake))
-    assert "Comets are omens." in system and "Tides obey the moon." in system
+    _, convo = texts(last_call(anthropic_fake))
+    notes = [text for _, text in convo]
+    assert "[System note: Comets are omens.]" in notes and "[System note: Tides obey the moon.]" in notes
     assert {d["book"] for d in reply.json()["context"]["lore"] if d["included"]} == {
         persona_book["id"],
         chat_book["id"],

@@ -39,9 +39,9 @@ async def memories(api: HearthClient, **params: Any) -> list[dict[str, Any]]:
 
 
 def stable_and_tail(request: RecordedRequest) -> tuple[str, str]:
-    """The text up to the cache breakpoint, and everything after it."""
+    """The text up to the stable prefix's cache breakpoint (the last in ``system``), and the rest."""
     system = request.body.get("system", [])
-    cut = next(i for i, block in enumerate(system) if "cache_control" in block) + 1
+    cut = max(i for i, block in enumerate(system) if "cache_control" in block) + 1
     return json.dumps(system[:cut]), json.dumps([*system[cut:], *request.body["messages"]])
 
 

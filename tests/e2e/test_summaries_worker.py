@@ -47,11 +47,12 @@ async def test_sum_1_the_worker_summarizes_what_left_the_window(
             break
         await asyncio.sleep(0.2)
     recent = summary["recent"]
-    # 72 messages (greeting, 70 from Ana, the reply); 50 in the window; 22 out = 1 chunk of 20 + 2
+    # 72 messages (greeting, 70 from Ana, the reply); the window steps at position 30 (issue 12):
+    # 30 out = 1 chunk of 20 + 10
     assert isinstance(recent, list) and len(recent) == 1, summary
     assert recent[0]["text"].startswith("[extractive summary, no LLM]")  # SUM-5: labelled
     assert "Day 0: we crossed the hills." in recent[0]["text"]
-    assert summary["unsummarized"] == 2  # SUM-4: out of the window, less than a chunk
+    assert summary["unsummarized"] == 10  # SUM-4: out of the window, less than a chunk
     tier = recent[0]["id"]
     edited = await api.http.put(f"/api/chats/{chat}/summary/{tier}", json={"text": "They crossed the hills."})
     assert edited.status_code == 200 and edited.json()["tier"]["edited"] is True

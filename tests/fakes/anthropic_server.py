@@ -14,6 +14,7 @@ Shaped after SDK 2.14's types and the API docs. Covered:
   remembered; a request reads the longest remembered prefix ending ≤20 blocks before one of
   its breakpoints and writes the rest up to its last one. Tokens = ``ceil(chars / 4)`` (text
   blocks: text; other blocks, tools: JSON), also for ``/v1/messages/count_tokens``.
+* ``latency``: every API request waits that long before answering (network + time to first token).
 * ``GET /_fake/requests``, ``POST /_fake/script``, ``POST /_fake/reset`` for out-of-process
   tests: ``python -m tests.fakes.anthropic_server --port N`` prints its URL, then serves.
 
@@ -372,10 +373,13 @@ def _error_body(kind: str, message: str, request_id: str | None = None) -> dict[
 class FakeAnthropic(ThreadedServer):
     """The fake server; ``with FakeAnthropic() as fake:`` starts and stops it."""
 
-    def __init__(self, port: int = 0, *, api_key: str | None = None) -> None:
-        """Args: port: 0 picks a free one. api_key: when set, any other key gets a 401."""
+    def __init__(self, port: int = 0, *, api_key: str | None = None, latency: float = 0.0) -> None:
+        """Args: port: 0 picks a free one. api_key: when set, any other key gets a 401.
+        latency: seconds every API request waits before its answer starts (a network round
+        trip and the model's time to first token; benchmarks use it)."""
         super().__init__(port)
         self._api_key = api_key
+        self.latency = latency
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
         self._script: deque[Behaviour] = deque()
@@ -450,6 +454,8 @@ class FakeAnthropic(ThreadedServer):
 
     async def _on_messages(self, request: web.Request) -> web.StreamResponse:
         body, segments = await self._accept(request, MESSAGE_KEYS, needs_max_tokens=True)
+        if self.latency:
+            await asyncio.sleep(self.latency)
         auto = body.get("cache_control") is not None
         with self._lock:
             usage, prefix, keys = _plan_cache(segments, auto, self._seen)
@@ -497,6 +503,8 @@ class FakeAnthropic(ThreadedServer):
 
     async def _on_count(self, request: web.Request) -> web.Response:
         _, segments = await self._accept(request, COUNT_KEYS, needs_max_tokens=False)
+        if self.latency:
+            await asyncio.sleep(self.latency)
         return web.json_response({"input_tokens": _tokens(sum(s.chars for s in segments))})
 
     async def _on_list(self, request: web.Request) -> web.Response:

@@ -150,7 +150,9 @@ async def test_sum_1_3_a_300_message_chat_folds_4_to_1_and_the_prompt_has_no_dou
     # 250 out of the window = 25 chunks of 10: 16 → 4 merged → 1 long-term; 8 → 2 merged; 1 recent
     assert [len(state.level(lvl)) for lvl in ("long_term", "merged", "recent")] == [1, 2, 1]
     assert state.level("long_term")[0].messages == 160
-    assert waiting == 1  # the reply pushed one more message out: less than a chunk, it waits (SUM-4)
+    # the live window starts at its step (position 260, issue 12), so 251..259 wait: less than a
+    # chunk (SUM-4); without the step it would be the one message the reply pushed out
+    assert waiting == 9
     assert state.upto == 250  # greeting-less chat: positions 1..300
     await ask(service, "And now?")
     prompt = model.prompts[-1]
@@ -162,7 +164,8 @@ async def test_sum_1_3_a_300_message_chat_folds_4_to_1_and_the_prompt_has_no_dou
     assert [body.index(text) for text in order] == sorted(body.index(text) for text in order)  # oldest first
     window = [m for m in prompt.messages if m.slot == "window"]
     assert all("Chapter 249:" not in m.text for m in window)  # summarized messages are not sent raw
-    assert any("Chapter 252:" in m.text for m in window)  # the window starts right after the summaries
+    assert all("Chapter 258:" not in m.text for m in window)  # waiting for a full chunk (SUM-4)
+    assert window[0].text.startswith("Chapter 259:")  # position 260, the live window's step (issue 12)
 
 
 async def test_sum_5_a_job_killed_midway_is_retried_and_leaves_exactly_one_summary(
@@ -208,7 +211,8 @@ async def test_sum_5_two_workers_never_summarize_the_same_chat_at_once(
     state, waiting = await desk.view(CHAT)
     spans = sorted((t.first, t.last) for t in state.tiers)
     assert all(a[1] < b[0] for a, b in itertools.pairwise(spans))
-    assert sum(t.messages for t in state.tiers) == 100 and waiting == 1  # one left over after the reply
+    # 101..109 left the window (it steps at 110, issue 12): less than a chunk, they wait
+    assert sum(t.messages for t in state.tiers) == 100 and waiting == 9
 
 
 async def test_sum_5_without_an_llm_summaries_are_extractive_and_labelled(redis: aioredis.Redis) -> None:

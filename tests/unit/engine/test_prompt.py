@@ -63,9 +63,9 @@ def test_prm_1_slots_render_in_template_order() -> None:
         "pinned_memories",
         "active_memories",
         "summaries",
+        "window",
+        "window",
         "lore",
-        "window",
-        "window",
         "recalled",
     ]
     assert prompt.messages[0].text == "You are Ember."
@@ -110,20 +110,46 @@ def test_prm_1_group_messages_name_their_speakers() -> None:
     assert texts == ["Alice: hi", "Bob: yo"]
 
 
-def test_prm_2_anthropic_mapping_system_blocks_breakpoint_and_alternation() -> None:
+def test_prm_2_anthropic_mapping_system_blocks_breakpoints_and_alternation() -> None:
     request = to_messages_request(assemble_prompt(full_parts()), SETTINGS)
     system = request["system"]
     assert system[0]["text"] == "You are Ember."
-    # the breakpoint closes the stable prefix; leading lore after it is still a system block
-    assert [b.get("cache_control") for b in system] == [None, None, None, {"type": "ephemeral"}, None]
-    assert system[4]["text"] == "Dragons sleep in winter."
+    # breakpoints after persona + pinned, at the end of the stable prefix, after the older window
+    marked = {"type": "ephemeral"}
+    assert [b.get("cache_control") for b in system] == [None, marked, None, marked]
     roles = [m["role"] for m in request["messages"]]
     assert roles == ["user", "assistant", "user"]
     assert request["messages"][0]["content"] == [{"type": "text", "text": CONVERSATION_OPENER}]
+    assert request["messages"][1]["content"] == [
+        {"type": "text", "text": "Hi!", "cache_control": {"type": "ephemeral"}}
+    ]
     last = request["messages"][-1]["content"]
-    assert last[0]["text"] == "hello"
-    assert "[System note: This came back to you just now:" in last[1]["text"]
+    assert last[0] == {"type": "text", "text": "hello"}  # what this turn answers is not cached
+    assert last[1]["text"] == "[System note: Dragons sleep in winter.]"  # lore after the window
+    assert "[System note: This came back to you just now:" in last[2]["text"]
     assert request["model"] == "claude-test" and request["max_tokens"] == 100
+
+
+def test_issue_12_the_older_window_is_cached_and_only_what_changes_follows_it() -> None:
+    history = [msg(0, "assistant", "Hi!"), msg(1, "user", "hello"), msg(1.5, "assistant", "Hello Alice.")]
+    first = assemble_prompt(msgspec.structs.replace(full_parts(), window=window(*history[:2])))
+    second = assemble_prompt(
+        msgspec.structs.replace(full_parts(), window=window(*history, msg(2, "user", "and Mochi?")))
+    )
+    # the second turn's marked prefix continues the first turn's: read from the cache
+    last_cached = first.messages[: first.cache_marks[-1] + 1]
+    assert second.messages[: len(last_cached)] == last_cached
+    assert [second.messages[i].slot for i in second.cache_marks] == ["pinned_memories", "summaries", "window"]
+    assert second.messages[second.cache_marks[-1]].source == "m1.5"  # the end of the previous turn
+    tail = {m.slot for m in second.messages[second.cache_marks[-1] + 1 :]}
+    assert tail == {"window", "lore", "recalled"}
+
+
+def test_issue_12_two_answered_messages_stay_out_of_the_cached_part() -> None:
+    two = window(msg(0, "assistant", "Hi!"), msg(1, "user", "a"), msg(2, "user", "b"))
+    parts = msgspec.structs.replace(full_parts(), window=two, answering=2)
+    prompt = assemble_prompt(parts)
+    assert prompt.messages[prompt.cache_marks[-1]].source == "m0"
 
 
 def test_prm_2_system_role_lore_inside_the_conversation_becomes_a_marked_note() -> None:

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.model import StoredMessage
-from engine.window import WindowPolicy, select_window, window_budget
+from engine.window import ALIGN, WindowPolicy, live_window, select_window, window_budget
 from tests.strategies import stored_messages
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -94,3 +94,34 @@ def test_win_1_property_never_over_budget_unless_only_the_newest(
     if len(window.messages) > 1:
         assert window.tokens <= window_budget(policy, context_window)
     assert list(window.messages) == messages[len(messages) - len(window.messages) :]
+
+
+def test_issue_12_the_live_window_only_grows_until_its_next_step() -> None:
+    starts = []
+    for n in range(60, 100):
+        window = live_window(log(*([1] * n)), WindowPolicy(), 200_000)
+        assert window.messages[-1].id == f"m{n - 1}" and len(window.messages) <= 50
+        starts.append(window.messages[0].position)
+    assert sorted(set(starts)) == [10.0, 20.0, 30.0, 40.0, 50.0]  # four steps in 40 messages
+    assert all(s % ALIGN == 0 for s in starts)
+
+
+def test_issue_12_a_short_chat_keeps_every_message() -> None:
+    window = live_window(log(1, 1, 1, 1, 1), WindowPolicy(), 200_000)
+    assert [m.id for m in window.messages] == ["m0", "m1", "m2", "m3", "m4"]
+
+
+@given(stored_messages(max_size=150), st.integers(min_value=1_000, max_value=1_000_000))
+def test_issue_12_property_live_window_is_a_capped_suffix_that_only_steps_forward(
+    messages: list[StoredMessage], context_window: int
+) -> None:
+    policy = WindowPolicy()
+    natural = select_window(messages, policy, context_window)
+    live = live_window(messages, policy, context_window)
+    assert live.messages[-1] == messages[-1], "the newest message is always included"
+    assert list(live.messages) == list(natural.messages[len(natural.messages) - len(live.messages) :])
+    assert live.tokens == sum(m.tokens for m in live.messages) <= max(natural.tokens, 0)
+    assert len(natural.messages) - len(live.messages) < 2 * ALIGN or len(live.messages) == 1
+    if len(messages) > 1:  # one message less: the start is the same or an earlier step
+        before = live_window(messages[:-1], policy, context_window)
+        assert before.messages[0].position <= live.messages[0].position
