@@ -223,6 +223,8 @@ class MemoryDesk:
             )
             has_documents = self.recall.available and await self.recall.has_documents(persona)
             searching = self.recall.available and (has_documents or any(not r.hidden for r in records))
+            if len(self._searched) >= 10_000 and hint not in self._searched:
+                self._searched.clear()  # a hint, not state: bounded by forgetting all at once
             self._searched[hint] = searching
             query, documents = None, ()
             if searching:
