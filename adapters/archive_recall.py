@@ -10,8 +10,10 @@ Search (RECALL-1) scores a page by its **best chunk**: the page text is cut into
 ``CHUNK_CHARS`` on line (turn) boundaries, each chunk embedded once and kept in Redis
 (``archive:cvecs``, with a fingerprint of the page text so a rewritten page is embedded again);
 the best chunk's ``snorm`` is fused with the lexical cover of the whole page text (BM25 index
-per chat, cached like the vector indexes) and every allowed page is scored exactly. A page
-passes at the same fused threshold as memories (no ``lead``: several pages may be relevant).
+per chat, cached like the vector indexes) and every allowed page is scored exactly, with the
+memories' fusion weights (``page_rule``). A page passes when its fused score reaches the
+embedder's dense threshold (``scorer.POLICIES``, what a page vector alone had to reach before):
+a long page's own cover is small, and several pages may be relevant (no ``lead``, no gate).
 Embedding is CPU work and runs in a thread.
 """
 
@@ -26,13 +28,14 @@ import numpy as np
 import numpy.typing as npt
 
 from adapters.embedding import Embedder, embed_background
-from adapters.embedding.scorer import FUSION, candidate_stats, snorm_from_stats
+from adapters.embedding.scorer import FUSION, POLICIES, candidate_stats, snorm_from_stats
 from adapters.hybrid import ScoredSet, build_set, hits
 from adapters.vector import VectorIndex, Vectors
 from engine.archive import cluster_by_similarity, page_text
+from engine.memory.fusion import FusionRule
 from storage.redis_archive import RedisArchiveStore
 
-__all__ = ["CHUNK_CHARS", "PageRecall", "best_chunk_dense", "page_chunks", "page_key"]
+__all__ = ["CHUNK_CHARS", "PageRecall", "best_chunk_dense", "page_chunks", "page_key", "page_rule"]
 
 CHUNK_CHARS = 600
 """Target chunk size: a few chat turns, well under e5's 512 tokens."""
@@ -86,6 +89,17 @@ class _PageSet(msgspec.Struct, frozen=True, kw_only=True, eq=False):
     pages: ScoredSet
 
 
+def page_rule(model: str) -> FusionRule:
+    """The rule pages are scored by (RECALL-1): the memories' weights, the dense threshold."""
+    memories = FUSION[model]
+    return FusionRule(
+        dense_weight=memories.dense_weight,
+        query_weight=memories.query_weight,
+        memory_weight=memories.memory_weight,
+        threshold=POLICIES[model].threshold,
+    )
+
+
 def _fingerprint(text: str) -> bytes:
     return hashlib.blake2b(text.encode(), digest_size=_PRINT).digest()
 
@@ -107,7 +121,7 @@ class PageRecall:
         self._embedder = embedder
         self._index = index
         self.model = embedder.name
-        self._rule = FUSION[embedder.name]
+        self._rule = page_rule(embedder.name)
         self._background: Vectors | None = None
         self._cache: dict[tuple[str, str], _PageSet] = {}
 
@@ -148,10 +162,10 @@ class PageRecall:
         if not found.pages.ids:
             return []
         vector = (await asyncio.to_thread(self._embedder.embed_queries, [query[:1500]]))[0]
-        chunk_dense, _, _ = found.chunks.evidence(vector, "", self._background)
-        dense = np.maximum.reduceat(chunk_dense, found.starts)
-        _, query_cover, own_cover = found.pages.evidence(vector, query, self._background)
-        ranked = hits(self._rule, found.pages.ids, dense, query_cover, own_cover, lead=False)
+        dense = np.maximum.reduceat(found.chunks.evidence(vector, "", self._background)[0], found.starts)
+        _, query_cover, own_cover, distinct = found.pages.evidence(vector, query, self._background)
+        evidence = (dense, query_cover, own_cover, distinct)
+        ranked = hits(self._rule, found.pages.ids, evidence, lead=False)
         return [(h.memory_id, h.similarity) for h in ranked][:limit]
 
     async def _pages(self, chat: str, allowed: set[str], background: Vectors) -> _PageSet:

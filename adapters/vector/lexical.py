@@ -5,7 +5,8 @@ terms: NFKC, case-folded, words of Unicode letters and digits (Hebrew geresh and
 inside a word are dropped, so ``מוצ'י`` stays one word), then a light, script-aware stem —
 common Russian, Portuguese and English endings are cut (``Оли``/``Оля`` → ``ол``, ``gata``/
 ``gatos`` → ``gat``), a Hebrew word also yields its form without one or two prefix letters
-(``לנועה`` → ``נועה``), Vietnamese syllables stay as they are. Single letters are dropped.
+(``לנועה`` → ``נועה``), Vietnamese syllables stay as they are. Single letters and common
+function words of the five languages (``STOPWORDS``) are dropped.
 
 ``Bm25`` is one immutable index over a document set (a memory list, a persona's document
 chunks, a chat's archive pages) plus a fixed cohort of background passages, which only add
@@ -31,7 +32,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["BM25_B", "BM25_K1", "Bm25", "LexicalCache", "terms"]
+__all__ = ["BM25_B", "BM25_K1", "STOPWORDS", "Bm25", "LexicalCache", "terms"]
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -48,9 +49,27 @@ def _endings(*groups: str) -> tuple[str, ...]:
 
 _RU_ENDINGS = _endings(
     "иями ями ами ого его ому ему ыми ими ешь ишь ете ите ует уют ают яют ется ится ость",
+    "ского ской ским ском ский ская ское ские ских ым им ых их",
     "ая яя ое ее ые ие ой ей ий ый ую юю ам ям ах ях ом ем ов ев ет ит ут ют ат ят ла ло ли ть",
     "а я о е ы и у ю ь й",
 )
+_STOPWORDS_TEXT = (
+    # everyday function words and chat fillers of the five languages (stemmed like any word)
+    "yes no maybe ok okay sure thanks thank you please sorry hi hello hey bye see later soon so",
+    "what who where when why how is are was were be been do does did have has had will would can could",
+    "the an and or but if then to of in on at for with from about this that it there here now",
+    "you he she we they my your his her our their me him us them still just really very too also",
+    "да нет ок хорошо спасибо пожалуйста привет пока ты тут там здесь уже ещё всё это что как где когда",
+    "он она мы вы они мой твой наш ну по за из но или же ли бы не вот так очень",
+    "sim não ok obrigado obrigada valeu oi olá tchau tá aí aqui já ainda tudo isso que como onde quando",
+    "eu você ele ela nós eles meu minha seu sua os as um uma de do da em no na com por para mas mais",
+    "muito até bem se né",
+    "vâng không ok cảm ơn nhé nha chào tạm biệt có đó đây rồi chưa vẫn còn gì sao thế nào ở đâu khi",
+    "mình bạn nó họ của và hay nhưng thì là với cho trong này kia lại cũng đã đang sẽ",
+    "כן לא אוקיי תודה בבקשה שלום היי ביי אתה את פה שם כבר עדיין הכול זה מה איך איפה מתי",
+    "אני הוא היא אנחנו הם שלי שלך של עם על גם רק עוד אבל או אם כי יש אין היה",
+)
+
 _LATIN_ENDINGS = _endings("ções ção ões mente inha inho ing ed es s")
 
 
@@ -93,16 +112,23 @@ def _word_terms(word: str) -> list[str]:
     return [_strip(_strip(word, _LATIN_ENDINGS, 3), "aoe", 3)]
 
 
-def terms(text: str) -> list[str]:
-    """The index terms of ``text`` in order (see the module docstring)."""
+def _words(text: str) -> list[str]:
     folded = _HEBREW_QUOTES.sub("", unicodedata.normalize("NFKC", text).casefold())
+    return [w.strip("_") for w in _WORD.findall(folded)]
+
+
+def terms(text: str) -> list[str]:
+    """The index terms of ``text`` in order, function words left out (see the module docstring)."""
     out: list[str] = []
-    for word in _WORD.findall(folded):
-        word = word.strip("_")
-        if len(word) < 2 and not word.isdigit():
+    for word in _words(text):
+        if (len(word) < 2 and not word.isdigit()) or word in STOPWORDS:
             continue
         out.extend(_word_terms(word))
     return out
+
+
+STOPWORDS: frozenset[str] = frozenset(w for line in _STOPWORDS_TEXT for w in _words(line))
+"""Function words dropped before stemming (whole words, case-folded)."""
 
 
 class Bm25:
@@ -152,16 +178,21 @@ class Bm25:
                 out[found[0]] += self._idf[term] * found[1]
         return out
 
-    def cover(self, query: str) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    def cover(
+        self, query: str
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """Per document, the shares of the query's and of the document's IDF weight they share.
 
         A query term the index has never seen (not in a document, not in the background)
         weighs as much as the rarest possible term: it is usually a name the set does not know.
+        The *distinct* cover counts each shared term divided by the number of documents of the
+        set that hold it: a name shared by all of a person's memories adds little to each.
 
         Returns:
-            ``(query_cover, document_cover)``, each ``(size,)`` in [0, 1].
+            ``(query_cover, document_cover, distinct_cover)``, each ``(size,)`` in [0, 1].
         """
         shared = np.zeros(self.size, dtype=np.float64)
+        distinct = np.zeros(self.size, dtype=np.float64)
         total = 0.0
         for term in dict.fromkeys(terms(query)):
             idf = self._idf.get(term)
@@ -169,8 +200,14 @@ class Bm25:
             found = self._postings.get(term)
             if found is not None:
                 shared[found[0]] += self._idf[term]
+                distinct[found[0]] += self._idf[term] / len(found[0])
         query_cover = shared / total if total > 0 else shared
-        return query_cover, np.divide(shared, self._weight, out=np.zeros_like(shared), where=self._weight > 0)
+        positive = self._weight > 0
+        return (
+            query_cover,
+            np.divide(shared, self._weight, out=np.zeros_like(shared), where=positive),
+            np.divide(distinct, self._weight, out=np.zeros_like(distinct), where=positive),
+        )
 
 
 class LexicalCache:

@@ -7,12 +7,15 @@ memory in play, a document chunk, an archive page), three numbers:
 - ``query_cover``: the share of the message's term weight (IDF) that the candidate contains —
   words the candidate's list has never seen (typically names of people it does not know)
   count against it at the highest weight;
-- ``memory_cover``: the share of the candidate's own term weight that the message contains.
+- ``memory_cover``: the share of the candidate's own term weight that the message contains;
+- ``distinct_cover``: the same, each shared term divided by how many candidates of the
+  candidate's list hold it (a person's name, shared by all their memories, adds little).
 
 :func:`fuse` adds them with the non-negative weights of a :class:`FusionRule`, so a fused
 score never decreases when one of its components grows. :func:`decide` keeps a candidate
-when its fused score reaches ``threshold`` and, with ``lead`` set, when it leads every other
-candidate by at least ``lead`` (a message that names someone pulls all of that person's
+when its fused score reaches ``threshold``, its ``distinct_cover`` reaches ``min_distinct``
+(small talk that only names people shares nothing distinctive) and, with ``lead`` set, when
+it leads every other candidate by at least ``lead`` (a message that names someone pulls all of that person's
 memories up together; a message about one of them lifts that one above the rest). The
 decision depends on the *set* of candidates, never on their order; ties are broken by id.
 """
@@ -38,6 +41,7 @@ class FusionRule(msgspec.Struct, frozen=True, kw_only=True):
         memory_weight: weight of ``memory_cover`` (>= 0).
         threshold: a candidate's fused score must reach this.
         lead: when set, the fused score must also exceed every other candidate's by this much.
+        min_distinct: the smallest ``distinct_cover`` of a match (0 turns the gate off).
     """
 
     dense_weight: float = 1.0
@@ -45,6 +49,7 @@ class FusionRule(msgspec.Struct, frozen=True, kw_only=True):
     memory_weight: float = 0.0
     threshold: float = 0.0
     lead: float | None = None
+    min_distinct: float = 0.0
 
     def __post_init__(self) -> None:
         if min(self.dense_weight, self.query_weight, self.memory_weight) < 0:
@@ -58,6 +63,7 @@ class Evidence(msgspec.Struct, frozen=True, kw_only=True):
     dense: float
     query_cover: float = 0.0
     memory_cover: float = 0.0
+    distinct_cover: float = 0.0
 
 
 def fuse(evidence: Evidence, rule: FusionRule) -> float:
@@ -75,16 +81,18 @@ def decide(candidates: Sequence[Evidence], rule: FusionRule) -> tuple[SearchHit,
     ``similarity`` of a hit is its fused score rounded to 3 decimals. The result is the same
     for any order of ``candidates``. An id given twice keeps its best evidence.
     """
-    best: dict[str, float] = {}
+    best: dict[str, tuple[float, float]] = {}
     for item in candidates:
         score = fuse(item, rule)
-        if item.id not in best or score > best[item.id]:
-            best[item.id] = score
-    ranked = sorted(best.items(), key=lambda pair: (-pair[1], pair[0]))
+        if item.id not in best or score > best[item.id][0]:
+            best[item.id] = (score, item.distinct_cover)
+    ranked = sorted(((rid, s) for rid, (s, _) in best.items()), key=lambda pair: (-pair[1], pair[0]))
     hits: list[SearchHit] = []
     for position, (rid, score) in enumerate(ranked):
         if score < rule.threshold:
             break
+        if best[rid][1] < rule.min_distinct:
+            continue
         if rule.lead is not None and len(ranked) > 1:
             rival = ranked[1][1] if position == 0 else ranked[0][1]
             if score - rival < rule.lead:
