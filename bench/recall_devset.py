@@ -1,0 +1,222 @@
+"""The recall development set: multi-day chats between named people, five languages (RECALL-1).
+
+Generated from ``bench/recall_templates.py`` with a fixed seed, on the fly (nothing to keep in
+sync): ``build()`` returns the same conversations on every run and every machine.
+
+Per language, 8 conversations (4 ``dev``, 4 ``heldout``), each between 4 named people with
+12 memories (3 per person, one of each fact kind per conversation), as a model saves them
+("Juno's cat is called Mochi"). Conversations come in pairs with disjoint people and values;
+the partner's questions are the *wrong-conversation* negatives. A conversation runs over days:
+
+* days 1-4: chat in which the facts come up (3 a day) among small talk — the archive pages;
+* days 5-11: small talk only, naming the same people (every memory goes dormant, DEC-5/6);
+* day 12 on: ``recall`` messages (2 per memory), each meant to bring back one memory, and
+  ``near_miss`` messages (1 per memory: the same question about another person of the chat,
+  who has no such memory), mixed with small talk.
+
+Held-out conversations use different question, near-miss and small-talk templates than the
+development ones (see the split rule in ``recall_templates``); tuning looks only at ``dev``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any, Literal
+
+import msgspec
+
+from bench.recall_templates import LANGUAGES
+
+__all__ = ["SEED", "Conversation", "Memory", "Message", "build", "conversations"]
+
+SEED = 11
+PAIRS = {"dev": 2, "heldout": 2}  # conversation pairs per language and split
+PEOPLE = 4
+STATEMENT_DAYS = 4
+QUIET_DAYS = 7
+SMALL_PER_DAY = 6
+
+Kind = Literal["statement", "small", "recall", "near_miss"]
+Split = Literal["dev", "heldout"]
+
+
+class Memory(msgspec.Struct, frozen=True, kw_only=True):
+    """One saved memory of a conversation."""
+
+    id: str
+    fact: str
+    person: str
+    value: str
+    text: str
+
+
+class Message(msgspec.Struct, frozen=True, kw_only=True):
+    """One chat message; ``target`` is the memory a recall/statement is about, or the
+    same-topic memory of *another* person a near-miss must not bring back."""
+
+    day: int
+    speaker: str
+    text: str
+    kind: Kind
+    target: str | None = None
+
+
+class Conversation(msgspec.Struct, frozen=True, kw_only=True):
+    """A multi-day chat, its memories, and the conversation its negatives come from."""
+
+    id: str
+    lang: str
+    split: Split
+    partner: str
+    people: tuple[str, ...]
+    memories: tuple[Memory, ...]
+    messages: tuple[Message, ...]
+
+    def of_kind(self, kind: Kind) -> Iterator[Message]:
+        """The messages of one kind, in order."""
+        return (m for m in self.messages if m.kind == kind)
+
+
+def _russian_cases(name: str) -> dict[str, str]:
+    """Genitive and dative of a Russian first-declension name (Оля → Оли, Оле)."""
+    stem, end = name[:-1], name[-1]
+    soft = end == "я" or stem[-1] in "гкхжчшщ"
+    return {"gen": stem + ("и" if soft else "ы"), "dat": stem + "е"}
+
+
+def _slots(lang: str, role: str, name: str) -> dict[str, str]:
+    slots = {role: name}
+    if lang == "ru":
+        cases = _russian_cases(name)
+        slots |= {f"{role}_gen": cases["gen"], f"{role}_dat": cases["dat"]}
+    return slots
+
+
+def _fill(template: str, lang: str, person: str, value: str = "", other: str = "") -> str:
+    slots = {"v": value, **_slots(lang, "p", person), **_slots(lang, "o", other or person)}
+    text = template.format(**slots)
+    return text[0].upper() + text[1:] if template.startswith("{") and lang != "he" else text
+
+
+def _halves(items: list[str], split: Split) -> list[str]:
+    half = len(items) // 2
+    return items[:half] if split == "dev" else items[half:]
+
+
+def _conversation(
+    rng: random.Random,
+    cid: str,
+    lang: str,
+    split: Split,
+    partner: str,
+    people: list[str],
+    values: dict[str, str],
+) -> Conversation:
+    table: dict[str, Any] = LANGUAGES[lang]
+    facts = list(table["facts"])
+    rng.shuffle(facts)
+    owners = {fact: people[i % PEOPLE] for i, fact in enumerate(facts)}
+    memories = tuple(
+        Memory(
+            id=f"{cid}-m{i:02d}",
+            fact=fact,
+            person=owners[fact],
+            value=values[fact],
+            text=_fill(table["facts"][fact][1], lang, owners[fact], values[fact]),
+        )
+        for i, fact in enumerate(facts)
+    )
+    small = _halves(table["small"], split)
+    q_range = (0, 1) if split == "dev" else (2, 3)
+    near = 0 if split == "dev" else 1
+
+    def chatter(day: int, n: int) -> list[Message]:
+        out = []
+        for _ in range(n):
+            speaker, named = rng.sample(people, 2)
+            out.append(
+                Message(day=day, speaker=speaker, text=_fill(rng.choice(small), lang, named), kind="small")
+            )
+        return out
+
+    messages: list[Message] = []
+    for day in range(1, STATEMENT_DAYS + 1):
+        todays = memories[(day - 1) * 3 : day * 3]
+        lines = chatter(day, SMALL_PER_DAY)
+        for memory in todays:
+            speaker = rng.choice([p for p in people if p != memory.person])
+            lines.insert(
+                rng.randrange(len(lines) + 1),
+                Message(day=day, speaker=speaker, text=memory.text, kind="statement", target=memory.id),
+            )
+        messages.extend(lines)
+    for day in range(STATEMENT_DAYS + 1, STATEMENT_DAYS + QUIET_DAYS + 1):
+        messages.extend(chatter(day, SMALL_PER_DAY))
+    asks: list[Message] = []
+    first = STATEMENT_DAYS + QUIET_DAYS + 1
+    for memory in memories:
+        questions = table["facts"][memory.fact][2]
+        for q in q_range:
+            text = _fill(questions[q], lang, memory.person, memory.value)
+            asks.append(Message(day=first, speaker="?", text=text, kind="recall", target=memory.id))
+        other = rng.choice([p for p in people if p != memory.person])
+        text = _fill(table["facts"][memory.fact][3][near], lang, memory.person, other=other)
+        asks.append(Message(day=first, speaker="?", text=text, kind="near_miss", target=memory.id))
+    rng.shuffle(asks)
+    for i, ask in enumerate(asks):
+        day = first + i // 12
+        speaker = rng.choice(people)
+        messages.append(msgspec.structs.replace(ask, day=day, speaker=speaker))
+        if i % 4 == 3:
+            messages.extend(chatter(day, 1))
+    return Conversation(
+        id=cid,
+        lang=lang,
+        split=split,
+        partner=partner,
+        people=tuple(people),
+        memories=memories,
+        messages=tuple(messages),
+    )
+
+
+def build(seed: int = SEED) -> tuple[Conversation, ...]:
+    """Every conversation of the set, in a fixed order (language, split, pair, member)."""
+    rng = random.Random(seed)
+    out: list[Conversation] = []
+    for lang, table in LANGUAGES.items():
+        for split, pairs in PAIRS.items():
+            for pair in range(pairs):
+                names = rng.sample(table["names"], 2 * PEOPLE)
+                picked = {f: rng.sample(spec[0], 2) for f, spec in table["facts"].items()}
+                ids = [f"{lang}-{split}-{pair}{side}" for side in "ab"]
+                for side in range(2):
+                    out.append(
+                        _conversation(
+                            rng,
+                            ids[side],
+                            lang,
+                            split,  # type: ignore[arg-type]
+                            ids[1 - side],
+                            names[side * PEOPLE : (side + 1) * PEOPLE],
+                            {f: v[side] for f, v in picked.items()},
+                        )
+                    )
+    return tuple(out)
+
+
+def conversations(split: Split | None = None, lang: str | None = None) -> list[Conversation]:
+    """The conversations of one split and/or language."""
+    return [c for c in build() if (split is None or c.split == split) and (lang is None or c.lang == lang)]
+
+
+if __name__ == "__main__":
+    for conv in build():
+        kinds = {k: sum(1 for _ in conv.of_kind(k)) for k in ("statement", "small", "recall", "near_miss")}
+        print(conv.id, conv.people, kinds)
+    sample = build()[0]
+    for m in sample.memories[:3]:
+        print(" ", m.text)
+    for msg in sample.messages[-8:]:
+        print(" ", msg.day, msg.kind, msg.speaker, "|", msg.text)

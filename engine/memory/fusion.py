@@ -1,0 +1,101 @@
+"""The "reasonable match" decision on fused dense and lexical evidence (RECALL-1, DEC-4, DEC-7).
+
+Theory of operation. The recall adapter measures, for one message and each candidate (a
+memory in play, a document chunk, an archive page), three numbers:
+
+- ``dense``: the background-relative embedding score (``snorm``, in standard deviations);
+- ``query_cover``: the share of the message's term weight (IDF) that the candidate contains —
+  words the candidate's list has never seen (typically names of people it does not know)
+  count against it at the highest weight;
+- ``memory_cover``: the share of the candidate's own term weight that the message contains;
+- ``distinct_cover``: the same, each shared term divided by how many candidates of the
+  candidate's list hold it (a person's name, shared by all their memories, adds little).
+
+:func:`fuse` adds them with the non-negative weights of a :class:`FusionRule`, so a fused
+score never decreases when one of its components grows. :func:`decide` keeps a candidate
+when its fused score reaches ``threshold``, its ``distinct_cover`` reaches ``min_distinct``
+(small talk that only names people shares nothing distinctive) and, with ``lead`` set, when
+it leads every other candidate by at least ``lead`` (a message that names someone pulls all of that person's
+memories up together; a message about one of them lifts that one above the rest). The
+decision depends on the *set* of candidates, never on their order; ties are broken by id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import msgspec
+
+from engine.errors import InvalidInput
+from engine.memory.decay import SearchHit
+
+__all__ = ["Evidence", "FusionRule", "decide", "fuse"]
+
+
+class FusionRule(msgspec.Struct, frozen=True, kw_only=True):
+    """How one embedder's evidence is fused and where a reasonable match starts (RECALL-1).
+
+    Attributes:
+        dense_weight: weight of the dense score (>= 0).
+        query_weight: weight of ``query_cover`` (>= 0).
+        memory_weight: weight of ``memory_cover`` (>= 0).
+        threshold: a candidate's fused score must reach this.
+        lead: when set, the fused score must also exceed every other candidate's by this much.
+        min_distinct: the smallest ``distinct_cover`` of a match (0 turns the gate off).
+    """
+
+    dense_weight: float = 1.0
+    query_weight: float = 0.0
+    memory_weight: float = 0.0
+    threshold: float = 0.0
+    lead: float | None = None
+    min_distinct: float = 0.0
+
+    def __post_init__(self) -> None:
+        if min(self.dense_weight, self.query_weight, self.memory_weight) < 0:
+            raise InvalidInput("fusion weights must not be negative", code="invalid_fusion_rule")
+
+
+class Evidence(msgspec.Struct, frozen=True, kw_only=True):
+    """What the recall adapter measured for one candidate."""
+
+    id: str
+    dense: float
+    query_cover: float = 0.0
+    memory_cover: float = 0.0
+    distinct_cover: float = 0.0
+
+
+def fuse(evidence: Evidence, rule: FusionRule) -> float:
+    """The fused score of one candidate: a weighted sum, monotone in every component."""
+    return (
+        rule.dense_weight * evidence.dense
+        + rule.query_weight * evidence.query_cover
+        + rule.memory_weight * evidence.memory_cover
+    )
+
+
+def decide(candidates: Sequence[Evidence], rule: FusionRule) -> tuple[SearchHit, ...]:
+    """The candidates that are reasonable matches, best first (ties by id), as search hits.
+
+    ``similarity`` of a hit is its fused score rounded to 3 decimals. The result is the same
+    for any order of ``candidates``. An id given twice keeps its best evidence.
+    """
+    best: dict[str, tuple[float, float]] = {}
+    for item in candidates:
+        score = fuse(item, rule)
+        if item.id not in best or score > best[item.id][0]:
+            best[item.id] = (score, item.distinct_cover)
+    ranked = sorted(((rid, s) for rid, (s, _) in best.items()), key=lambda pair: (-pair[1], pair[0]))
+    hits: list[SearchHit] = []
+    for position, (rid, score) in enumerate(ranked):
+        if score < rule.threshold:
+            break
+        if best[rid][1] < rule.min_distinct:
+            continue
+        if rule.lead is not None and len(ranked) > 1:
+            rival = ranked[1][1] if position == 0 else ranked[0][1]
+            if score - rival < rule.lead:
+                continue
+        hits.append(SearchHit(memory_id=rid, similarity=round(score, 3)))
+    return tuple(hits)

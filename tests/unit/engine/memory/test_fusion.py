@@ -1,0 +1,101 @@
+"""RECALL-1: the fused reasonable-match decision (engine.memory.fusion)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.errors import InvalidInput
+from engine.memory.fusion import Evidence, FusionRule, decide, fuse
+
+finite = st.floats(min_value=-20, max_value=20, allow_nan=False)
+share = st.floats(min_value=0, max_value=1, allow_nan=False)
+weight = st.floats(min_value=0, max_value=5, allow_nan=False)
+rules = st.builds(
+    FusionRule,
+    query_weight=weight,
+    memory_weight=weight,
+    threshold=finite,
+    lead=st.none() | st.floats(min_value=0, max_value=3, allow_nan=False),
+    min_distinct=share,
+)
+evidence = st.builds(
+    Evidence,
+    id=st.sampled_from([f"m{i}" for i in range(12)]),
+    dense=finite,
+    query_cover=share,
+    memory_cover=share,
+    distinct_cover=share,
+)
+
+
+@given(rules, evidence, st.sampled_from(["dense", "query_cover", "memory_cover"]), share)
+def test_recall_1_fused_score_is_monotone_in_each_component(
+    rule: FusionRule, item: Evidence, field: str, more: float
+) -> None:
+    higher = Evidence(
+        **{**{f: getattr(item, f) for f in item.__struct_fields__}, field: getattr(item, field) + more}
+    )
+    assert fuse(higher, rule) >= fuse(item, rule)
+
+
+@given(rules, st.lists(evidence, max_size=12), st.randoms(use_true_random=False))
+def test_recall_1_the_decision_never_depends_on_candidate_order(
+    rule: FusionRule, items: list[Evidence], rng: object
+) -> None:
+    shuffled = list(items)
+    rng.shuffle(shuffled)  # type: ignore[attr-defined]
+    assert decide(shuffled, rule) == decide(items, rule)
+
+
+@given(
+    rules, st.lists(evidence, min_size=1, max_size=12, unique_by=lambda e: e.id), st.integers(0, 11), finite
+)
+def test_recall_1_raising_a_candidates_evidence_never_drops_it(
+    rule: FusionRule, items: list[Evidence], pick: int, more: float
+) -> None:
+    item = items[pick % len(items)]
+    before = {h.memory_id for h in decide(items, rule)}
+    raised = Evidence(
+        id=item.id,
+        dense=item.dense + abs(more),
+        query_cover=item.query_cover,
+        memory_cover=item.memory_cover,
+        distinct_cover=item.distinct_cover,
+    )
+    after = {h.memory_id for h in decide([raised if e is item else e for e in items], rule)}
+    assert item.id not in before or item.id in after
+
+
+def test_recall_1_hits_are_best_first_with_fused_similarity() -> None:
+    rule = FusionRule(query_weight=2.0, threshold=3.0)
+    found = decide(
+        [
+            Evidence(id="b", dense=2.0, query_cover=0.6, distinct_cover=0.5),  # 3.2
+            Evidence(id="a", dense=4.0),  # 4.0
+            Evidence(id="c", dense=2.5),  # 2.5: below the threshold
+        ],
+        rule,
+    )
+    assert [(h.memory_id, h.similarity) for h in found] == [("a", 4.0), ("b", 3.2)]
+
+
+def test_recall_1_lead_keeps_only_a_clear_winner() -> None:
+    close = [Evidence(id="a", dense=5.0), Evidence(id="b", dense=4.8)]
+    assert decide(close, FusionRule(threshold=3.0, lead=0.5)) == ()
+    clear = [Evidence(id="a", dense=5.0), Evidence(id="b", dense=3.9)]
+    assert [h.memory_id for h in decide(clear, FusionRule(threshold=3.0, lead=0.5))] == ["a"]
+
+
+def test_recall_1_small_talk_sharing_only_a_name_is_gated_out() -> None:
+    rule = FusionRule(threshold=3.0, min_distinct=0.1)
+    name_only = Evidence(id="a", dense=5.0, distinct_cover=0.04)
+    assert decide([name_only], rule) == ()
+    assert [h.memory_id for h in decide([Evidence(id="a", dense=5.0, distinct_cover=0.3)], rule)] == ["a"]
+
+
+def test_recall_1_negative_weights_are_refused() -> None:
+    with pytest.raises(InvalidInput) as caught:
+        FusionRule(query_weight=-1.0)
+    assert caught.value.code == "invalid_fusion_rule"

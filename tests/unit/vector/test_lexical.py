@@ -1,0 +1,79 @@
+"""RECALL-1: Unicode-aware terms, BM25 and covers (adapters.vector.lexical), and the exact
+hybrid shortlist (adapters.hybrid)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from adapters.hybrid import hits
+from adapters.vector.lexical import Bm25, LexicalCache, terms
+from engine.memory.fusion import Evidence, FusionRule, decide
+
+
+def test_terms_fold_case_and_inflection_in_five_languages() -> None:
+    assert terms("Juno's CAT is called Mochi") == terms("juno cats called mochi")
+    assert set(terms("кошка Оли")) & set(terms("Кошку Оля зовут Мочи")) >= {"ол"}
+    assert set(terms("a gata da Bia")) & set(terms("as gatas")) == {"gat"}
+    assert terms("Con mèo của Lan tên là Bông") == ["con", "mèo", "lan", "tên", "bông"]
+    assert "נועה" in terms("לנועה יש חתול") and "מוצי" in terms("לחתולה קוראים מוצ'י")
+
+
+def test_function_words_and_single_letters_are_not_terms() -> None:
+    assert terms("ok thanks, see you") == []
+    assert terms("спасибо, пока") == [] and terms("valeu, até mais") == []
+
+
+def test_bm25_ranks_the_document_sharing_the_rare_word_first() -> None:
+    index = Bm25(["Juno's cat is called Mochi", "Bau moved to Porto in May"], ["Goes to the gym on Tuesdays"])
+    scores = index.scores("how is Mochi doing?")
+    assert scores[0] > 0 and scores[1] == 0
+
+
+def test_covers_count_unknown_names_against_the_query_and_shared_names_less() -> None:
+    index = Bm25(["Juno's cat is called Mochi", "Juno moved to Porto", "Juno plays the drums"])
+    known, _, _ = index.cover("is Juno's cat ok?")
+    stranger, _, _ = index.cover("is Kai's cat ok?")
+    assert known[0] > stranger[0] > 0
+    _, own, distinct = index.cover("thanks Juno")
+    assert own[0] > 0 and distinct[0] < own[0] / 2  # "juno" is in all three memories
+    _, own, distinct = index.cover("how is Mochi?")
+    assert distinct[0] == own[0] > 0  # "mochi" is in one
+
+
+def test_cache_rebuilds_only_when_version_or_ids_change() -> None:
+    cache = LexicalCache()
+    built: list[int] = []
+
+    def texts() -> list[str]:
+        built.append(1)
+        return ["a memory about Mochi"]
+
+    first = cache.get("k", 1, ["m1"], texts)
+    assert cache.get("k", 1, ["m1"], texts) is first and len(built) == 1
+    assert cache.get("k", 2, ["m1"], texts) is not first and len(built) == 2
+    cache.get("k", 2, ["m2"], texts)
+    assert len(built) == 3
+
+
+arrays = st.lists(st.floats(-10, 10, allow_nan=False), min_size=1, max_size=40)
+
+
+@given(arrays, st.integers(0, 2**32 - 1), st.floats(-5, 10, allow_nan=False), st.none() | st.floats(0, 2))
+def test_recall_1_the_shortlist_decides_like_every_candidate(
+    dense: list[float], seed: int, threshold: float, lead: float | None
+) -> None:
+    rng = np.random.default_rng(seed)
+    n = len(dense)
+    evidence = (np.array(dense), rng.random(n), rng.random(n), rng.random(n))
+    rule = FusionRule(query_weight=2.0, memory_weight=1.0, threshold=threshold, lead=lead, min_distinct=0.3)
+    ids = [f"m{i:02d}" for i in range(n)]
+    every = decide(
+        [
+            Evidence(id=i, dense=d, query_cover=q, memory_cover=m, distinct_cover=c)
+            for i, d, q, m, c in zip(ids, *(a.tolist() for a in evidence), strict=True)
+        ],
+        rule,
+    )
+    assert hits(rule, ids, evidence) == every
