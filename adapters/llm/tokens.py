@@ -26,6 +26,7 @@ import anthropic
 import redis.asyncio as aioredis
 import tiktoken
 
+from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 
 __all__ = ["MARGIN", "AnthropicTokenCounter", "OfflineTokenCounter", "offline_count"]
@@ -107,7 +108,8 @@ class AnthropicTokenCounter:
         digests = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
         missing = sorted({d for d in digests if d not in self._memory})
         if missing:
-            cached = await self._redis.hmget(self._key, missing)
+            with map_redis_errors():
+                cached = await self._redis.hmget(self._key, missing)
             for digest, raw in zip(missing, cached, strict=True):
                 if raw is not None:
                     self._remember(digest, int(raw))
@@ -115,7 +117,8 @@ class AnthropicTokenCounter:
         if todo:
             counts = await asyncio.gather(*(self._exact(t) for t in todo.values()))
             fresh = dict(zip(todo, counts, strict=True))
-            await self._redis.hset(self._key, mapping=fresh)
+            with map_redis_errors():
+                await self._redis.hset(self._key, mapping=fresh)
             for digest, count in fresh.items():
                 self._remember(digest, count)
         return [self._memory[d] for d in digests]
