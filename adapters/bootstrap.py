@@ -42,6 +42,7 @@ from engine.service.summaries import SummaryDesk
 from engine.summary import SummaryPolicy
 from engine.validate import TextLimits
 from engine.window import WindowPolicy
+from storage.client import connect
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.migrations import migrate
@@ -130,7 +131,7 @@ def _memory(settings: Settings, redis: aioredis.Redis, keys: KeyBuilder, embedde
 
 def build(settings: Settings) -> Hearth:
     """Build every adapter and the service (no IO happens yet; the embedder model loads)."""
-    redis = aioredis.from_url(settings.redis_url, health_check_interval=30)
+    redis = connect(settings.redis_url, cluster=settings.redis_cluster)
     keys = KeyBuilder(prefix=settings.namespace)
     model, counter = _model(settings, redis, keys)
     lore = RedisLoreStore(redis, keys)

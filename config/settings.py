@@ -32,6 +32,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """Everything the processes read from the environment."""
 
     redis_url: str
+    redis_cluster: bool = False
     port: int = 8000
     namespace: str = "hearth"
     admin_token: Secret | None = None
@@ -48,6 +49,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     offline_delay_ms: int = 15
     deep_memory_platforms: tuple[str, ...] = ("web",)
     backup_dir: str = "var/backups"
+    job_reclaim_secs: int = 60
     telegram_bot_token: Secret | None = None
     telegram_api_base: str | None = None
     telegram_webhook_url: str | None = None
@@ -132,6 +134,7 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         raise ConfigError(f"HEARTH_EMBEDDER must be one of {', '.join(_EMBEDDERS)}, got {embedder!r}.")
     return Settings(
         redis_url=redis_url,
+        redis_cluster=_bool(env, "HEARTH_REDIS_CLUSTER", False),
         port=_int(env, "PORT", 8000, 1, 65535),
         namespace=env.get("HEARTH_NAMESPACE", "hearth").strip() or "hearth",
         admin_token=_secret(env, "HEARTH_ADMIN_TOKEN"),
@@ -147,6 +150,7 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         max_message_chars=_int(env, "HEARTH_MAX_MESSAGE_CHARS", 16_000, 1, 1_000_000),
         offline_delay_ms=_int(env, "HEARTH_OFFLINE_DELAY_MS", 15, 0, 5_000),
         backup_dir=_text(env, "HEARTH_BACKUP_DIR") or "var/backups",
+        job_reclaim_secs=_int(env, "HEARTH_JOB_RECLAIM_SECS", 60, 5, 3600),
         deep_memory_platforms=tuple(
             p.strip() for p in env.get("HEARTH_DEEP_MEMORY_PLATFORMS", "web").split(",") if p.strip()
         ),

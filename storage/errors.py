@@ -11,13 +11,24 @@ from engine.errors import StorageUnavailable
 
 __all__ = ["map_redis_errors"]
 
+_UNREACHABLE = (
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    redis.exceptions.ClusterError,
+    redis.exceptions.SlotNotCoveredError,
+)
+
 
 @contextmanager
 def map_redis_errors() -> Iterator[None]:
-    """Re-raise Redis connection and server failures as ``StorageUnavailable``."""
+    """Re-raise Redis connection, cluster and server failures as ``StorageUnavailable`` (503).
+
+    A cluster that is down or resharding (``ClusterError``, an uncovered slot) counts as
+    unreachable. A cross-slot operation is a bug in Hearth, not an outage, and stays a 500.
+    """
     try:
         yield
-    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+    except _UNREACHABLE as exc:
         raise StorageUnavailable(f"Redis is unreachable: {type(exc).__name__}") from exc
     except redis.exceptions.ResponseError as exc:
         raise StorageUnavailable(f"Redis refused a command: {exc}") from exc

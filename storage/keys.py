@@ -51,12 +51,16 @@ class KeyBuilder(msgspec.Struct, frozen=True, kw_only=True):
         return f"{self.prefix}:chat:{{{chat}}}:owner"
 
     def lorebook(self, book: str, part: str) -> str:
-        """A key of one lorebook: ``data`` (the book) or ``version`` (bumped on every change)."""
-        return f"{self.prefix}:lore:{{{book}}}:{part}"
+        """A key of one lorebook: ``data`` (the book) or ``version`` (bumped on every change).
+
+        Every lorebook key and the index share the ``{lore}`` tag: a save writes a book and its
+        index entry in one transaction, and a turn reads several books' versions in one MGET.
+        """
+        return f"{self.prefix}:{{lore}}:book:{book}:{part}"
 
     def lorebooks(self) -> str:
-        """The hash of lorebook summaries by id."""
-        return f"{self.prefix}:lorebooks"
+        """The hash of lorebook summaries by id (in the lorebooks' slot)."""
+        return f"{self.prefix}:{{lore}}:books"
 
     def token_cache(self, model: str) -> str:
         """Cached exact token counts of one model, by content hash."""

@@ -9,17 +9,19 @@ nothing (EPI-12); ``migrations`` lists them, newest last.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 
 import msgspec
 import redis.asyncio as aioredis
-from redis.exceptions import LockError
+from redis.asyncio.cluster import RedisCluster
+from redis.crc import key_slot
 
+from engine.errors import StorageUnavailable
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
+from storage.lease import Lease
 
 __all__ = ["MIGRATIONS", "Migration", "backup_namespace", "migrate", "restore_backup"]
 
@@ -36,7 +38,35 @@ async def _initial(redis: aioredis.Redis, keys: KeyBuilder) -> None:
     """Version 1: the layout this release writes; nothing to convert."""
 
 
-MIGRATIONS: tuple[Migration, ...] = (Migration(version=1, name="initial layout", apply=_initial),)
+async def _lore_one_slot(redis: aioredis.Redis, keys: KeyBuilder) -> None:
+    """Version 2: lorebooks and their index share one hash tag, so a book's save (its data, its
+    version and its index entry in one MULTI) and the version MGET of a turn stay in one Redis
+    Cluster slot. ``<p>:lore:{<book>}:<part>`` becomes ``<p>:{lore}:book:<book>:<part>`` and
+    ``<p>:lorebooks`` becomes ``<p>:{lore}:books``; values and TTLs move unchanged."""
+    moves: list[tuple[bytes, str]] = []
+    old_index = f"{keys.prefix}:lorebooks".encode()
+    with map_redis_errors():
+        async for key in redis.scan_iter(match=f"{keys.prefix}:lore:{{*}}:*", count=1_000):
+            text = key.decode()
+            book, _, part = text[text.index("{") + 1 :].partition("}:")
+            moves.append((key, keys.lorebook(book, part)))
+        if await redis.exists(old_index):
+            moves.append((old_index, keys.lorebooks()))
+        for old, new in moves:
+            async with redis.pipeline(transaction=False) as p:
+                p.dump(old)
+                p.pttl(old)
+                payload, ttl = await p.execute()
+            if payload is None:
+                continue
+            await redis.restore(new, max(int(ttl), 0), payload, replace=True)
+            await redis.delete(old)
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(version=1, name="initial layout", apply=_initial),
+    Migration(version=2, name="lorebooks in one hash slot", apply=_lore_one_slot),
+)
 _ENTRY = msgspec.msgpack.Decoder(list[tuple[bytes, bytes, int]])
 
 
@@ -75,13 +105,32 @@ async def restore_backup(redis: aioredis.Redis, path: Path, keys: KeyBuilder | N
             extra = [
                 k async for k in redis.scan_iter(match=f"{keys.prefix}:*", count=1_000) if k not in known
             ]
-        async with redis.pipeline(transaction=True) as tx:
-            if extra:
-                tx.delete(*extra)
-            for key, payload, ttl in entries:
-                tx.restore(key, ttl, payload, replace=True)
-            await tx.execute()
+        for batch in _by_slot(redis, extra, entries):
+            async with redis.pipeline(transaction=True) as tx:
+                for key in batch[0]:
+                    tx.delete(key)
+                for key, payload, ttl in batch[1]:
+                    tx.restore(key, ttl, payload, replace=True)
+                await tx.execute()
     return len(entries)
+
+
+Batch = tuple[list[bytes], list[tuple[bytes, bytes, int]]]
+
+
+def _by_slot(
+    redis: aioredis.Redis, extra: list[bytes], entries: list[tuple[bytes, bytes, int]]
+) -> list[Batch]:
+    """One transaction on a single server; on a Redis Cluster one per hash slot (a cluster
+    transaction cannot span slots, so a restore is atomic per slot there)."""
+    if not isinstance(redis, RedisCluster):
+        return [(extra, entries)]
+    batches: dict[int, Batch] = {}
+    for key in extra:
+        batches.setdefault(key_slot(key), ([], []))[0].append(key)
+    for entry in entries:
+        batches.setdefault(key_slot(entry[0]), ([], []))[1].append(entry)
+    return list(batches.values())
 
 
 async def migrate(
@@ -103,10 +152,10 @@ async def migrate(
     if fresh:  # a new deployment: nothing to back up or convert
         await redis.set(version_key, migrations[-1].version)
         return None
-    lock = redis.lock(keys.setting("migration_lock"), timeout=600, blocking_timeout=600)
-    with map_redis_errors():
-        await lock.acquire()
-    try:
+    # a renewed lease: a process that dies mid-migration frees the others within seconds
+    async with Lease(redis, keys.setting("migration_lock"), wait=600) as lease:
+        if not lease.acquired:
+            raise StorageUnavailable("Another process has been migrating the data for 10 minutes.")
         current = int(await redis.get(version_key) or 0)  # another process may have migrated
         pending = [m for m in migrations if m.version > current]
         if not pending:
@@ -116,6 +165,3 @@ async def migrate(
             await migration.apply(redis, keys)
             await redis.set(version_key, migration.version)
         return path
-    finally:
-        with contextlib.suppress(LockError):
-            await lock.release()

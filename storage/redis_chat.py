@@ -22,7 +22,6 @@ transaction. A script the server lost (restart, SCRIPT FLUSH) costs one more rou
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -30,7 +29,7 @@ from typing import Any
 
 import msgspec
 import redis.asyncio as aioredis
-from redis.exceptions import LockError, NoScriptError
+from redis.exceptions import NoScriptError
 
 from engine.errors import Conflict
 from engine.lorebook import LoreState
@@ -41,6 +40,7 @@ from engine.summary import SummaryState
 from storage import codec
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
+from storage.lease import LEASE_TTL, Lease, fenced_pipeline
 
 __all__ = ["RedisChatLock", "RedisChatStore", "RedisPersonaStore"]
 
@@ -289,7 +289,8 @@ class RedisChatStore:
         if stored is not None:
             stored = msgspec.structs.replace(stored, turn=turn.id)
         with map_redis_errors():
-            async with self._r.pipeline(transaction=True) as tx:
+            # fenced: a turn whose chat lock was lost meanwhile stores nothing (LeaseLost)
+            async with fenced_pipeline(self._r, k.lock(chat)) as tx:
                 tx.hset(k.chat(chat, "turns"), turn.id, codec.ENCODER.encode(turn))
                 tx.set(k.request_log(chat, turn.id), codec.ENCODER.encode(log), ex=REQUEST_LOG_TTL)
                 if turn.answers:
@@ -339,37 +340,33 @@ class RedisChatStore:
 
 
 class RedisChatLock:
-    """Implements ``ChatLock`` with redis-py's token lock (safe across processes)."""
+    """Implements ``ChatLock`` with a renewed lease (``storage.lease``), safe across processes.
+
+    The lease lives ``ttl`` seconds (10 by default) and is renewed while the turn runs, so a
+    turn may take as long as the provider needs, while a crashed holder, or one cut off from
+    Redis, frees the chat within ``ttl``. The turn's final transaction is fenced on the lease.
+    """
 
     def __init__(
         self,
         client: aioredis.Redis,
         keys: KeyBuilder | None = None,
         *,
-        timeout: float = 300.0,
+        ttl: float = LEASE_TTL,
         wait: float = 330.0,
     ) -> None:
         self._r = client
         self._k = keys or KeyBuilder()
-        self._timeout = timeout
+        self._ttl = ttl
         self._wait = wait
 
     @asynccontextmanager
     async def hold(self, chat: str) -> AsyncIterator[None]:
         """See ``engine.ports.ChatLock.hold``."""
-        lock = self._r.lock(
-            self._k.lock(chat), timeout=self._timeout, blocking_timeout=self._wait, sleep=0.02
-        )
-        with map_redis_errors():
-            acquired = await lock.acquire()
-        if not acquired:
-            raise Conflict("The chat is busy with another reply; try again.", code="chat_busy")
-        try:
+        async with Lease(self._r, self._k.lock(chat), ttl=self._ttl, wait=self._wait) as lease:
+            if not lease.acquired:
+                raise Conflict("The chat is busy with another reply; try again.", code="chat_busy")
             yield
-        finally:
-            # LockError: it expired while we worked; another holder may have it now
-            with contextlib.suppress(LockError):
-                await lock.release()
 
 
 class RedisPersonaStore:

@@ -1,7 +1,8 @@
 """Lorebooks on Redis, with an in-process cache of compiled books (LORE-1, LORE-2).
 
-- ``lore:{book}:data``     msgpack ``LoreBook``; ``lore:{book}:version`` bumped on every change.
-- ``lorebooks``            HASH id → JSON summary ``{"name", "entries"}`` for listings.
+- ``{lore}:book:<book>:data``  msgpack ``LoreBook``; ``…:version`` bumped on every change.
+- ``{lore}:books``            HASH id → JSON summary ``{"name", "entries"}`` for listings.
+  (All lorebook keys share the ``{lore}`` hash tag: one Redis Cluster slot; migration 2.)
 - ``chat:{c}:lorebooks``   the ids attached to a chat (JSON list); ``chat:{c}:lore_state``
   the chat's decorator state (written with the turn, see ``RedisChatStore.finish``).
 

@@ -405,7 +405,9 @@ class RedisMemoryStore:
         results = await self._pipeline(calls)
         missing = [i for i, r in enumerate(results) if isinstance(r, redis.exceptions.NoScriptError)]
         if missing:
-            await self._pipeline([("SCRIPT", ("LOAD", src)) for src, _ in _SCRIPTS.values()])
+            with map_redis_errors():  # SCRIPT LOAD reaches every primary of a cluster
+                for src, _ in _SCRIPTS.values():
+                    await self._r.script_load(src)
             for i, result in zip(missing, await self._pipeline([calls[i] for i in missing]), strict=True):
                 results[i] = result
         for result in results:

@@ -3,7 +3,9 @@
 - ``chat:{c}:summary``        msgpack ``SummaryState``; ``chat:{c}:summary_v`` its version.
   A job commits with compare-and-set on the version (Lua), so a retried or concurrent job can
   never add a tier twice; people's edits bump the version too.
-- ``chat:{c}:summary_lock``   held while a worker summarizes the chat (never two at once).
+- ``chat:{c}:summary_lock``   a renewed lease (``storage.lease``) held while a worker summarizes the
+  chat (never two at once); a killed worker's lease expires within seconds, and a job's commit
+  is fenced on it (a worker that lost its lease commits nothing).
 - ``chat:{c}:summary_queued`` set while a job for the chat waits, so turns don't flood the queue.
 - ``jobs``                   a Redis Stream read by the ``workers`` consumer group; a job a
   worker took but never acknowledged (it crashed) is claimed again by another worker.
@@ -16,7 +18,7 @@ from collections.abc import AsyncIterator
 
 import msgspec
 import redis.asyncio as aioredis
-from redis.exceptions import LockError, ResponseError
+from redis.exceptions import ResponseError
 
 from engine.memory.deep import DeepReport
 from engine.model import StoredMessage
@@ -24,12 +26,14 @@ from engine.summary import SummaryState
 from storage import codec
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
+from storage.lease import LEASE_TTL, Lease, held_token
 
 __all__ = ["GROUP", "RedisSummaryStore"]
 
 GROUP = "workers"
 _REPORT = msgspec.json.Decoder(DeepReport)
 _CAS = """
+if ARGV[3] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[3] then return 0 end
 if (redis.call('GET', KEYS[2]) or '0') ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('SET', KEYS[2], tostring(tonumber(ARGV[1]) + 1))
@@ -55,9 +59,11 @@ class RedisSummaryStore:
 
     async def commit(self, chat: str, expected: int, state: SummaryState) -> bool:
         """Store ``state`` if nobody changed the chat's summaries since version ``expected``."""
-        keys = [self._k.chat(chat, "summary"), self._k.chat(chat, "summary_v")]
+        lock = self._k.chat(chat, "summary_lock")
+        keys = [self._k.chat(chat, "summary"), self._k.chat(chat, "summary_v"), lock]
+        fence = held_token(lock) or ""  # a worker's job holds the lease; people's edits do not
         with map_redis_errors():
-            done = await self._cas(keys=keys, args=[str(expected), codec.ENCODER.encode(state)])
+            done = await self._cas(keys=keys, args=[str(expected), codec.ENCODER.encode(state), fence])
         return bool(done)
 
     async def after(self, chat: str, position: float, limit: int) -> list[StoredMessage]:
@@ -142,14 +148,7 @@ class RedisSummaryStore:
             await self._r.xack(self.stream, GROUP, job)
 
     @contextlib.asynccontextmanager
-    async def exclusive(self, chat: str, *, timeout: float = 300.0) -> AsyncIterator[bool]:
-        """Hold the chat's summary lock if free; yields whether this worker got it."""
-        lock = self._r.lock(self._k.chat(chat, "summary_lock"), timeout=timeout, blocking=False)
-        with map_redis_errors():
-            got = await lock.acquire()
-        try:
-            yield bool(got)
-        finally:
-            if got:
-                with contextlib.suppress(LockError):
-                    await lock.release()
+    async def exclusive(self, chat: str, *, ttl: float = LEASE_TTL) -> AsyncIterator[bool]:
+        """Hold the chat's summary lease if free (renewed while held); yields whether this worker got it."""
+        async with Lease(self._r, self._k.chat(chat, "summary_lock"), ttl=ttl) as lease:
+            yield lease.acquired

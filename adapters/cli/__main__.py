@@ -16,12 +16,12 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-import redis.asyncio as aioredis
 from rich.progress import Progress
 
 from adapters.embedding import make_embedder
 from config.settings import load_settings
 from engine.errors import PersonaBotError
+from storage.client import connect
 from storage.keys import KeyBuilder
 from storage.migrations import backup_namespace, restore_backup
 from storage.redis_documents import RedisDocumentStore
@@ -38,7 +38,7 @@ async def reembed() -> int:
     if embedder is None:
         print("HEARTH_EMBEDDER is none: nothing to embed.")  # noqa: T201
         return 0
-    redis = aioredis.from_url(settings.redis_url)
+    redis = connect(settings.redis_url, cluster=settings.redis_cluster)
     keys = KeyBuilder(prefix=settings.namespace)
     store, docs = RedisMemoryStore(redis, keys), RedisDocumentStore(redis, keys)
     directory = RedisMemoryDirectory(redis, keys)
@@ -65,7 +65,7 @@ async def reembed() -> int:
 async def backup_or_restore(command: str, file: str | None) -> None:
     """Back up the namespace, or restore a backup file."""
     settings = load_settings(os.environ)
-    redis = aioredis.from_url(settings.redis_url)
+    redis = connect(settings.redis_url, cluster=settings.redis_cluster)
     keys = KeyBuilder(prefix=settings.namespace)
     if command == "backup":
         path, count = await backup_namespace(redis, keys, Path(settings.backup_dir), datetime.now(UTC))

@@ -21,13 +21,14 @@ import signal
 import socket
 import sys
 
-import redis.asyncio as aioredis
+from redis.exceptions import RedisError
 
 from adapters.bootstrap import build, install_personas
 from adapters.worker.jobs import ArchiveSweeper, JobRunner, dream_runner
 from config.settings import load_settings
 from engine.errors import ConfigError
 from engine.service.archive import archive_settings
+from storage.client import connect
 from storage.keys import KeyBuilder
 
 log = logging.getLogger("hearth.worker")
@@ -37,7 +38,7 @@ HEARTBEAT_SECONDS = 15
 async def run() -> None:
     """Heartbeat until SIGTERM/SIGINT."""
     settings = load_settings(os.environ)
-    redis = aioredis.from_url(settings.redis_url)
+    redis = connect(settings.redis_url, cluster=settings.redis_cluster)
     key = KeyBuilder(prefix=settings.namespace).setting(f"worker:{socket.gethostname()}:{os.getpid()}")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -55,7 +56,8 @@ async def run() -> None:
     assert hearth.service.summaries is not None
     assert hearth.archive is not None
     archive = hearth.archive.reconfigured(archive_settings(os.environ))
-    jobs = JobRunner(hearth.service.summaries, hearth.summaries, archive=archive)
+    reclaim_ms = settings.job_reclaim_secs * 1000
+    jobs = JobRunner(hearth.service.summaries, hearth.summaries, archive=archive, reclaim_ms=reclaim_ms)
     job_task = asyncio.create_task(jobs.run(stop))
     sweep_task = asyncio.create_task(
         ArchiveSweeper(archive, dream=dream_runner(archive, hearth.service.model, settings.model)).run(stop)
@@ -63,7 +65,10 @@ async def run() -> None:
     log.info("Hearth worker ready (Telegram polling: %s; background jobs: on)", "on" if telegram else "off")
     try:
         while not stop.is_set():
-            await redis.set(key, "alive", ex=HEARTBEAT_SECONDS * 2)
+            try:
+                await redis.set(key, "alive", ex=HEARTBEAT_SECONDS * 2)
+            except RedisError as exc:  # Redis is restarting: keep running, the jobs retry by themselves
+                log.warning("heartbeat failed (%s); retrying", type(exc).__name__)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=HEARTBEAT_SECONDS)
     finally:
@@ -73,7 +78,8 @@ async def run() -> None:
         await hearth.close()
         if telegram is not None:
             await telegram.stop()
-        await redis.delete(key)
+        with contextlib.suppress(RedisError):
+            await redis.delete(key)
         await redis.aclose()
         log.info("Hearth worker stopped")
 

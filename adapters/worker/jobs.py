@@ -2,8 +2,10 @@
 
 Jobs come from a Redis Stream read by a consumer group, so any number of workers share them; a
 job is acknowledged only after it ran, so one a crashed worker held is claimed again by another
-after ``reclaim_ms``. A chat is summarized by one worker at a time (its summary lock), and the
-summary store's compare-and-set makes a retried job add nothing twice.
+after ``reclaim_ms``. A chat is summarized by one worker at a time (its summary lease, renewed
+while the job runs and expiring seconds after a crash); a job that finds the lease taken is left
+unacknowledged for a later claim, never acknowledged undone. The summary store's compare-and-set,
+fenced on the lease, makes a retried job add nothing twice.
 
 After a chat's summary job the chat's closed sessions become archive pages (EPI-1), and
 :class:`ArchiveSweeper` runs the periodic archive pass: every ``sweep_secs`` one worker (the one
@@ -59,11 +61,16 @@ class JobRunner:
         for job, chat in jobs:
             await self._store.dequeued(chat)
             async with self._store.exclusive(chat) as mine:
-                if mine:
-                    written = await self._desk.summarize(chat)
-                    log.info("summarized %s: %d tier(s)", chat, written)
-                    if self._archive is not None:
-                        await _archive_chat(self._archive, chat)
+                if not mine:
+                    # another worker summarizes the chat right now (or a dead one's lease has not
+                    # expired yet): leave the job unacknowledged, so it is claimed again after
+                    # ``reclaim_ms`` and done then, instead of dropped (SUM-5)
+                    log.info("summary of %s is busy elsewhere; job %s waits for reclaim", chat, job)
+                    continue
+                written = await self._desk.summarize(chat)
+                log.info("summarized %s: %d tier(s)", chat, written)
+                if self._archive is not None:
+                    await _archive_chat(self._archive, chat)
             await self._store.ack(job)
         return len(jobs)
 

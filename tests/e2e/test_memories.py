@@ -10,11 +10,14 @@ from typing import Any
 
 import pytest
 
+from tests.e2e import backends
 from tests.e2e.api_client import HearthClient
 from tests.fakes.anthropic_server import FakeAnthropic, RecordedRequest, Reply, ToolUse
 from tests.fixtures.servers import WebApp
 
 pytestmark = pytest.mark.e2e
+claude_app = backends.claude_app  # every test here runs on a single Redis and on a Redis Cluster
+offline_app = backends.offline_app  # every test here runs on a single Redis and on a Redis Cluster
 
 
 def room() -> str:

@@ -11,16 +11,19 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e import backends
 from tests.e2e.api_client import HearthClient
-from tests.fixtures.servers import ADMIN_TOKEN, ROOT, RedisServer, WebApp, procfile_command
+from tests.fixtures.servers import ADMIN_TOKEN, ROOT, WebApp, procfile_command
 
 pytestmark = pytest.mark.e2e
+offline_app = backends.offline_app  # every test here runs on a single Redis and on a Redis Cluster
 
 
 @pytest.fixture
-def worker(redis_server: RedisServer, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+def worker(offline_app: WebApp, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "TELEGRAM_"))}
-    env |= {"REDIS_URL": redis_server.db(2), "HEARTH_ADMIN_TOKEN": ADMIN_TOKEN}
+    assert offline_app.redis is not None
+    env |= {**offline_app.redis.env(2), "HEARTH_ADMIN_TOKEN": ADMIN_TOKEN}  # the app's Redis
     with (tmp_path / "worker.log").open("wb") as log:
         proc = subprocess.Popen(
             procfile_command("worker"), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT

@@ -12,11 +12,14 @@ import httpx
 import pytest
 import websockets
 
+from tests.e2e import backends
 from tests.e2e.api_client import BrowserClient, HearthClient
 from tests.fakes.anthropic_server import Error, FakeAnthropic, Reply
 from tests.fixtures.servers import ADMIN_TOKEN, API_KEY, WebApp
 
 pytestmark = pytest.mark.e2e
+claude_app = backends.claude_app  # every test here runs on a single Redis and on a Redis Cluster
+offline_app = backends.offline_app  # every test here runs on a single Redis and on a Redis Cluster
 
 
 def calls(fake: FakeAnthropic) -> list:  # type: ignore[type-arg]

@@ -91,7 +91,7 @@ class World:
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.from_url(redis_server.db(10))
+    client = redis_server.client(10)
     await client.flushdb()
     yield client
     await client.flushdb()

@@ -25,7 +25,7 @@ PERSONA = Persona(id="default", name="Ember", system_prompt="You are Ember.", gr
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.from_url(redis_server.db(3))
+    client = redis_server.client(3)
     await client.flushdb()
     yield client
     await client.flushdb()
@@ -90,7 +90,7 @@ async def test_two_messages_at_once_from_two_processes_are_both_answered_in_orde
     redis: aioredis.Redis, redis_server: RedisServer
 ) -> None:
     clock = FixedClock()
-    other_client = aioredis.from_url(redis_server.db(3))
+    other_client = redis_server.client(3)
     first = await make_service(redis, ScriptedChatModel(delay=0.05), clock)
     second = await make_service(other_client, ScriptedChatModel(delay=0.05), clock)
     a = await first.accept(message("first question"), "default")

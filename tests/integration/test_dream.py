@@ -88,7 +88,7 @@ class OfflineModel(PromptedModel):
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.from_url(redis_server.db(12))
+    client = redis_server.client(12)
     await client.flushdb()
     yield client
     await client.flushdb()

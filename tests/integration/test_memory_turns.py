@@ -40,7 +40,7 @@ ROOM = "web:den"
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.from_url(redis_server.db(6))
+    client = redis_server.client(6)
     await client.flushdb()
     yield client
     await client.flushdb()

@@ -8,9 +8,13 @@ from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
+from redis.crc import key_slot
 
+from engine.lorebook import LoreBook, LoreEntry
+from storage import codec
 from storage.keys import KeyBuilder
 from storage.migrations import MIGRATIONS, Migration, backup_namespace, migrate, restore_backup
+from storage.redis_lore import RedisLoreStore
 from tests.fixtures.servers import RedisServer
 
 pytestmark = pytest.mark.integration
@@ -21,7 +25,7 @@ KEYS = KeyBuilder(prefix="mig")
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.from_url(redis_server.db(11))
+    client = redis_server.client(11)
     await client.flushdb()
     yield client
     await client.flushdb()
@@ -67,10 +71,11 @@ async def test_epi_12_a_migration_backs_up_first_then_runs_once(
         seen.append(bool(list(tmp_path.glob("*.backup"))))  # the backup already exists
         await client.set(keys.setting("converted"), "yes")
 
-    steps = (*MIGRATIONS, Migration(version=2, name="test step", apply=step))
+    last = MIGRATIONS[-1].version + 1
+    steps = (*MIGRATIONS, Migration(version=last, name="test step", apply=step))
     path = await migrate(redis, KEYS, tmp_path, NOW, steps)
     assert path is not None and seen == [True]
-    assert await redis.get("mig:setting:schema_version") == b"2"
+    assert await redis.get("mig:setting:schema_version") == str(last).encode()
     assert await migrate(redis, KEYS, tmp_path, NOW, steps) is None and seen == [True]  # once
     await restore_backup(redis, path, KEYS)
     assert await redis.get("mig:setting:converted") is None  # the backup is from before
@@ -80,3 +85,24 @@ async def test_epi_12_a_new_deployment_needs_no_backup(redis: aioredis.Redis, tm
     assert await migrate(redis, KEYS, tmp_path, NOW) is None
     assert not list(tmp_path.iterdir())
     assert await redis.get("mig:setting:schema_version") == str(MIGRATIONS[-1].version).encode()
+
+
+async def test_migration_2_moves_lorebooks_into_one_hash_slot(redis: aioredis.Redis, tmp_path: Path) -> None:
+    """Books saved by version 1 (one slot per book) are found, unchanged, after migration 2."""
+    await redis.set("mig:setting:schema_version", 1)
+    entry = LoreEntry(id="1", keys=("ale",), content="Ale is cheap.")
+    book = LoreBook(id="lb-tavern", name="The Tavern", entries=(entry,))
+    await redis.set("mig:lore:{lb-tavern}:data", codec.ENCODER.encode(book))
+    await redis.set("mig:lore:{lb-tavern}:version", 3, px=900_000)
+    await redis.hset("mig:lorebooks", "lb-tavern", b'{"id":"lb-tavern","name":"The Tavern","entries":1}')
+    assert await migrate(redis, KEYS, tmp_path, NOW) is not None
+    store = RedisLoreStore(redis, KEYS)
+    assert await store.get("lb-tavern") == book
+    assert [b.name for b in await store.all()] == ["The Tavern"]
+    assert [c.id for c in await store.compiled(["lb-tavern"])] == ["lb-tavern"]
+    assert await redis.get(KEYS.lorebook("lb-tavern", "version")) == b"3"
+    assert 0 < await redis.pttl(KEYS.lorebook("lb-tavern", "version")) <= 900_000
+    assert not [k async for k in redis.scan_iter(match="mig:lore:*")]
+    assert await redis.exists("mig:lorebooks") == 0
+    together = (KEYS.lorebook("a", "data"), KEYS.lorebook("b", "version"), KEYS.lorebooks())
+    assert len({key_slot(k.encode()) for k in together}) == 1

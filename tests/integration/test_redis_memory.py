@@ -77,7 +77,7 @@ def mem(memory_id: str, target: ScopeList = SPACE, text: str | None = None, **fi
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.from_url(redis_server.db(DB))
+    client = redis_server.client(DB)
     await client.flushdb()
     yield client
     await client.flushdb()
@@ -87,7 +87,7 @@ async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
 @pytest.fixture
 async def other(redis_server: RedisServer, redis: aioredis.Redis) -> AsyncIterator[RedisMemoryStore]:
     """A second "process": its own client and store on the same database."""
-    client = aioredis.from_url(redis_server.db(DB))
+    client = redis_server.client(DB)
     yield RedisMemoryStore(client, KEYS)
     await client.aclose()
 
@@ -131,7 +131,7 @@ async def test_mem_1_every_list_lives_under_its_own_hash_tag(
 ) -> None:
     odd = space_list("p|x", "web:{weird}")
     await seed(store, mem("s1"), mem("o1", odd))
-    keys = sorted(k.decode() for k in await redis.keys("t:mem:*"))
+    keys = sorted([k.decode() async for k in redis.scan_iter(match="t:mem:*")])
     tags = {k[k.index("{") + 1 : k.index("}")] for k in keys}
     assert tags == {MemoryKeys(keys=KEYS).list_id(SPACE), MemoryKeys(keys=KEYS).list_id(odd)}
     assert all(k.count("{") == 1 and k.count("}") == 1 for k in keys)
@@ -147,6 +147,8 @@ async def test_mem_1_every_list_lives_under_its_own_hash_tag(
 async def test_one_turn_is_at_most_three_round_trips(
     redis_server: RedisServer, redis: aioredis.Redis
 ) -> None:
+    if redis_server.cluster:
+        pytest.skip("round trips are counted on one server; a cluster client splits pipelines per node")
     counter = RoundTrips()
     client = aioredis.Redis.from_pool(counter.pool(redis_server.db(DB)))
     store = RedisMemoryStore(client, KEYS)

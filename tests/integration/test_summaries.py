@@ -64,7 +64,7 @@ class Summarizer:
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.from_url(redis_server.db(8))
+    client = redis_server.client(8)
     await client.flushdb()
     yield client
     await client.flushdb()
@@ -196,7 +196,7 @@ async def test_sum_5_two_workers_never_summarize_the_same_chat_at_once(
     await service.personas.put(PERSONA)
     await chatter(service, 149)
     await ask(service, "Go on")
-    other = aioredis.from_url(redis_server.db(8))
+    other = redis_server.client(8)
     other_store = RedisSummaryStore(other, KeyBuilder(prefix="s"))
     for _ in range(3):
         await store.dequeued(CHAT)
