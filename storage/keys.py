@@ -35,8 +35,12 @@ class KeyBuilder(msgspec.Struct, frozen=True, kw_only=True):
         return f"{self.prefix}:personas"
 
     def persona_versions(self) -> str:
-        """The hash of persona id → version, bumped by every change (processes cache by it)."""
-        return f"{self.prefix}:persona_versions"
+        """The hash of persona id → version, bumped by every change (processes cache by it).
+
+        Its hash tag is the whole name of the personas hash, so both hash to one slot (a Redis
+        Cluster transaction writes a persona and bumps its version together).
+        """
+        return f"{self.prefix}:persona_versions{{{self.personas()}}}"
 
     def token_ratio(self) -> str:
         """The hash of model → learned ratio of reported to estimated input tokens (LORE-11)."""

@@ -48,7 +48,7 @@ class SlowRecall(EmbeddingRecall):
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.from_url(redis_server.db(9))
+    client = redis_server.client(9)
     await client.flushdb()
     yield client
     await client.flushdb()

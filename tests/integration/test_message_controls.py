@@ -25,7 +25,7 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.from_url(redis_server.db(4))
+    client = redis_server.client(4)
     await client.flushdb()
     yield client
     await client.flushdb()

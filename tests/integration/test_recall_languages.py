@@ -128,7 +128,7 @@ CHATS: dict[str, tuple[tuple[str, ...], list[tuple[str, str]], list[str]]] = {
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.from_url(redis_server.db(7))
+    client = redis_server.client(7)
     await client.flushdb()
     yield client
     await client.flushdb()
