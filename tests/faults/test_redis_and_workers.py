@@ -205,3 +205,20 @@ async def test_plt6_a_provider_slower_than_the_lock_ttl_stores_exactly_one_reply
     assert len(messages_requests(fake)) == 2  # nobody answered the slow message a second time
     for client in (api1, api2):
         await client.close()
+
+
+async def test_plt6_concurrent_chats_for_a_while_answer_without_a_single_error(
+    redis_server: RedisServer, fake: FakeAnthropic, procs: Processes
+) -> None:
+    """The bounded version of ``bench/fault_load.py`` (50 chats x 60 s, figures in BENCHMARKS.md):
+    12 chats at once for 8 s through one web process, every message answered."""
+    from bench.fault_load import run_load
+
+    web = procs.web(hearth_env(redis_server.db(5), fake, HEARTH_NAMESPACE="load"))
+    fake.script(*[Reply(chunk_size=8, delay=0.01) for _ in range(5_000)])
+    latencies, errors, statuses = await run_load(web.base_url, 12, 8.0)
+    assert errors == 0, statuses
+    assert len(latencies) >= 12  # every chat got answers
+    api = HearthClient(web.base_url)
+    assert_answered_once_in_order(await api.history("load-3"))
+    await api.close()
