@@ -29,6 +29,7 @@ __all__ = [
     "LLMRateLimited",
     "LLMUnavailable",
     "LocalError",
+    "LockLost",
     "NotFound",
     "PersonaBotError",
     "StorageUnavailable",
@@ -68,6 +69,15 @@ class Conflict(LocalError):
     """A valid request that the current state refuses (e.g. ``memory_full``)."""
 
     default_code = "conflict"
+
+
+class LockLost(Conflict):
+    """The chat's lock passed to another holder before this turn committed; nothing was stored.
+
+    The message stays pending: the holder that took over answers it.
+    """
+
+    default_code = "lock_lost"
 
 
 class Unauthorized(LocalError):

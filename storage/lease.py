@@ -27,7 +27,7 @@ from typing import Any
 import redis.asyncio as aioredis
 import redis.exceptions
 
-from engine.errors import Conflict
+from engine.errors import LockLost
 from storage.errors import map_redis_errors
 
 __all__ = ["LEASE_TTL", "Lease", "LeaseLost", "fenced_pipeline", "held_token"]
@@ -50,10 +50,8 @@ return 0
 _HELD: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("hearth_leases", default=None)
 
 
-class LeaseLost(Conflict):
+class LeaseLost(LockLost):
     """The holder's lease expired or was taken over before it committed; nothing was stored."""
-
-    default_code = "lock_lost"
 
 
 def held_token(key: str) -> str | None:

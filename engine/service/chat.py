@@ -18,7 +18,7 @@ from datetime import datetime
 
 import msgspec
 
-from engine.errors import Conflict, InvalidInput, LLMUnavailable, NotFound, StorageUnavailable
+from engine.errors import Conflict, InvalidInput, LLMUnavailable, LockLost, NotFound, StorageUnavailable
 from engine.lorebook import LoreResult, LoreState, scan_lore
 from engine.memory.compose import DRAFT_LIMIT, check_description, compose_prompt, extract_drafts, parse_drafts
 from engine.model import (
@@ -249,8 +249,8 @@ class ChatService:
                     async for event in self._run_turn(pending, persona, None, inputs):
                         if mine:
                             yield event
-                except (StorageUnavailable, OSError):
-                    raise  # Redis or the network: the message stays pending and is answered later
+                except (StorageUnavailable, LockLost, OSError):
+                    raise  # Redis, the network or a lost lock: the message stays pending for later
                 except Exception:
                     # A message whose turn broke must never wedge the chat: answered first on every
                     # later message, it would fail them all. It stays in the log, unanswered.

@@ -40,11 +40,13 @@ pytestmark = pytest.mark.integration
 
 DAY0 = datetime(2026, 5, 4, 18, 0, tzinfo=UTC)
 MODEL = "claude-test-1"
-# a steady-state turn: store the message, take the chat lock, one read, finish, release the lock
-PLAIN_TRIPS = 5
+# a steady-state turn: store the message, take the chat lock, one read, finish, release the lock;
+# the fenced finish (issue 13: WATCH the lease, check its token, MULTI/EXEC) costs 2 more. Issue 12
+# aims at 4 and 6 (still open: the lock and the fence are to be folded into the read and finish).
+PLAIN_TRIPS = 7
 # + the memory filters and the memory lists (one script per list, pipelined); the book versions
 # come with the one read, documents are checked every 5 s; a day's first turn adds the decay
-LOADED_TRIPS = 7
+LOADED_TRIPS = 9
 
 
 @pytest.fixture
@@ -57,6 +59,8 @@ async def made() -> AsyncIterator[list[Hearth]]:
 
 @pytest.fixture
 async def trips(redis_server: RedisServer) -> AsyncIterator[tuple[aioredis.Redis, RoundTrips]]:
+    if getattr(redis_server, "cluster", False):
+        pytest.skip("round trips are counted on a single server (a cluster client routes per node)")
     counted = RoundTrips()
     client = counting_client(redis_server.db(9), counted)
     await client.flushdb()
