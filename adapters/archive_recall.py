@@ -11,7 +11,7 @@ Search (RECALL-1) scores a page by its **best chunk**: the page text is cut into
 (``archive:cvecs``, with a fingerprint of the page text so a rewritten page is embedded again);
 the best chunk's ``snorm`` is fused with the lexical cover of the whole page text (BM25 index
 per chat, cached like the vector indexes) and every allowed page is scored exactly, with the
-memories' fusion weights (``page_rule``). A page passes when its fused score reaches the
+memories' fusion weights (``scorer.passage_rule``). A page passes when its fused score reaches the
 embedder's dense threshold (``scorer.POLICIES``, what a page vector alone had to reach before):
 a long page's own cover is small, and several pages may be relevant (no ``lead``, no gate).
 Embedding is CPU work and runs in a thread.
@@ -28,14 +28,13 @@ import numpy as np
 import numpy.typing as npt
 
 from adapters.embedding import Embedder, embed_background
-from adapters.embedding.scorer import FUSION, POLICIES, candidate_stats, snorm_from_stats
+from adapters.embedding.scorer import candidate_stats, passage_rule, snorm_from_stats
 from adapters.hybrid import ScoredSet, build_set, hits
 from adapters.vector import VectorIndex, Vectors
 from engine.archive import cluster_by_similarity, page_text
-from engine.memory.fusion import FusionRule
 from storage.redis_archive import RedisArchiveStore
 
-__all__ = ["CHUNK_CHARS", "PageRecall", "best_chunk_dense", "page_chunks", "page_key", "page_rule"]
+__all__ = ["CHUNK_CHARS", "PageRecall", "best_chunk_dense", "page_chunks", "page_key"]
 
 CHUNK_CHARS = 600
 """Target chunk size: a few chat turns, well under e5's 512 tokens."""
@@ -89,17 +88,6 @@ class _PageSet(msgspec.Struct, frozen=True, kw_only=True, eq=False):
     pages: ScoredSet
 
 
-def page_rule(model: str) -> FusionRule:
-    """The rule pages are scored by (RECALL-1): the memories' weights, the dense threshold."""
-    memories = FUSION[model]
-    return FusionRule(
-        dense_weight=memories.dense_weight,
-        query_weight=memories.query_weight,
-        memory_weight=memories.memory_weight,
-        threshold=POLICIES[model].threshold,
-    )
-
-
 def _fingerprint(text: str) -> bytes:
     return hashlib.blake2b(text.encode(), digest_size=_PRINT).digest()
 
@@ -121,7 +109,7 @@ class PageRecall:
         self._embedder = embedder
         self._index = index
         self.model = embedder.name
-        self._rule = page_rule(embedder.name)
+        self._rule = passage_rule(embedder.name)
         self._background: Vectors | None = None
         self._cache: dict[tuple[str, str], _PageSet] = {}
 

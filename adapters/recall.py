@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from adapters.embedding import Embedder, MatchScorer, embed_background
-from adapters.embedding.scorer import FUSION
+from adapters.embedding.scorer import FUSION, passage_rule
 from adapters.hybrid import Evidences, QueryVector, ScoredSet, ScoredSets, build_set, hits, query_text
 from adapters.vector import VectorIndex, load_memory_vectors, memory_key
 from engine.memory import MemoryRecord, ScopeList, SearchResult, scope_list_of
@@ -100,6 +100,7 @@ class EmbeddingRecall:
         self.model = embedder.name
         self._scorer = MatchScorer.for_embedder(embedder.name)
         self._rule = FUSION[embedder.name]
+        self._passages = passage_rule(embedder.name)
         self._background: np.ndarray | None = None
         self._fresh: dict[str, np.ndarray] = {}
         self._sets = ScoredSets()
@@ -190,10 +191,10 @@ class EmbeddingRecall:
     async def documents(self, query: np.ndarray, persona: str) -> tuple[str, ...]:
         """The persona's document chunks that match the query best (DOC-1), best first.
 
-        Every chunk is scored exactly with the fused score (RECALL-1); up to ``document_chunks``
-        that reach the threshold are sent. Vectors, texts and the lexical index are cached per
-        document version, and the version is re-read at most every ``DOCUMENT_CHECK_SECS``, so
-        most turns cost no round trip here.
+        Every chunk is scored exactly with the fused score (RECALL-1, ``passage_rule``); up to
+        ``document_chunks`` that reach the threshold are sent. Vectors, texts and the lexical
+        index are cached per document version, and the version is re-read at most every
+        ``DOCUMENT_CHECK_SECS``, so most turns cost no round trip here.
         """
         if self._documents is None:
             return ()
@@ -201,9 +202,7 @@ class EmbeddingRecall:
         if not texts or scored is None or not scored.ids:
             return ()
         background = await self._background_vectors()
-        found = hits(
-            self._rule, scored.ids, scored.evidence(query, query_text(query), background), lead=False
-        )
+        found = hits(self._passages, scored.ids, scored.evidence(query, query_text(query), background))
         return tuple(texts[h.memory_id] for h in found if h.memory_id in texts)[: self._chunks]
 
     async def has_documents(self, persona: str) -> bool:

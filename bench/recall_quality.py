@@ -51,10 +51,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adapters.archive_recall import best_chunk_dense, page_chunks, page_rule
+from adapters.archive_recall import best_chunk_dense, page_chunks
 from adapters.embedding import embed_background, make_embedder
 from adapters.embedding.base import Embedder
-from adapters.embedding.scorer import FUSION, POLICIES, snorm_scores
+from adapters.embedding.scorer import FUSION, POLICIES, passage_rule, snorm_scores
 from adapters.hybrid import ScoredSet, build_set, hits
 from bench.recall_devset import Conversation, build
 from engine.memory.fusion import FusionRule
@@ -370,7 +370,7 @@ def archive(emb: Embeddings, conversations: Sequence[Conversation], rule: Fusion
     """Top-1 of the page where a recall question's fact came up, three ways, per split."""
     background = embed_background(emb.embedder)
     rule = (
-        page_rule(emb.embedder.name)
+        passage_rule(emb.embedder.name)
         if rule == FUSION[emb.embedder.name]
         else FusionRule(
             query_weight=rule.query_weight,

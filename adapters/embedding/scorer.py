@@ -61,6 +61,7 @@ __all__ = [
     "candidate_stats",
     "csls_scores",
     "embed_background",
+    "passage_rule",
     "snorm_from_stats",
     "snorm_scores",
 ]
@@ -108,6 +109,20 @@ FUSION: Mapping[str, FusionRule] = MappingProxyType(
     }
 )
 """Hybrid "reasonable match" rule per embedder (RECALL-1; bench/recall_quality.py, docs/RECALL.md)."""
+
+
+def passage_rule(model: str) -> FusionRule:
+    """The rule document chunks and archive pages are decided by (RECALL-1): the memories'
+    fusion weights, the embedder's dense threshold, no lead and no gate (a long passage shares
+    its words with many others, and several may be relevant)."""
+    memories = FUSION[model]
+    return FusionRule(
+        dense_weight=memories.dense_weight,
+        query_weight=memories.query_weight,
+        memory_weight=memories.memory_weight,
+        threshold=POLICIES[model].threshold,
+    )
+
 
 THRESHOLDS: Mapping[str, float] = MappingProxyType(
     {name: policy.threshold for name, policy in POLICIES.items()}
