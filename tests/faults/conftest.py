@@ -23,6 +23,7 @@ from tests.fixtures.servers import (
     free_port,
     procfile_command,
     redis_binary,
+    redis_cli,
 )
 
 
@@ -49,7 +50,7 @@ class KillableRedis:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             out = subprocess.run(
-                ["redis-cli", "-p", str(self.port), "PING"], capture_output=True, timeout=5, check=False
+                [redis_cli(), "-p", str(self.port), "PING"], capture_output=True, timeout=5, check=False
             )
             if out.stdout.strip() == b"PONG":
                 return
