@@ -9,8 +9,9 @@ Who may do what (enforced here, server-side):
   changes, exports or deletes them. Any signed-in person may make their own.
 - Guests may only pick among the shared personas.
 
-Importing a card (PNG, CHARX or card JSON) makes a persona with the card's greeting, its PNG as
-the avatar, and its embedded lorebook imported, owned by the importer and attached at once.
+Importing a card (PNG, CHARX or card JSON) makes a persona with the card's greeting, its PNG (or
+a CHARX's main icon asset) as the avatar, and its embedded lorebook imported, owned by the
+importer and attached at once.
 Exporting gives a CCv3 card: a PNG (the avatar, or a plain generated picture) with the card in
 its text chunks.
 """
@@ -29,6 +30,7 @@ from litestar.params import FromPath, FromQuery
 
 from adapters.cards import decode_card, encode_card
 from adapters.cards.card import CardPersona
+from adapters.cards.charx import ZIP_MAGIC, read_icon
 from adapters.cards.persona import persona_from_card, slug
 from adapters.web.api import decode_body
 from adapters.web.app_auth import require_user
@@ -266,8 +268,11 @@ async def import_persona(
     persona = persona_from_card(card, persona_id=await _unique_id(state, card.name), book_id=book_id)
     if state.persona_extras:
         await state.persona_extras.set_owner(persona.id, owner)
-        if _image_type(raw) == "image/png" and len(raw) <= AVATAR_LIMIT:
-            await state.persona_extras.set_avatar(persona.id, raw)
+        picture = raw if _image_type(raw) == "image/png" else None
+        if raw.startswith(ZIP_MAGIC):  # a CHARX: its main icon asset
+            picture = read_icon(raw, AVATAR_LIMIT)
+        if picture is not None and _image_type(picture) is not None and len(picture) <= AVATAR_LIMIT:
+            await state.persona_extras.set_avatar(persona.id, picture)
     await state.service.personas.put(persona)
     return {"persona": await _view(state, visitor, persona, owner)}
 

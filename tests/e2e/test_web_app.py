@@ -220,6 +220,11 @@ async def test_lore_6_import_a_card_edit_an_entry_and_find_it_in_the_inspector(
     await expect(row).to_contain_text("Lanternfall")
     await expect(row).to_contain_text("marsh")  # the reason names the key that matched
     await expect(page.locator('#inspector .ins-slots tr[data-slot="lore"] td').nth(2)).not_to_have_text("0")
+    # plain words, not slot ids (issue 16, point 5)
+    await expect(page.locator('#inspector .ins-slots tr[data-slot="lore"] td').first).to_have_text(
+        "Lorebook entries"
+    )
+    await expect(page.locator("#inspector .ins-slots")).not_to_contain_text("post_history")
     await expect(page.locator("#inspector .ins-usage")).to_contain_text("Cache read")
     await page.screenshot(path=shot("08-request-inspector.png"))
     await page.close()

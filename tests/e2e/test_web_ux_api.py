@@ -21,6 +21,7 @@ import websockets
 from tests.e2e.test_web_app import PASSWORD, Visitor, new_name, save_memory
 from tests.e2e.test_web_ux import address, card_png, png
 from tests.fakes.anthropic_server import FakeAnthropic, Reply
+from tests.fixtures.cards import image_png, own_file
 from tests.fixtures.servers import WEB_ADMIN, WebApp
 
 pytestmark = [pytest.mark.e2e]
@@ -367,3 +368,19 @@ async def test_charx_and_json_cards_import_as_personas_and_bad_cards_are_refused
         headers={**alice.headers(), "Content-Type": "image/png"},
     )
     assert broken.status_code == 422 and error_of(broken).startswith("invalid_")
+
+
+async def test_a_charx_card_brings_its_main_icon_as_the_persona_picture(
+    people: tuple[Visitor, Visitor],
+) -> None:
+    alice, _ = people
+    made = await alice.http.post(
+        "/app/personas/import",
+        content=own_file("own_wren.charx"),
+        headers={**alice.headers(), "Content-Type": "application/zip"},
+    )
+    assert made.status_code == 201, made.text
+    persona = made.json()["persona"]
+    assert persona["name"] == "Wren" and persona["avatar"], persona  # CCv3: the nickname is shown
+    picture = await alice.http.get(persona["avatar"])
+    assert picture.status_code == 200 and picture.content == image_png()  # the icon asset, unchanged

@@ -53,14 +53,22 @@
     return section('Request', 'ins-summary', dl);
   }
 
+  // plain words for the prompt's parts (docs/GLOSSARY.md); the slot id stays in data-slot
+  const SLOT_NAMES = {
+    persona: 'Persona', pinned_memories: 'Pinned notes', active_memories: 'Notes in use',
+    summaries: 'Summaries', lore: 'Lorebook entries', window: 'Recent messages',
+    recalled: 'Recalled notes', documents: 'Documents', post_history: 'Final instructions',
+  };
+
   function slots(r) {
     const total = r.slots.reduce((n, s) => n + s.tokens, 0);
     const rows = r.slots.map((s) => ({
       attrs: { slot: s.name },
-      cells: [s.name, String(s.messages), num(s.tokens), s.stable ? 'same each reply (cached)' : 'changes each reply'],
+      cells: [SLOT_NAMES[s.name] || s.name, String(s.messages), num(s.tokens),
+        s.stable ? 'same each reply (cached)' : 'changes each reply'],
     }));
-    rows.push({ attrs: { slot: 'total' }, cells: ['total', '', num(total), ''] });
-    return section('Slots, in order', 'ins-slots', table(['slot', 'messages', 'tokens', ''], rows, 'slots'));
+    rows.push({ attrs: { slot: 'total' }, cells: ['Total', '', num(total), ''] });
+    return section('Parts of the prompt, in order', 'ins-slots', table(['part', 'messages', 'tokens', ''], rows, 'slots'));
   }
 
   function lore(r) {
