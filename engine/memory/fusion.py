@@ -83,9 +83,9 @@ def decide(candidates: Sequence[Evidence], rule: FusionRule) -> tuple[SearchHit,
     """
     best: dict[str, tuple[float, float]] = {}
     for item in candidates:
-        score = fuse(item, rule)
-        if item.id not in best or score > best[item.id][0]:
-            best[item.id] = (score, item.distinct_cover)
+        found = (fuse(item, rule), item.distinct_cover)
+        if item.id not in best or found > best[item.id]:  # ties on score: the larger cover, any order
+            best[item.id] = found
     ranked = sorted(((rid, s) for rid, (s, _) in best.items()), key=lambda pair: (-pair[1], pair[0]))
     hits: list[SearchHit] = []
     for position, (rid, score) in enumerate(ranked):

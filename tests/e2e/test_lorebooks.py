@@ -63,8 +63,10 @@ async def test_lore_3_own_book_a_mentioned_key_enters_the_lore_slot(
     await attach(api, chat, created.json()["id"])
     reply = await api.send(chat, "Is Wickmoor dangerous at night?", name="Juno")
     assert reply.status_code == 200
-    system, _ = texts(last_call(anthropic_fake))
-    lore = [t for t in system if "Marsh lights" in t]
+    blocks = [b for m in last_call(anthropic_fake).body["messages"] for b in m["content"]]
+    last_mark = max(i for i, b in enumerate(blocks) if "cache_control" in b)
+    # issue 12: lore follows the cached part (persona, memories, the window's older messages)
+    lore = [b["text"] for b in blocks[last_mark + 1 :] if "Marsh lights" in b["text"]]
     assert lore and '"What lies east of town?"' in lore[0] and "Juno:" in lore[0]  # {{user}} filled in
     everything = json.dumps(last_call(anthropic_fake).body)
     assert "spring flood" not in everything  # the Sallow entry's key was not mentioned

@@ -302,13 +302,19 @@ def _usage(fresh: int, written: int = 0, read: int = 0) -> dict[str, int]:
 
 
 def _heard(body: dict[str, Any]) -> str:
-    """The default reply: the text (or tool results) of the last user message."""
+    """The default reply: the text (or tool results) of the last user message.
+
+    ``[System note: …]`` blocks (lore and notes Hearth places after the window) are not what the
+    person said, and a model does not parrot them back: leaving them out keeps one turn's lore
+    from reaching the next turn's window through the echo.
+    """
     users = [m for m in body["messages"] if m["role"] == "user"]
     parts = []
     for block in _blocks(users[-1]["content"]) if users else ():
         inner = block.get("content") if block["type"] == "tool_result" else [block]
         parts += [b.get("text") or "" for b in _blocks(inner) if isinstance(b, dict)]
-    return "Fake Claude heard: " + "\n".join(p for p in parts if p)[:200]
+    said = [p for p in parts if p and not p.startswith("[System note: ")]
+    return "Fake Claude heard: " + "\n".join(said)[:200]
 
 
 def _message(body: dict[str, Any], number: int, text: str, tools: tuple[ToolUse, ...],
