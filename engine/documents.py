@@ -97,12 +97,18 @@ def chunk_document(text: str, *, max_chars: int = 800) -> tuple[Chunk, ...]:
         raise InvalidInput("The document has no text.", code="document_empty")
     chunks: list[Chunk] = []
     heading, current = "", ""
+    heading_used = True  # a heading with no text under it is kept as a chunk of its own
 
     def flush() -> None:
-        nonlocal current
+        nonlocal current, heading_used
         if current.strip():
             chunks.append(Chunk(index=len(chunks), text=current.strip(), heading=heading))
+            heading_used = True
         current = ""
+
+    def close_heading() -> None:
+        if not heading_used and heading:
+            chunks.append(Chunk(index=len(chunks), text=heading[:max_chars], heading=heading))
 
     for block in re.split(r"\n\s*\n", text.replace("\r\n", "\n")):
         block = block.strip()
@@ -111,7 +117,8 @@ def chunk_document(text: str, *, max_chars: int = 800) -> tuple[Chunk, ...]:
         title = _HEADING.match(block.splitlines()[0])
         if title:
             flush()
-            heading = title.group(1).strip()
+            close_heading()
+            heading, heading_used = title.group(1).strip(), False
             block = "\n".join(block.splitlines()[1:]).strip()
             if not block:
                 continue
@@ -120,4 +127,5 @@ def chunk_document(text: str, *, max_chars: int = 800) -> tuple[Chunk, ...]:
                 flush()
             current = f"{current}\n\n{piece}" if current else piece
     flush()
+    close_heading()
     return tuple(chunks)

@@ -49,3 +49,12 @@ def test_doc_1_property_no_chunk_over_the_limit_and_no_word_lost(text: str, limi
     words = [w for w in text.split() if not w.startswith("#")]
     joined = " ".join(c.text for c in chunks) + " " + " ".join(c.heading for c in chunks)
     assert all(w in joined for w in words)
+
+
+def test_doc_1_a_heading_with_no_text_under_it_is_kept() -> None:
+    chunks = chunk_document("# Harbour hours\n\n# Fees\nMooring costs two coins a night.", max_chars=200)
+    assert [(c.heading, c.text) for c in chunks] == [
+        ("Harbour hours", "Harbour hours"),
+        ("Fees", "Mooring costs two coins a night."),
+    ]
+    assert [c.text for c in chunk_document("# 0", max_chars=40)] == ["0"]
