@@ -146,11 +146,13 @@ def runs(tmp_path: Path) -> Callable[..., MakeRun]:
 
     yield start  # type: ignore[misc]
     for run in started:
-        if run.proc.poll() is None:
+        if run.proc.poll() is None:  # clean-up only: stopping itself is asserted by the tests above
             os.killpg(run.proc.pid, signal.SIGINT)
-            run.proc.send_signal(signal.SIGTERM)
-            run.wait_stopped()
+            with contextlib.suppress(AssertionError):
+                run.wait_stopped(timeout=60)
         run.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            run.proc.wait(timeout=10)
         if run.master is not None:
             os.close(run.master)
 
