@@ -127,5 +127,7 @@ def chunk_document(text: str, *, max_chars: int = 800) -> tuple[Chunk, ...]:
                 flush()
             current = f"{current}\n\n{piece}" if current else piece
     flush()
+    if not any(c.text != c.heading for c in chunks):
+        raise InvalidInput("The document has only headings, no text under them.", code="document_empty")
     close_heading()
     return tuple(chunks)

