@@ -33,6 +33,7 @@ lint: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m ruff check .
+	$(PY) -m mypy
 	$(PY) -m tests.fixtures.browser
 	$(PY) -m pytest
 

@@ -123,9 +123,9 @@ def add_tier(state: SummaryState, tier: Tier) -> SummaryState:
 def plan_fold(state: SummaryState, policy: SummaryPolicy) -> Fold | None:
     """The oldest ``fold`` tiers of a level that has that many, lowest level first (SUM-2)."""
     for level in ("recent", "merged"):
-        tiers = state.level(level)  # type: ignore[arg-type]
+        tiers = state.level(level)
         if len(tiers) >= policy.fold:
-            return Fold(level=level, tiers=tiers[: policy.fold])  # type: ignore[arg-type]
+            return Fold(level=level, tiers=tiers[: policy.fold])
     return None
 
 

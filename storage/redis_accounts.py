@@ -22,6 +22,7 @@ import redis.asyncio as aioredis
 
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
+from storage.scripts import lua
 
 __all__ = ["Account", "RedisAccountStore", "Room"]
 
@@ -53,36 +54,6 @@ class Room(msgspec.Struct, frozen=True, kw_only=True):
 _ACCOUNT = msgspec.json.Decoder(Account)
 _ROOM = msgspec.json.Decoder(Room)
 
-# INCR and start the window on the first hit only, atomically (STYLE P4).
-_HIT = """
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-return {n, redis.call('TTL', KEYS[1])}
-"""
-
-
-# A token bucket on one key (so it fits any Redis Cluster slot): refill by elapsed time, take one.
-# Returns {1, 0} when admitted, {0, ms until a token is back} when not. ARGV: capacity, tokens/s.
-_TAKE = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local cap, rate = tonumber(ARGV[1]), tonumber(ARGV[2])
-local b = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens, at = tonumber(b[1]) or cap, tonumber(b[2]) or now
-tokens = math.min(cap, tokens + math.max(0, now - at) * rate / 1000)
-local ok, wait = 0, 0
-if tokens >= 1 then tokens = tokens - 1; ok = 1 else wait = math.ceil((1 - tokens) * 1000 / rate) end
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', now)
-redis.call('PEXPIRE', KEYS[1], math.ceil(cap * 1000 / rate) + 1000)
-return {ok, wait}
-"""
-_GIVE = """
-local cap = tonumber(ARGV[1])
-local tokens = tonumber(redis.call('HGET', KEYS[1], 'tokens'))
-if tokens then redis.call('HSET', KEYS[1], 'tokens', tostring(math.min(cap, tokens + 1))) end
-return 0
-"""
-
 
 class RedisAccountStore:
     """Accounts and the small per-user records the browser app keeps."""
@@ -90,9 +61,9 @@ class RedisAccountStore:
     def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
         self._r = client
         self._p = (keys or KeyBuilder()).prefix
-        self._hit = client.register_script(_HIT)
-        self._take = client.register_script(_TAKE)
-        self._give = client.register_script(_GIVE)
+        self._hit = client.register_script(lua("accounts_hit"))
+        self._take = client.register_script(lua("accounts_take"))
+        self._give = client.register_script(lua("accounts_give"))
 
     @classmethod
     def from_url(cls, url: str, keys: KeyBuilder | None = None) -> RedisAccountStore:

@@ -46,6 +46,19 @@ from engine.model import StoredMessage
 from storage import codec
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
+from storage.replies import (
+    blob,
+    blob_hash,
+    fields,
+    maybe_blob,
+    maybe_text,
+    members,
+    multi,
+    text,
+    texts,
+    unwatch,
+)
+from storage.scripts import lua
 
 __all__ = ["DREAM_REPORTS_KEPT", "Change", "PageVectors", "RedisArchiveStore"]
 
@@ -54,20 +67,7 @@ ACTIVITY_GRANULARITY = timedelta(seconds=1)  # the dream idle trigger needs no f
 _PAGE = msgspec.msgpack.Decoder(Page)
 _REPORT = msgspec.json.Decoder(DreamReport)
 DREAM_REPORTS_KEPT = 50
-_TOUCH = """
-local last = tonumber(redis.call('GET', KEYS[1]) or '0')
-if tonumber(ARGV[1]) > last then redis.call('SET', KEYS[1], ARGV[1]) end
-return 1
-"""
 _RETRIES = 20
-_LEASE = """
-local now = redis.call('TIME')
-local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-local last = tonumber(redis.call('GET', KEYS[1]) or '0')
-if ms - last < tonumber(ARGV[1]) then return 0 end
-redis.call('SET', KEYS[1], tostring(ms))
-return 1
-"""
 T = TypeVar("T")
 
 
@@ -96,10 +96,10 @@ class RedisArchiveStore:
         self._chats = f"{self._k.prefix}:archive:chats"
         self._where = f"{self._k.prefix}:archive:where"
         self._lease = f"{self._k.prefix}:archive:last_sweep"
-        self._lease_script = client.register_script(_LEASE)
+        self._lease_script = client.register_script(lua("archive_lease"))
         self._activity = f"{self._k.prefix}:archive:activity"
         self._dreams = f"{self._k.prefix}:archive:dreams"
-        self._touch_script = client.register_script(_TOUCH)
+        self._touch_script = client.register_script(lua("archive_touch"))
         self._touched: datetime | None = None  # the last activity this process recorded
 
     def _key(self, chat: str, part: str) -> str:
@@ -120,8 +120,8 @@ class RedisArchiveStore:
             ids = await self._r.zrangebyscore(self._k.chat(chat, "log"), low, "+inf", start=0, num=limit)
             if not ids:
                 return []
-            raw = await self._r.hmget(self._k.chat(chat, "msgs"), ids)
-        return [codec.MESSAGE.decode(b) for b in raw if b is not None]
+            raw = await self._r.hmget(self._k.chat(chat, "msgs"), members(ids))
+        return [codec.MESSAGE.decode(blob(b)) for b in raw if b is not None]
 
     async def saved_memories(self, chat: str, turns: Sequence[str]) -> dict[str, tuple[str, ...]]:
         """The memory ids each of ``turns`` saved (from the turns' journals), for page links (EPI-13)."""
@@ -130,9 +130,9 @@ class RedisArchiveStore:
         with map_redis_errors():
             raw = await self._r.hmget(self._k.chat(chat, "turns"), list(turns))
         found: dict[str, tuple[str, ...]] = {}
-        for turn_id, blob in zip(turns, raw, strict=True):
-            if blob is not None:
-                turn = codec.TURN.decode(blob)
+        for turn_id, stored in zip(turns, raw, strict=True):
+            if stored is not None:
+                turn = codec.TURN.decode(blob(stored))
                 found[turn_id] = tuple(w.after.id for w in turn.journal if isinstance(w, Saved))
         return found
 
@@ -140,20 +140,20 @@ class RedisArchiveStore:
         """The chat's newest message, if any."""
         with map_redis_errors():
             ids = await self._r.zrange(self._k.chat(chat, "log"), -1, -1)
-            raw = await self._r.hget(self._k.chat(chat, "msgs"), ids[0]) if ids else None
-        return None if raw is None else codec.MESSAGE.decode(raw)
+            raw = await self._r.hget(self._k.chat(chat, "msgs"), members(ids)[0]) if ids else None
+        return None if raw is None else codec.MESSAGE.decode(blob(raw))
 
     async def chats(self) -> list[str]:
         """Chats that have pages or messages (a SCAN of chat logs; for background passes only)."""
         found: set[str] = set()
         pattern = self._k.chat("*", "log")
         with map_redis_errors():
-            found.update(m.decode() for m in await self._r.smembers(self._chats))
+            found.update(texts(await self._r.smembers(self._chats)))
             async for key in self._r.scan_iter(match=pattern, count=1000):
-                text = key.decode()
-                start, end = text.find("{"), text.rfind("}")
+                name = text(key)
+                start, end = name.find("{"), name.rfind("}")
                 if 0 <= start < end:
-                    found.add(text[start + 1 : end])
+                    found.add(name[start + 1 : end])
         return sorted(found)
 
     # --- pages --------------------------------------------------------------------------------
@@ -186,7 +186,7 @@ class RedisArchiveStore:
                     current, stored_model = await pipe.hmget(meta, ["upto", "model"])
                     if (None if current is None else float(current)) != expected:
                         return False
-                    pipe.multi()
+                    multi(pipe)
                     if pages:
                         pipe.hset(
                             self._key(chat, "pages"), mapping={p.id: codec.ENCODER.encode(p) for p in pages}
@@ -194,7 +194,7 @@ class RedisArchiveStore:
                     if low:
                         pipe.sadd(self._key(chat, "low"), *low)
                     if vectors and model is not None:
-                        self._queue_vectors(pipe, chat, model, vectors, stored_model)
+                        self._queue_vectors(pipe, chat, model, vectors, maybe_blob(stored_model))
                     pipe.hset(meta, "upto", repr(upto))
                     await pipe.execute()
                 except WatchError:
@@ -205,20 +205,20 @@ class RedisArchiveStore:
         """Every page of the chat, oldest first."""
         with map_redis_errors():
             raw = await self._r.hgetall(self._key(chat, "pages"))
-        return _ordered(raw.values())
+        return _ordered(blob_hash(raw).values())
 
     async def chat_of(self, page_id: str) -> str | None:
         """The chat a page belongs to, if the page exists."""
         with map_redis_errors():
-            chat = await self._r.hget(self._where, page_id)
-            if chat is None or not await self._r.hexists(self._key(chat.decode(), "pages"), page_id):
+            chat = maybe_text(await self._r.hget(self._where, page_id))
+            if chat is None or not await self._r.hexists(self._key(chat, "pages"), page_id):
                 return None
-        return str(chat.decode())
+        return chat
 
     async def low_entropy(self, chat: str) -> set[str]:
         """Ids of the chat's pages the entropy filter keeps out of LLM passes (EPI-7)."""
         with map_redis_errors():
-            return {m.decode() for m in await self._r.smembers(self._key(chat, "low"))}
+            return set(texts(await self._r.smembers(self._key(chat, "low"))))
 
     async def change(self, chat: str, decide: Callable[[list[Page]], Change[T]]) -> T:
         """Read the chat's pages, let ``decide`` plan a change, and store it atomically.
@@ -238,11 +238,11 @@ class RedisArchiveStore:
                 for _ in range(_RETRIES):
                     try:
                         await pipe.watch(key)
-                        updates, purge, result = decide(_ordered((await pipe.hgetall(key)).values()))
+                        updates, purge, result = decide(_ordered(blob_hash(await pipe.hgetall(key)).values()))
                         if not (updates or purge):
-                            await pipe.unwatch()
+                            await unwatch(pipe)
                             return result
-                        pipe.multi()
+                        multi(pipe)
                         self._queue_change(pipe, chat, updates, purge)
                         await pipe.execute()
                     except WatchError:
@@ -278,8 +278,8 @@ class RedisArchiveStore:
                 (version, model), raw = await tx.execute()
         return PageVectors(
             version=int(version or 0),
-            model=model.decode() if model else None,
-            vectors={k.decode(): v for k, v in raw.items()},
+            model=text(model) if model else None,
+            vectors=blob_hash(raw),
         )
 
     async def put_vectors(self, chat: str, model: str, vectors: Mapping[str, bytes]) -> None:
@@ -289,14 +289,14 @@ class RedisArchiveStore:
         with map_redis_errors():
             stored = await self._r.hget(self._key(chat, "meta"), "model")
             async with self._r.pipeline(transaction=True) as tx:
-                self._queue_vectors(tx, chat, model, vectors, stored)
+                self._queue_vectors(tx, chat, model, vectors, maybe_blob(stored))
                 await tx.execute()
 
     async def chunk_vectors(self, chat: str) -> tuple[str | None, dict[str, bytes]]:
         """The chat's stored chunk vectors: their embedder and page id → fingerprint + rows."""
         with map_redis_errors():
             raw = await self._r.hgetall(self._key(chat, "cvecs"))
-        found = {k.decode(): v for k, v in raw.items()}
+        found = blob_hash(raw)
         model = found.pop(CHUNK_MODEL_FIELD, None)
         return (model.decode() if model else None), found
 
@@ -308,9 +308,9 @@ class RedisArchiveStore:
             key = self._key(chat, "cvecs")
             stored = await self._r.hget(key, CHUNK_MODEL_FIELD)
             async with self._r.pipeline(transaction=True) as tx:
-                if stored is not None and stored.decode() != model:
+                if stored is not None and text(stored) != model:
                     tx.delete(key)
-                tx.hset(key, mapping={**rows, CHUNK_MODEL_FIELD: model})
+                tx.hset(key, mapping=fields({**rows, CHUNK_MODEL_FIELD: model}))
                 await tx.execute()
 
     def _queue_vectors(
@@ -323,7 +323,7 @@ class RedisArchiveStore:
     ) -> None:
         if stored_model is not None and stored_model.decode() != model:
             pipe.delete(self._key(chat, "vecs"))  # another embedder's vectors: re-embedded on search
-        pipe.hset(self._key(chat, "vecs"), mapping=dict(vectors))
+        pipe.hset(self._key(chat, "vecs"), mapping=fields(vectors))
         pipe.hset(self._key(chat, "meta"), "model", model)
         pipe.hincrby(self._key(chat, "meta"), "version", 1)
 

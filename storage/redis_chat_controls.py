@@ -24,6 +24,7 @@ from storage import codec
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.redis_chat import REQUEST_LOG_TTL
+from storage.replies import blob, blob_hash, members, texts
 
 __all__ = ["Branch", "RedisChatControls"]
 
@@ -71,13 +72,13 @@ class RedisChatControls:
         """The turn ids of one answered message's alternatives, oldest first."""
         with map_redis_errors():
             raw = await self._r.hget(self._k.chat(chat, "swipes"), message)
-        return _IDS.decode(raw) if raw is not None else []
+        return _IDS.decode(blob(raw)) if raw is not None else []
 
     async def all_swipes(self, chat: str) -> dict[str, list[str]]:
         """Every answered message's alternatives."""
         with map_redis_errors():
             raw = await self._r.hgetall(self._k.chat(chat, "swipes"))
-        return {k.decode(): _IDS.decode(v) for k, v in raw.items()}
+        return {k: _IDS.decode(v) for k, v in blob_hash(raw).items()}
 
     async def add_swipe(self, chat: str, message: str, previous: str, turn: str) -> list[str]:
         """Record ``turn`` as a new alternative of ``message`` (``previous`` starts the list)."""
@@ -123,13 +124,13 @@ class RedisChatControls:
         k = self._k
         with map_redis_errors():
             top = "+inf" if upto == float("inf") else upto
-            ids = [i.decode() for i in await self._r.zrangebyscore(k.chat(source, "log"), "-inf", top)]
+            ids = texts(members(await self._r.zrangebyscore(k.chat(source, "log"), "-inf", top)))
             raw = await self._r.hmget(k.chat(source, "msgs"), ids) if ids else []
-            messages = [codec.MESSAGE.decode(b) for b in raw if b is not None]
+            messages = [codec.MESSAGE.decode(blob(b)) for b in raw if b is not None]
             seq = int(await self._r.get(k.chat(source, "seq")) or 0)
             turn_ids = [m.turn for m in messages if m.turn]
             raw_turns = await self._r.hmget(k.chat(source, "turns"), turn_ids) if turn_ids else []
-            turns = [codec.TURN.decode(b) for b in raw_turns if b is not None]
+            turns = [codec.TURN.decode(blob(b)) for b in raw_turns if b is not None]
             logs = [await self._r.get(k.request_log(source, t.id)) for t in turns]
             books = await self._r.get(k.chat(source, "lorebooks"))
             async with self._r.pipeline(transaction=True) as tx:
@@ -175,4 +176,4 @@ class RedisChatControls:
         """The branches made from a chat, oldest first."""
         with map_redis_errors():
             raw = await self._r.hgetall(self._k.chat(root, "branches"))
-        return sorted((_BRANCH.decode(v) for v in raw.values()), key=lambda b: b.created_at)
+        return sorted((_BRANCH.decode(blob(v)) for v in raw.values()), key=lambda b: b.created_at)

@@ -25,6 +25,7 @@ import redis.asyncio as aioredis
 from engine.documents import Chunk, DocumentInfo, DocumentJob
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
+from storage.replies import blob_hash, fields, text
 
 __all__ = ["DocumentInfo", "RedisDocumentStore", "StoredChunk"]
 
@@ -66,7 +67,7 @@ class RedisDocumentStore:
         with map_redis_errors():
             stored_model = await self._r.hget(self._key(persona, "meta"), "model")
             async with self._r.pipeline(transaction=True) as tx:
-                if stored_model is not None and stored_model.decode() != model:
+                if stored_model is not None and text(stored_model) != model:
                     tx.delete(self._key(persona, "vecs"))  # another embedder's vectors: re-embedded on read
                 tx.hset(self._key(persona, "docs"), info.id, msgspec.json.encode(info))
                 tx.hset(
@@ -140,16 +141,16 @@ class RedisDocumentStore:
         """The persona's document version and the embedder its vectors belong to."""
         with map_redis_errors():
             version, model = await self._r.hmget(self._key(persona, "meta"), ["version", "model"])
-        return int(version or 0), model.decode() if model else None
+        return int(version or 0), text(model) if model else None
 
     async def vectors(self, persona: str) -> tuple[list[str], npt.NDArray[np.float32]]:
         """Every chunk id and its vector (for rebuilding an index)."""
         with map_redis_errors():
-            raw = await self._r.hgetall(self._key(persona, "vecs"))
-        ids = sorted(k.decode() for k in raw)
+            raw = blob_hash(await self._r.hgetall(self._key(persona, "vecs")))
+        ids = sorted(raw)
         if not ids:
             return [], np.zeros((0, 0), dtype=np.float32)
-        return ids, np.vstack([np.frombuffer(raw[i.encode()], dtype="<f4") for i in ids])
+        return ids, np.vstack([np.frombuffer(raw[i], dtype="<f4") for i in ids])
 
     async def reembed(
         self,
@@ -160,13 +161,13 @@ class RedisDocumentStore:
     ) -> int:
         """Embed every chunk of a persona with ``model`` and swap the vectors in at once."""
         with map_redis_errors():
-            raw = await self._r.hgetall(self._key(persona, "chunks"))
-        ids = sorted(k.decode() for k in raw)
+            raw = blob_hash(await self._r.hgetall(self._key(persona, "chunks")))
+        ids = sorted(raw)
         task = progress.add_task(f"documents of {persona} → {model}", total=len(ids)) if progress else None
         vectors: dict[str, bytes] = {}
         for start in range(0, len(ids), 64):
             batch = ids[start : start + 64]
-            rows = await asyncio.to_thread(embed, [_CHUNK.decode(raw[i.encode()]).text for i in batch])
+            rows = await asyncio.to_thread(embed, [_CHUNK.decode(raw[i]).text for i in batch])
             vectors.update(
                 {i: np.asarray(v, dtype="<f4").tobytes() for i, v in zip(batch, rows, strict=True)}
             )
@@ -176,7 +177,7 @@ class RedisDocumentStore:
             async with self._r.pipeline(transaction=True) as tx:
                 tx.delete(self._key(persona, "vecs"))
                 if vectors:
-                    tx.hset(self._key(persona, "vecs"), mapping=vectors)
+                    tx.hset(self._key(persona, "vecs"), mapping=fields(vectors))
                 tx.hset(self._key(persona, "meta"), "model", model)
                 tx.hincrby(self._key(persona, "meta"), "version", 1)
                 await tx.execute()

@@ -23,6 +23,7 @@ from engine.lorebook import CompiledBook, LoreBook, LoreState, compile_book
 from storage import codec
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
+from storage.replies import blob
 
 __all__ = ["BookSummary", "RedisLoreStore"]
 
@@ -64,7 +65,7 @@ class RedisLoreStore:
         """One book, or None."""
         with map_redis_errors():
             raw = await self._r.get(self._k.lorebook(book, "data"))
-        return codec.LOREBOOK.decode(raw) if raw is not None else None
+        return codec.LOREBOOK.decode(blob(raw)) if raw is not None else None
 
     async def all(self) -> list[BookSummary]:
         """Every book's summary, by name."""
@@ -95,7 +96,7 @@ class RedisLoreStore:
         """The chat's lore decorator state."""
         with map_redis_errors():
             raw = await self._r.get(self._k.chat(chat, "lore_state"))
-        return codec.LORE_STATE.decode(raw) if raw is not None else LoreState()
+        return codec.LORE_STATE.decode(blob(raw)) if raw is not None else LoreState()
 
     async def compiled(self, books: list[str], versions: dict[str, int] | None = None) -> list[CompiledBook]:
         """Compiled books for ``books`` (unknown ids are skipped), recompiling what changed.

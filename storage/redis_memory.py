@@ -55,6 +55,7 @@ from engine.memory import (
 from storage import codec
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
+from storage.scripts import lua
 
 __all__ = [
     "DecayResult",
@@ -72,107 +73,13 @@ _RECORD = msgspec.msgpack.Decoder(MemoryRecord)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _PARTS = ("meta", "ids", "recs", "ctr", "vecs")
 
-_READ = """
-local meta = redis.call('HMGET', KEYS[1], 'rev', 'vrev', 'model')
-local ids = redis.call('ZRANGE', KEYS[2], 0, -1)
-local recs = redis.call('HGETALL', KEYS[3])
-local ctr = redis.call('HGETALL', KEYS[4])
-local vrev, model = meta[2] or '0', meta[3] or ''
-local full = ARGV[1] ~= '' and ARGV[1] == model and ARGV[2] ~= vrev
-local vecs = full and redis.call('HGETALL', KEYS[5]) or redis.call('HKEYS', KEYS[5])
-return {meta[1] or '0', vrev, model, ids, recs, ctr, vecs, full and 1 or 0}
-"""
-
-_WRITE = """
-local rev = tonumber(redis.call('HGET', KEYS[1], 'rev') or '0')
-local n, seen, vchanged = tonumber(ARGV[2]), {}, false
-if ARGV[1] ~= '' and tonumber(ARGV[1]) ~= rev then return {0, 'memory_changed', '', rev} end
-local function has(id)
-  if seen[id] == nil then seen[id] = redis.call('HEXISTS', KEYS[3], id) == 1 end
-  return seen[id]
-end
-local function decayed(id, b)
-  local u = tonumber(redis.call('HGET', KEYS[4], 'u:' .. id) or '0')
-  return u < tonumber(ARGV[b + 3]) or (redis.call('HGET', KEYS[4], 'm:' .. id) or '') ~= ARGV[b + 5]
-end
-for b = 3, 2 + n * 7, 7 do
-  local kind, id, problem = ARGV[b], ARGV[b + 1], nil
-  if kind == 'S' and has(id) then problem = 'memory_exists'
-  elseif (kind == 'U' or kind == 'F') and not has(id) then problem = 'memory_missing'
-  elseif kind == 'F' and decayed(id, b) then problem = 'memory_changed' end
-  if problem then return {0, problem, id, rev} end
-  if kind ~= 'U' then seen[id] = kind == 'S' end
-end
-local function drop_vector(id) if redis.call('HDEL', KEYS[5], id) == 1 then vchanged = true end end
-for b = 3, 2 + n * 7, 7 do
-  local kind, id = ARGV[b], ARGV[b + 1]
-  if kind == 'S' or kind == 'U' then redis.call('HSET', KEYS[3], id, ARGV[b + 2]) end
-  if kind == 'S' then
-    redis.call('ZADD', KEYS[2], redis.call('HINCRBY', KEYS[1], 'seq', 1), id)
-    redis.call('HSET', KEYS[4], 'u:' .. id, ARGV[b + 3], 'd:' .. id, ARGV[b + 4], 'm:' .. id, ARGV[b + 5],
-      'h:' .. id, ARGV[b + 6])
-    drop_vector(id)
-  elseif kind == 'U' and redis.call('HGET', KEYS[4], 'h:' .. id) ~= ARGV[b + 6] then
-    redis.call('HSET', KEYS[4], 'h:' .. id, ARGV[b + 6])
-    drop_vector(id)
-  elseif kind == 'D' or kind == 'F' then
-    redis.call('HDEL', KEYS[3], id)
-    redis.call('ZREM', KEYS[2], id)
-    redis.call('HDEL', KEYS[4], 'u:' .. id, 'd:' .. id, 'm:' .. id, 'h:' .. id)
-    drop_vector(id)
-  end
-end
-rev = redis.call('HINCRBY', KEYS[1], 'rev', 1)
-if vchanged then redis.call('HINCRBY', KEYS[1], 'vrev', 1) end
-return {1, '', '', rev}
-"""
-
-_DECAY = """
-local day, n, advanced, reset = tonumber(ARGV[1]), tonumber(ARGV[2]), {}, {}
-for i = 0, n - 1 do
-  local b = 3 + i * 4
-  local kind, id = ARGV[b], ARGV[b + 1]
-  if redis.call('HEXISTS', KEYS[1], id) == 1 then
-    local stored = tonumber(redis.call('HGET', KEYS[2], 'd:' .. id) or '') or -1
-    if kind == 'r' then
-      local counted = math.max(stored, tonumber(ARGV[b + 2]) or -1)
-      redis.call('HSET', KEYS[2], 'u:' .. id, 0, 'd:' .. id, counted >= 0 and counted or '')
-      local m = tonumber(redis.call('HGET', KEYS[2], 'm:' .. id) or '') or -1
-      local new = tonumber(ARGV[b + 3]) or -1
-      if new > m then redis.call('HSET', KEYS[2], 'm:' .. id, ARGV[b + 3]) end
-      reset[#reset + 1] = id
-    elseif stored < day then
-      redis.call('HINCRBY', KEYS[2], 'u:' .. id, 1)
-      redis.call('HSET', KEYS[2], 'd:' .. id, day)
-      advanced[#advanced + 1] = id
-    end
-  end
-end
-return {advanced, reset}
-"""
-
-_PUT_VECTORS = """
-local vrev, changed, stored = tonumber(redis.call('HGET', KEYS[1], 'vrev') or '0'), false, {}
-if redis.call('HGET', KEYS[1], 'model') ~= ARGV[1] then
-  redis.call('DEL', KEYS[3])
-  redis.call('HSET', KEYS[1], 'model', ARGV[1])
-  changed = true
-end
-for i = 0, tonumber(ARGV[2]) - 1 do
-  local b = 3 + i * 3
-  if redis.call('HGET', KEYS[2], 'h:' .. ARGV[b]) == ARGV[b + 1] then
-    redis.call('HSET', KEYS[3], ARGV[b], ARGV[b + 2])
-    stored[#stored + 1] = ARGV[b]
-  end
-end
-if changed or #stored > 0 then vrev = redis.call('HINCRBY', KEYS[1], 'vrev', 1) end
-return {vrev, stored}
-"""
-
-_SCRIPTS = {
-    name: (src, hashlib.sha1(src.encode(), usedforsecurity=False).hexdigest())
-    for name, src in (("read", _READ), ("write", _WRITE), ("decay", _DECAY), ("vectors", _PUT_VECTORS))
+_SCRIPT_FILES = {
+    "read": "memory_read",
+    "write": "memory_write",
+    "decay": "memory_decay",
+    "vectors": "memory_vectors",
 }
+"""A call's name → its script in ``storage/lua/`` (KEYS and ARGV are described there)."""
 
 
 def _escape(part: str | None) -> str:
@@ -388,6 +295,7 @@ class RedisMemoryStore:
     def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
         self._r = client
         self._k = MemoryKeys(keys=keys or KeyBuilder())
+        self._scripts = {call: client.register_script(lua(name)) for call, name in _SCRIPT_FILES.items()}
 
     @classmethod
     def from_url(cls, url: str, keys: KeyBuilder | None = None) -> RedisMemoryStore:
@@ -406,8 +314,8 @@ class RedisMemoryStore:
         missing = [i for i, r in enumerate(results) if isinstance(r, redis.exceptions.NoScriptError)]
         if missing:
             with map_redis_errors():  # SCRIPT LOAD reaches every primary of a cluster
-                for src, _ in _SCRIPTS.values():
-                    await self._r.script_load(src)
+                for script in self._scripts.values():
+                    await self._r.script_load(script.script)
             for i, result in zip(missing, await self._pipeline([calls[i] for i in missing]), strict=True):
                 results[i] = result
         for result in results:
@@ -420,8 +328,8 @@ class RedisMemoryStore:
         with map_redis_errors():
             async with self._r.pipeline(transaction=False) as pipe:
                 for name, args in calls:
-                    if name in _SCRIPTS:
-                        pipe.execute_command("EVALSHA", _SCRIPTS[name][1], *args)
+                    if name in self._scripts:
+                        pipe.execute_command("EVALSHA", self._scripts[name].sha, *args)
                     else:
                         pipe.execute_command(name, *args)
                 return list(await pipe.execute(raise_on_error=False))

@@ -11,10 +11,12 @@ from collections.abc import Iterable
 
 import msgspec
 import redis.asyncio as aioredis
+from redis.typing import EncodableT, FieldT
 
 from engine.memory import ScopeList
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
+from storage.replies import text
 
 __all__ = ["RedisMemoryDirectory"]
 
@@ -39,7 +41,7 @@ class RedisMemoryDirectory:
 
     async def record(self, placed: Iterable[tuple[str, ScopeList]], removed: Iterable[str]) -> None:
         """Note where memories were saved and which were deleted."""
-        mapping = {memory: msgspec.json.encode(scope) for memory, scope in placed}
+        mapping: dict[FieldT, EncodableT] = {memory: msgspec.json.encode(scope) for memory, scope in placed}
         gone = [m for m in removed if m not in mapping]
         if not mapping and not gone:
             return
@@ -68,7 +70,7 @@ class RedisMemoryDirectory:
         """A space's memory-notice visibility (DEC-11): ``off``, ``brief`` (default) or ``full``."""
         with map_redis_errors():
             raw = await self._r.hget(self._settings(space), "memory_notices")
-        return raw.decode() if raw else "brief"
+        return text(raw) if raw else "brief"
 
     async def set_notice_level(self, space: str, level: str) -> None:
         """Set a space's memory-notice visibility."""

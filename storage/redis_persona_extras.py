@@ -11,6 +11,7 @@ import redis.asyncio as aioredis
 
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
+from storage.replies import maybe_blob, maybe_text, text, texts
 
 __all__ = ["RedisPersonaExtras"]
 
@@ -28,13 +29,13 @@ class RedisPersonaExtras:
         """Persona id → owning username, for private personas."""
         with map_redis_errors():
             raw = await self._r.hgetall(self._owners)
-        return {k.decode(): v.decode() for k, v in raw.items()}
+        return {text(k): text(v) for k, v in raw.items()}
 
     async def owner(self, persona: str) -> str | None:
         """The username owning a private persona, or None for a shared one."""
         with map_redis_errors():
             raw = await self._r.hget(self._owners, persona)
-        return raw.decode() if raw is not None else None
+        return maybe_text(raw)
 
     async def set_owner(self, persona: str, username: str | None) -> None:
         """Make a persona private to ``username`` (None: shared)."""
@@ -47,12 +48,12 @@ class RedisPersonaExtras:
     async def avatar(self, persona: str) -> bytes | None:
         """The persona's picture, if it has one."""
         with map_redis_errors():
-            return await self._r.hget(self._avatars, persona)
+            return maybe_blob(await self._r.hget(self._avatars, persona))
 
     async def has_avatars(self) -> set[str]:
         """The ids of personas with a picture."""
         with map_redis_errors():
-            return {k.decode() for k in await self._r.hkeys(self._avatars)}
+            return set(texts(await self._r.hkeys(self._avatars)))
 
     async def set_avatar(self, persona: str, image: bytes | None) -> None:
         """Store (or with None remove) a persona's picture."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
+from typing import Any, cast
 
 import msgspec
 import redis.asyncio as aioredis
@@ -27,18 +28,13 @@ from storage import codec
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.lease import LEASE_TTL, Lease, held_token
+from storage.replies import blob, members
+from storage.scripts import lua
 
 __all__ = ["GROUP", "RedisSummaryStore"]
 
 GROUP = "workers"
 _REPORT = msgspec.json.Decoder(DeepReport)
-_CAS = """
-if ARGV[3] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[3] then return 0 end
-if (redis.call('GET', KEYS[2]) or '0') ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2])
-redis.call('SET', KEYS[2], tostring(tonumber(ARGV[1]) + 1))
-return 1
-"""
 
 
 class RedisSummaryStore:
@@ -47,14 +43,14 @@ class RedisSummaryStore:
     def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
         self._r = client
         self._k = keys or KeyBuilder()
-        self._cas = client.register_script(_CAS)
+        self._cas = client.register_script(lua("summary_cas"))
         self.stream = f"{self._k.prefix}:jobs"
 
     async def state(self, chat: str) -> SummaryState:
         """The chat's tiers, with the version to commit against."""
         with map_redis_errors():
             raw, version = await self._r.mget(self._k.chat(chat, "summary"), self._k.chat(chat, "summary_v"))
-        state = codec.SUMMARY.decode(raw) if raw is not None else SummaryState()
+        state = codec.SUMMARY.decode(blob(raw)) if raw is not None else SummaryState()
         return SummaryState(upto=state.upto, tiers=state.tiers, version=int(version or 0))
 
     async def commit(self, chat: str, expected: int, state: SummaryState) -> bool:
@@ -74,8 +70,8 @@ class RedisSummaryStore:
             )
             if not ids:
                 return []
-            raw = await self._r.hmget(self._k.chat(chat, "msgs"), ids)
-        return [codec.MESSAGE.decode(b) for b in raw if b is not None]
+            raw = await self._r.hmget(self._k.chat(chat, "msgs"), members(ids))
+        return [codec.MESSAGE.decode(blob(b)) for b in raw if b is not None]
 
     async def add_report(self, chat: str, report: DeepReport) -> None:
         """Keep a deep-pass report (the newest 50 per chat)."""
@@ -98,8 +94,8 @@ class RedisSummaryStore:
             ids = await self._r.zrange(self._k.chat(chat, "log"), -limit, -1)
             if not ids:
                 return []
-            raw = await self._r.hmget(self._k.chat(chat, "msgs"), ids)
-        return [codec.MESSAGE.decode(b) for b in raw if b is not None]
+            raw = await self._r.hmget(self._k.chat(chat, "msgs"), members(ids))
+        return [codec.MESSAGE.decode(blob(b)) for b in raw if b is not None]
 
     async def count_between(self, chat: str, after: float, before: float) -> int:
         """How many messages lie strictly between two positions."""
@@ -139,7 +135,8 @@ class RedisSummaryStore:
                 read = await self._r.xreadgroup(
                     GROUP, consumer, {self.stream: ">"}, count=count, block=block_ms
                 )
-                entries = [e for _, batch in read for e in batch]
+                streams = cast("list[list[Any]]", read)  # RESP2: [[stream, [(id, fields), ...]], ...]
+                entries = [e for _, batch in streams for e in batch]
         return [(i.decode(), f[b"chat"].decode()) for i, f in entries if f and b"chat" in f]
 
     async def ack(self, job: str) -> None:

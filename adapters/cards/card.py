@@ -173,13 +173,13 @@ def decode_card_document(doc: dict[str, Any], limits: CardLimits) -> CardPersona
             "unsupported_spec",
             f"Unsupported card spec {spec!r}; expected 'chara_card_v2' or 'chara_card_v3'.",
         )
-    data = doc.get("data")
-    if not isinstance(data, dict):
+    inner = doc.get("data")
+    if not isinstance(inner, dict):
         raise invalid("invalid_card", f"The {spec} card has no `data` object.")
     wrapper = {
         k: v for k, v in doc.items() if k not in {"spec", "spec_version", "data"} and k not in _V1_MIRRORS
     }
-    return _persona(data, "data", spec, wrapper, limits)
+    return _persona(inner, "data", spec, wrapper, limits)
 
 
 def _persona(

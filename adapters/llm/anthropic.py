@@ -89,7 +89,7 @@ class AnthropicChatModel:
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
             return min(retry_after, 60.0)
-        return min(self._max, self._base * 2 ** (attempt - 1)) * (0.5 + random.random() / 2)
+        return min(self._max, self._base * 2.0 ** (attempt - 1)) * (0.5 + random.random() / 2)
 
     async def stream(
         self,

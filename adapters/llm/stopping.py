@@ -68,11 +68,11 @@ class StoppableModel:
                     following.cancel()
                     yield ModelDone(usage=Usage(), stop_reason="stopped")
                     return
-                event = following.result()
-                if event is None:
+                item = following.result()
+                if item is None:
                     reader.result()  # re-raise what the provider raised (LLMUnavailable...)
                     return
-                yield event
+                yield item
         finally:
             stopped.cancel()
             if not reader.done():

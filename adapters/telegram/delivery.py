@@ -19,8 +19,9 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing, asynccontextmanager
+from typing import cast
 
 import msgspec
 from aiogram import Bot
@@ -251,7 +252,8 @@ async def deliver(
     stream = ReplyStream(bot, target, policy, parts)
     interval = policy.group_interval if target.group else policy.private_interval
     text, due, turn = "", 0.0, None
-    async with typing(bot, target, policy.typing_every), aclosing(events) as stream_events:
+    replies = cast("AsyncGenerator[ReplyEvent, None]", events)  # the service's reply streams are generators
+    async with typing(bot, target, policy.typing_every), aclosing(replies) as stream_events:
         try:
             async for event in stream_events:
                 if isinstance(event, ReplyDelta):

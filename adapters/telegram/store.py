@@ -20,6 +20,7 @@ import redis.asyncio as aioredis
 
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
+from storage.replies import fields, maybe_text
 
 __all__ = ["UPDATE_TTL_SECONDS", "TelegramStore"]
 
@@ -44,13 +45,13 @@ class TelegramStore:
         """Remember which stored message each Telegram message id shows."""
         if stored:
             with map_redis_errors():
-                await self._r.hset(self._k.chat(chat, "tg_ids"), mapping=stored)  # type: ignore[arg-type]
+                await self._r.hset(self._k.chat(chat, "tg_ids"), mapping=fields(stored))
 
     async def stored_id(self, chat: str, message_id: int) -> str | None:
         """The stored message a Telegram message shows, if known."""
         with map_redis_errors():
             raw = await self._r.hget(self._k.chat(chat, "tg_ids"), str(message_id))
-        return raw.decode() if raw is not None else None
+        return maybe_text(raw)
 
     async def remember_parts(self, chat: str, turn: str, parts: tuple[int, ...]) -> None:
         """Remember the Telegram messages that show a turn's reply."""
@@ -67,7 +68,7 @@ class TelegramStore:
         """The web user a Telegram user was linked to, if any."""
         with map_redis_errors():
             raw = await self._r.hget(f"{self._k.prefix}:tg:links", str(user_id))
-        return raw.decode() if raw is not None else None
+        return maybe_text(raw)
 
     async def link(self, user_id: int, user: str) -> None:
         """Join a Telegram user with a web user (``/link``)."""
@@ -78,7 +79,7 @@ class TelegramStore:
         """The persona chosen for a Telegram chat with ``/persona``, if any."""
         with map_redis_errors():
             raw = await self._r.hget(f"{self._k.prefix}:tg:personas", str(chat_id))
-        return raw.decode() if raw is not None else None
+        return maybe_text(raw)
 
     async def set_chat_persona(self, chat_id: int, persona: str) -> None:
         """Choose the persona that speaks in a Telegram chat."""

@@ -265,7 +265,10 @@ class FaissVectorIndex(_CachedIndex):
         self, entry: _Entry, query: Vectors, k: int, positions: _Positions | None
     ) -> list[tuple[int, float]]:
         selector = None if positions is None else faiss.IDSelectorBatch(positions)
-        params = None if selector is None else faiss.SearchParameters(sel=selector)
+        params = None
+        if selector is not None:
+            params = faiss.SearchParameters()
+            params.sel = selector
         scores, labels = entry.native.search(query, k, params=params)  # keeps `selector` alive until here
         return [(int(pos), float(score)) for score, pos in zip(scores[0], labels[0], strict=True) if pos >= 0]
 

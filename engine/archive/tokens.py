@@ -106,10 +106,10 @@ def keep_worthy_tokens(text: str) -> tuple[KeepToken, ...]:
         masked = _masked(masked, spans)
     seen: set[str] = set()
     unique: list[KeepToken] = []
-    for token in sorted(found, key=lambda t: t.start):
-        if token.text not in seen:
-            seen.add(token.text)
-            unique.append(token)
+    for kept in sorted(found, key=lambda t: t.start):
+        if kept.text not in seen:
+            seen.add(kept.text)
+            unique.append(kept)
     return tuple(unique)
 
 

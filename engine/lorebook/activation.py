@@ -144,11 +144,11 @@ def evaluate_entry(
         return Verdict(decision=_reject(entry, f"{trigger}; {excluded}"))
     if entry.required:
         pairs = zip(entry.required, entry.required_keys, strict=True)
-        found = next((key for mid, key in pairs if _found(hits, mid, entry.scan_depth)), None)
-        if found is None:
+        required = next((key for mid, key in pairs if _found(hits, mid, entry.scan_depth)), None)
+        if required is None:
             missing = _reject(entry, f"{trigger}; @@additional_keys: none matched")
             return Verdict(decision=missing, final=False)
-        trigger = f"{trigger}; @@additional_keys {found!r}"
+        trigger = f"{trigger}; @@additional_keys {required!r}"
     if by_key:
         ok, detail = _secondary(entry, hits)
         if not ok:

@@ -226,11 +226,11 @@ def compile_book(book: LoreBook) -> CompiledBook:
             entries.append(compiled)
         else:
             keys.issues.extend(table.issues)
-    compiled = _assemble(book, book_id, tuple(entries), keys)
+    assembled = _assemble(book, book_id, tuple(entries), keys)
     # Recursion needs the keys each entry's own content holds: found once here, not per scan.
     from engine.lorebook.match import content_hits  # here: match imports this module
 
-    return msgspec.structs.replace(compiled, content=content_hits(compiled))
+    return msgspec.structs.replace(assembled, content=content_hits(assembled))
 
 
 def _check_book(book: LoreBook) -> None:

@@ -152,7 +152,8 @@ def _apply(decorator: Decorator, values: dict[str, object], seen: set[str]) -> t
         keys = split_key_string(value)
         if not keys:
             return "ignored: expected comma-separated keys", "invalid_decorator"
-        values[name] = (*values.get(name, ()), *keys)  # type: ignore[misc]
+        earlier = values.get(name, ())
+        values[name] = (*(earlier if isinstance(earlier, tuple) else ()), *keys)
     else:
         low, high = _INTS[name]
         try:

@@ -37,7 +37,7 @@ turn id); included tokens never exceed the budget; output order is a total order
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Final
+from typing import Final, Literal
 
 from engine.errors import InvalidInput
 from engine.lorebook.activation import (
@@ -50,7 +50,7 @@ from engine.lorebook.activation import (
 )
 from engine.lorebook.compile import CompiledBook, CompiledEntry, id_sort_key
 from engine.lorebook.inject import apply_budget, rank_key, render
-from engine.lorebook.match import ResolvedKey, build_buffer, match_buffer, match_text, resolve_dynamic
+from engine.lorebook.match import Hits, ResolvedKey, build_buffer, match_buffer, match_text, resolve_dynamic
 from engine.lorebook.model import LoreDecision, LoreMark, LoreResult, LoreState, LoreTimed
 from engine.macros import MacroContext, expand
 
@@ -184,7 +184,7 @@ class _Pool:
     def __init__(
         self,
         books: Sequence[CompiledBook],
-        hits: list,  # type: ignore[type-arg]
+        hits: list[Hits],
         resolved: list[tuple[ResolvedKey, ...]],
         ctx: ScanContext,
         macros: MacroContext | None,
@@ -327,8 +327,8 @@ class _Pool:
             return None, f"{label}: entry {self._entry(earlier).id} won it in an earlier pass", ""
         sticky = [ref for ref in members if pending[ref].sticky]
         if sticky:
-            top = self._entry(sticky[0]).id
-            return sticky[0], f"{label}: lost to sticky entry {top}", f"won {label} (sticky)"
+            sticky_id = self._entry(sticky[0]).id
+            return sticky[0], f"{label}: lost to sticky entry {sticky_id}", f"won {label} (sticky)"
         alone = len(members) == 1
         if not alone and any(self._entry(ref).scored for ref in members):
             scores = {ref: key_score(self._entry(ref), self.hits[ref[0]]) for ref in members}
@@ -441,10 +441,14 @@ def _next_state(
     running.update({("cooldown", *key): t for key, t in ctx.cooldown.items()})
     count = ctx.message_count
     for entry in included:
-        for kind, length in (("sticky", entry.sticky), ("cooldown", entry.cooldown)):
+        timers: tuple[tuple[Literal["sticky", "cooldown"], int], ...] = (
+            ("sticky", entry.sticky),
+            ("cooldown", entry.cooldown),
+        )
+        for kind, length in timers:
             if length and (kind, entry.book, entry.id) not in running:
                 running[(kind, entry.book, entry.id)] = LoreTimed(
-                    book=entry.book, entry=entry.id, kind=kind, start=count, end=count + length  # type: ignore[arg-type]
+                    book=entry.book, entry=entry.id, kind=kind, start=count, end=count + length
                 )
     timed = tuple(running[key] for key in sorted(running))
     if not timed and not base and not state.timed and len(marks) == len(state.marks):

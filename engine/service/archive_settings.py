@@ -21,6 +21,7 @@ The ``worker`` passes ``os.environ``; nothing here reads the environment itself.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import cast
 
 import msgspec
 
@@ -80,12 +81,16 @@ def archive_settings(env: Mapping[str, str]) -> ArchiveSettings:
         ("HEARTH_ARCHIVE_DEDUP_SIMILARITY", "dedup_similarity"),
     ):
         if env.get(name):
-            extra[field] = float(_parse(name, env[name], float))  # type: ignore[arg-type]
+            extra[field] = _float(name, env[name])
     if extra.get("sweep_secs", 1.0) <= 0:
         raise ConfigError("HEARTH_ARCHIVE_SWEEP_SECS must be positive.", code="invalid_setting")
     if not 0 < extra.get("dedup_similarity", 0.5) <= 1:
         raise ConfigError("HEARTH_ARCHIVE_DEDUP_SIMILARITY must be in (0, 1].", code="invalid_setting")
-    return ArchiveSettings(policy=policy, dream=_dream(env), **extra)
+    return msgspec.structs.replace(ArchiveSettings(policy=policy, dream=_dream(env)), **extra)
+
+
+def _float(name: str, raw: str) -> float:
+    return cast(float, _parse(name, raw, float))  # _parse returns float(text) for kind float
 
 
 def _half_lives(raw: str) -> HalfLives:
@@ -99,7 +104,7 @@ def _half_lives(raw: str) -> HalfLives:
                 f"with a layer among {', '.join(LAYERS)}.",
                 code="invalid_setting",
             )
-        values[layer.strip()] = float(_parse("HEARTH_ARCHIVE_HALF_LIFE_DAYS", days, float))  # type: ignore[arg-type]
+        values[layer.strip()] = _float("HEARTH_ARCHIVE_HALF_LIFE_DAYS", days)
     return HalfLives(**values)
 
 

@@ -146,7 +146,7 @@ class MessageControls:
                 return chosen, message
             if self._service.memory is not None:  # MEM-7 per swipe: the reply left behind is undone
                 await self._service.memory.rollback(
-                    [w for w in current.journal if not isinstance(w, MessageStored)]  # type: ignore[misc]
+                    [w for w in current.journal if not isinstance(w, MessageStored)]
                 )
             left = msgspec.structs.replace(_without_memory(current), status="superseded")
             picked = msgspec.structs.replace(_without_memory(chosen), status="done")

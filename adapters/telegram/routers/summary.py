@@ -18,11 +18,15 @@ from adapters.telegram.memory_views import plural
 from adapters.telegram.normalize import chat_of
 from adapters.telegram.render import MAX_MESSAGE_CHARS, Chunk, Styled, split
 from engine.service import ChatService
-from engine.summary import SummaryState
+from engine.summary import Level, SummaryState
 
 __all__ = ["create_router", "on_summary", "summary_chunks"]
 
-LEVELS = (("long_term", "Long-term memory"), ("merged", "Merged summaries"), ("recent", "Recent summaries"))
+LEVELS: tuple[tuple[Level, str], ...] = (
+    ("long_term", "Long-term memory"),
+    ("merged", "Merged summaries"),
+    ("recent", "Recent summaries"),
+)
 
 
 def _waiting(count: int) -> str:
@@ -37,7 +41,7 @@ def summary_chunks(state: SummaryState, waiting: int, limit: int = MAX_MESSAGE_C
     text = Styled().add("Summaries of this conversation", "bold")
     shown = False
     for level, label in LEVELS:
-        tiers = state.level(level)  # type: ignore[arg-type]
+        tiers = state.level(level)
         if tiers:
             shown = True
             text.add("\n\n").add(f"{label} ({len(tiers)})", "bold")
