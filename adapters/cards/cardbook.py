@@ -21,33 +21,25 @@ from typing import Any
 
 import msgspec
 
-from adapters.cards.jsondoc import child_path, convert_at, require_object
+from adapters.cards.jsondoc import child_path, require_object
 from adapters.cards.limits import CardLimits, invalid
 from adapters.cards.mapping import (
-    DEFAULT_INSERTION_ORDER,
     ROLES,
     SELECTIVE_LOGIC,
     ST_ONLY_FIELDS,
     ST_TO_CARD_EXT,
     CardTuning,
     Num,
+    OwnFields,
+    WireEntry,
     assign_ids,
     insertion_from_order,
-    is_enabled,
-    order_from_insertion,
-    split_keys,
+    lore_entry,
     to_int,
     tuning_values,
 )
-from adapters.cards.worldinfo import ALIASES, book_extensions, book_settings
-from engine.lorebook.model import (
-    LoreBook,
-    LoreEntry,
-    join_decorators,
-    json_pairs,
-    pairs_to_dict,
-    split_decorators,
-)
+from adapters.cards.worldinfo import book_extensions, book_fields, book_settings
+from engine.lorebook.model import LoreBook, LoreEntry, join_decorators, json_pairs, pairs_to_dict
 
 __all__ = ["decode_card_book", "encode_card_book"]
 
@@ -77,39 +69,14 @@ _ST_TUNING_NAMES = frozenset(
 )
 
 
-class _CardEntry(msgspec.Struct, kw_only=True):
+class _CardEntry(WireEntry, kw_only=True):
     id: int | str | None = None
-    keys: list[str] | str | None = None
-    key: list[str] | str | None = None
-    secondary_keys: list[str] | str | None = None
-    keysecondary: list[str] | str | None = None
-    comment: str | None = None
-    content: str | None = None
-    constant: bool | None = None
-    selective: bool | None = None
-    enabled: bool | None = None
-    disable: bool | None = None
-    insertion_order: Num | None = None
-    order: Num | None = None
     priority: Num | None = None
     use_regex: bool | None = None
     case_sensitive: bool | None = None
-    extensions: dict[str, Any] | None = None
 
 
-_BASE_NAMES = frozenset(
-    {
-        "id",
-        "comment",
-        "content",
-        "constant",
-        "selective",
-        "priority",
-        "use_regex",
-        "case_sensitive",
-        "extensions",
-    }
-)
+_OWN_NAMES = frozenset({"id", "priority", "use_regex", "case_sensitive"})
 
 
 def decode_card_book(raw: dict[str, Any], limits: CardLimits, path: str) -> LoreBook:
@@ -137,45 +104,29 @@ def decode_card_book(raw: dict[str, Any], limits: CardLimits, path: str) -> Lore
         )
     values, unknown = book_settings(raw, path)
     decoded = [
-        _decode_entry(require_object(item, f"{where}[{i}]"), f"{where}[{i}]") for i, item in enumerate(items)
+        lore_entry(require_object(item, f"{where}[{i}]"), f"{where}[{i}]", _CardEntry, _own, world_info=False)
+        for i, item in enumerate(items)
     ]
     ids = assign_ids(e.id or None for e in decoded)
     entries = tuple(msgspec.structs.replace(e, id=i) for e, i in zip(decoded, ids, strict=True))
     return LoreBook(entries=entries, extra=json_pairs(unknown), **values)
 
 
-def _decode_entry(raw: dict[str, Any], path: str) -> LoreEntry:
-    wire = convert_at(raw, _CardEntry, path)
-    used = set(_BASE_NAMES) | {card if card in raw else st for st, card in ALIASES}
-    keys = wire.keys if "keys" in raw else wire.key
-    secondary = wire.secondary_keys if "secondary_keys" in raw else wire.keysecondary
-    enabled = is_enabled(raw, wire.disable, wire.enabled, prefer_disable=False)
-    number = wire.insertion_order if "insertion_order" in raw else wire.order
-    field = "insertion_order" if "insertion_order" in raw else "order"
-    insertion = DEFAULT_INSERTION_ORDER if number is None else to_int(number, child_path(path, field))
-    priority = insertion if wire.priority is None else to_int(wire.priority, child_path(path, "priority"))
+def _own(raw: dict[str, Any], wire: _CardEntry, path: str) -> OwnFields:
+    """A card entry's own fields: ``priority`` and ``use_regex`` at the top, tuning in ``extensions``."""
+    priority = None if wire.priority is None else to_int(wire.priority, child_path(path, "priority"))
     tuning = tuning_values(
         wire.extensions or {}, CardTuning, child_path(path, "extensions"), use_probability=True
     )
     if wire.case_sensitive is not None:
         tuning["case_sensitive"] = wire.case_sensitive
-    decorators, body = split_decorators(wire.content or "")
-    return LoreEntry(
-        id="" if wire.id is None else str(wire.id),
-        keys=split_keys(keys),
-        secondary_keys=split_keys(secondary),
-        content=body,
-        decorators=decorators,
-        comment=wire.comment or "",
-        constant=bool(wire.constant),
-        enabled=enabled,
-        selective=bool(wire.selective),
-        use_regex=bool(wire.use_regex),
+    return OwnFields(
+        id=wire.id,
         priority=priority,
-        order=order_from_insertion(insertion),
-        extensions=json_pairs(wire.extensions or {}),
-        extra=json_pairs({k: v for k, v in raw.items() if k not in used}),
-        **tuning,
+        use_regex=bool(wire.use_regex),
+        extensions=wire.extensions or {},
+        tuning=tuning,
+        known=_OWN_NAMES,
     )
 
 
@@ -189,13 +140,7 @@ def encode_card_book(book: LoreBook) -> dict[str, Any]:
         The lorebook object: unknown top-level fields, ``name``/``description`` when set,
         scan settings when set, ``extensions`` and ``entries``.
     """
-    doc: dict[str, Any] = pairs_to_dict(book.extra)
-    for name in ("name", "description"):
-        if getattr(book, name):
-            doc[name] = getattr(book, name)
-    for name in ("scan_depth", "token_budget", "recursive_scanning"):
-        if getattr(book, name) is not None:
-            doc[name] = getattr(book, name)
+    doc = book_fields(book)
     doc["extensions"] = book_extensions(book)
     doc["entries"] = [_encode_entry(entry) for entry in book.entries]
     return doc

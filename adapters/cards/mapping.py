@@ -16,32 +16,41 @@ first"; ST: the budget pass runs in ``order`` order).
 Tuning fields (probability, selective logic, role, scan depth, whole words, case, recursion
 flags) are top-level fields in World Info and live in the entry's ``extensions`` in a card,
 under the names SillyTavern uses when it converts between the two (``ST_TO_CARD_EXT``).
+
+Entries (issue 14). Both codecs decode an entry with :func:`lore_entry`: the fields the two
+formats share (``ALIASES`` pairs under either name, ``comment``, ``content``, ``constant``,
+``selective``) are read here, and a codec reads only what it keeps its own way (``OwnFields``:
+the id, priority, regex flag, tuning and ``extensions``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 import msgspec
 
 from adapters.cards.jsondoc import child_path, convert_at
 from adapters.cards.limits import invalid
-from engine.lorebook.model import Role, SelectiveLogic
+from engine.lorebook.model import LoreEntry, Role, SelectiveLogic, json_pairs, split_decorators
 from engine.lorebook.regex_keys import split_key_string
 
 __all__ = [
+    "ALIASES",
     "DEFAULT_INSERTION_ORDER",
     "ROLES",
     "SELECTIVE_LOGIC",
     "ST_ONLY_FIELDS",
     "ST_TO_CARD_EXT",
     "CardTuning",
+    "OwnFields",
     "StTuning",
     "Tuning",
+    "WireEntry",
     "assign_ids",
     "insertion_from_order",
     "is_enabled",
+    "lore_entry",
     "order_from_insertion",
     "split_keys",
     "to_int",
@@ -94,6 +103,16 @@ ST_TO_CARD_EXT: dict[str, str] = {
 
 ST_ONLY_FIELDS = ("addMemo", "characterFilter")
 """World Info fields with no card place; a card keeps them in ``extensions`` by their ST name."""
+
+ALIASES: tuple[tuple[str, str], ...] = (
+    ("key", "keys"),
+    ("keysecondary", "secondary_keys"),
+    ("disable", "enabled"),
+    ("order", "insertion_order"),
+)
+"""(World Info name, card name) pairs of the same field."""
+
+_SHARED_NAMES = frozenset({"comment", "content", "constant", "selective", "extensions"})
 
 Num = int | float
 
@@ -256,6 +275,108 @@ def to_int(value: Num, path: str) -> int:
             raise invalid("invalid_field", f"Field `{path}` must be an integer, got {value}.")
         return int(value)
     return value
+
+
+class WireEntry(msgspec.Struct, kw_only=True):
+    """The entry fields both formats have, as a file holds them (each codec adds its own).
+
+    The first eight are four fields (``ALIASES``), each under its World Info and its card name.
+    """
+
+    key: list[str] | str | None = None
+    keys: list[str] | str | None = None
+    keysecondary: list[str] | str | None = None
+    secondary_keys: list[str] | str | None = None
+    disable: bool | None = None
+    enabled: bool | None = None
+    order: Num | None = None
+    insertion_order: Num | None = None
+    comment: str | None = None
+    content: str | None = None
+    constant: bool | None = None
+    selective: bool | None = None
+    extensions: dict[str, Any] | None = None
+
+
+class OwnFields(msgspec.Struct, frozen=True, kw_only=True):
+    """What a codec reads its own way, for :func:`lore_entry`.
+
+    Attributes:
+        id: The entry's id in the file (``None``: none; ``assign_ids`` numbers it later).
+        priority: Budget priority; ``None`` takes the insertion order (LORE-20).
+        use_regex: Whether bare keys are patterns (LORE-5).
+        extensions: The entry's ``extensions`` as kept.
+        tuning: The tuning fields of ``LoreEntry`` (``tuning_values``).
+        known: The fields of the file object it read (kept out of ``LoreEntry.extra``).
+        extra: Fields to keep in ``LoreEntry.extra`` besides the unknown ones.
+    """
+
+    id: int | str | None
+    priority: int | None
+    use_regex: bool
+    extensions: dict[str, Any]
+    tuning: dict[str, Any]
+    known: frozenset[str]
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+W = TypeVar("W", bound=WireEntry)
+
+
+def lore_entry(
+    raw: dict[str, Any],
+    path: str,
+    wire_type: type[W],
+    own: Callable[[dict[str, Any], W, str], OwnFields],
+    *,
+    world_info: bool,
+) -> LoreEntry:
+    """Decode one entry object of either format into a ``LoreEntry`` (the one mapping of both).
+
+    Args:
+        raw: The entry object.
+        path: Its document path, for error messages.
+        wire_type: The codec's typed view of an entry (``WireEntry`` plus its own fields).
+        own: Reads the codec's own fields; called after the shared ones are validated.
+        world_info: Whose names win when a field stands under both (``ALIASES``): World
+            Info's (``True``) or the card's; the other name then stays in ``extra``.
+
+    Returns:
+        The entry; ``id`` is the file's (``""`` when it has none).
+
+    Raises:
+        InvalidInput: ``invalid_field`` naming the field.
+    """
+    wire = convert_at(raw, wire_type, path)
+    # World Info name -> the name read: the format's own when present, else the other format's
+    read = {
+        st: (st if st in raw else card) if world_info else (card if card in raw else st)
+        for st, card in ALIASES
+    }
+    number = getattr(wire, read["order"])
+    where = child_path(path, read["order"])
+    insertion = DEFAULT_INSERTION_ORDER if number is None else to_int(number, where)
+    decorators, body = split_decorators(wire.content or "")
+    fields = own(raw, wire, path)
+    used = _SHARED_NAMES | fields.known | set(read.values())
+    extra = {k: v for k, v in raw.items() if k not in used} | fields.extra
+    return LoreEntry(
+        id="" if fields.id is None else str(fields.id),
+        keys=split_keys(getattr(wire, read["key"])),
+        secondary_keys=split_keys(getattr(wire, read["keysecondary"])),
+        content=body,
+        decorators=decorators,
+        comment=wire.comment or "",
+        constant=bool(wire.constant),
+        enabled=is_enabled(raw, wire.disable, wire.enabled, prefer_disable=world_info),
+        selective=bool(wire.selective),
+        priority=insertion if fields.priority is None else fields.priority,
+        use_regex=fields.use_regex,
+        order=order_from_insertion(insertion),
+        extensions=json_pairs(fields.extensions),
+        extra=json_pairs(extra),
+        **fields.tuning,
+    )
 
 
 def is_enabled(

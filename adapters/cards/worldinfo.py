@@ -24,71 +24,39 @@ import msgspec
 from adapters.cards.jsondoc import child_path, convert_at, require_object
 from adapters.cards.limits import CardLimits, invalid
 from adapters.cards.mapping import (
-    DEFAULT_INSERTION_ORDER,
     ROLES,
     SELECTIVE_LOGIC,
     ST_ONLY_FIELDS,
     ST_TO_CARD_EXT,
-    Num,
+    OwnFields,
     StTuning,
+    WireEntry,
     assign_ids,
     insertion_from_order,
-    is_enabled,
-    order_from_insertion,
-    split_keys,
-    to_int,
+    lore_entry,
     tuning_values,
 )
-from engine.lorebook.model import (
-    LoreBook,
-    LoreEntry,
-    Matching,
-    join_decorators,
-    json_pairs,
-    pairs_to_dict,
-    split_decorators,
-)
+from engine.lorebook.model import LoreBook, LoreEntry, Matching, join_decorators, json_pairs, pairs_to_dict
 
 __all__ = [
-    "ALIASES",
     "HEARTH_KEY",
     "BookSettings",
     "book_extensions",
+    "book_fields",
     "book_settings",
     "decode_world_info",
     "encode_world_info",
 ]
 
-ALIASES: tuple[tuple[str, str], ...] = (
-    ("key", "keys"),
-    ("keysecondary", "secondary_keys"),
-    ("disable", "enabled"),
-    ("order", "insertion_order"),
-)
-"""(World Info name, card name) pairs of the same field."""
-
 _TUNING_NAMES = frozenset(f.encode_name for f in msgspec.structs.fields(StTuning))
 
 
-class _StEntry(msgspec.Struct, kw_only=True):
+class _StEntry(WireEntry, kw_only=True):
     uid: int | str | None = None
-    key: list[str] | str | None = None
-    keys: list[str] | str | None = None
-    keysecondary: list[str] | str | None = None
-    secondary_keys: list[str] | str | None = None
-    comment: str | None = None
-    content: str | None = None
-    constant: bool | None = None
-    selective: bool | None = None
-    disable: bool | None = None
-    enabled: bool | None = None
-    order: Num | None = None
-    insertion_order: Num | None = None
-    extensions: dict[str, Any] | None = None
 
 
 _CANONICAL_INT = re.compile(r"0|[1-9][0-9]{0,17}")
-_BASE_NAMES = frozenset({"uid", "comment", "content", "constant", "selective", "extensions"})
+_OWN_NAMES = frozenset({"uid"}) | _TUNING_NAMES
 
 
 class BookSettings(msgspec.Struct, kw_only=True):
@@ -176,6 +144,19 @@ def book_extensions(book: LoreBook) -> dict[str, Any]:
     return ext
 
 
+def book_fields(book: LoreBook) -> dict[str, Any]:
+    """The book-level fields both formats write first: the unknown ones, then ``name`` and
+    ``description`` when set, then the scan settings when set."""
+    doc: dict[str, Any] = pairs_to_dict(book.extra)
+    for name in ("name", "description"):
+        if getattr(book, name):
+            doc[name] = getattr(book, name)
+    for name in ("scan_depth", "token_budget", "recursive_scanning"):
+        if getattr(book, name) is not None:
+            doc[name] = getattr(book, name)
+    return doc
+
+
 def decode_world_info(raw: dict[str, Any], limits: CardLimits, path: str = "") -> LoreBook:
     """Build a ``LoreBook`` from a decoded World Info file.
 
@@ -192,7 +173,7 @@ def decode_world_info(raw: dict[str, Any], limits: CardLimits, path: str = "") -
     """
     items = _entry_items(raw.get("entries"), child_path(path, "entries"), limits)
     values, unknown = book_settings(raw, path)
-    decoded = [_decode_entry(item, where) for where, _, item in items]
+    decoded = [lore_entry(item, where, _StEntry, _own, world_info=True) for where, _, item in items]
     ids = assign_ids(_candidate_id(e, key) for (_, key, _), e in zip(items, decoded, strict=True))
     entries = tuple(msgspec.structs.replace(e, id=i) for e, i in zip(decoded, ids, strict=True))
     return LoreBook(entries=entries, extra=json_pairs(unknown), **values)
@@ -218,38 +199,19 @@ def _candidate_id(entry: LoreEntry, key: str | None) -> str | None:
     return entry.id or key
 
 
-def _decode_entry(raw: dict[str, Any], path: str) -> LoreEntry:
-    wire = convert_at(raw, _StEntry, path)
-    used = set(_BASE_NAMES) | _TUNING_NAMES
-    used |= {native if native in raw else alias for native, alias in ALIASES}
-    keys = wire.key if "key" in raw else wire.keys
-    secondary = wire.keysecondary if "keysecondary" in raw else wire.secondary_keys
-    enabled = is_enabled(raw, wire.disable, wire.enabled, prefer_disable=True)
-    number = wire.order if "order" in raw else wire.insertion_order
-    where = child_path(path, "order" if "order" in raw else "insertion_order")
-    insertion = DEFAULT_INSERTION_ORDER if number is None else to_int(number, where)
-    decorators, body = split_decorators(wire.content or "")
+def _own(raw: dict[str, Any], wire: _StEntry, path: str) -> OwnFields:
+    """A World Info entry's own fields: tuning at the top, Hearth's card fields in ``extensions.hearth``."""
     extensions = dict(wire.extensions or {})
     hearth = convert_at(extensions.pop(HEARTH_KEY, {}), _HearthEntry, child_path(path, "extensions.hearth"))
-    extra = {k: v for k, v in raw.items() if k not in used}
-    if hearth.position is not None:
-        extra["position"] = hearth.position  # a card position World Info has no number for
-    return LoreEntry(
-        id="" if wire.uid is None else str(wire.uid),
-        keys=split_keys(keys),
-        secondary_keys=split_keys(secondary),
-        content=body,
-        decorators=decorators,
-        comment=wire.comment or "",
-        constant=bool(wire.constant),
-        enabled=enabled,
-        selective=bool(wire.selective),
-        priority=insertion if hearth.priority is None else hearth.priority,
+    return OwnFields(
+        id=wire.uid,
+        priority=hearth.priority,
         use_regex=hearth.use_regex,
-        order=order_from_insertion(insertion),
-        extensions=json_pairs(extensions),
-        extra=json_pairs(extra),
-        **tuning_values(raw, StTuning, path, use_probability=False),
+        extensions=extensions,
+        tuning=tuning_values(raw, StTuning, path, use_probability=False),
+        known=_OWN_NAMES,
+        # a card position World Info has no number for
+        extra={} if hearth.position is None else {"position": hearth.position},
     )
 
 
@@ -263,13 +225,7 @@ def encode_world_info(book: LoreBook) -> dict[str, Any]:
         ``{"entries": {uid: entry}}`` plus the book's unknown top-level fields and, when set,
         ``name``, ``description``, scan settings and ``extensions``.
     """
-    doc: dict[str, Any] = pairs_to_dict(book.extra)
-    for name in ("name", "description"):
-        if getattr(book, name):
-            doc[name] = getattr(book, name)
-    for name in ("scan_depth", "token_budget", "recursive_scanning"):
-        if getattr(book, name) is not None:
-            doc[name] = getattr(book, name)
+    doc = book_fields(book)
     extensions = book_extensions(book)
     if extensions:
         doc["extensions"] = extensions
