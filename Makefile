@@ -38,4 +38,4 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis
