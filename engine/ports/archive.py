@@ -130,8 +130,20 @@ class SweepLease(Protocol):
         ...
 
 
-class ArchiveStore(ArchiveChats, ArchiveLog, SessionPages, PageStore, SweepLease, Protocol):
-    """What the archive desk and the worker's archive pass need."""
+class ActivityLog(Protocol):
+    """The latest client activity, for the dream pass's idle trigger (EPI-10)."""
+
+    async def touch_activity(self, at: datetime) -> None:
+        """Record client activity at ``at`` (the latest time wins, at one-second granularity)."""
+        ...
+
+    async def last_activity(self) -> datetime | None:
+        """The latest client activity recorded, or None when there was none."""
+        ...
+
+
+class ArchiveStore(ArchiveChats, ArchiveLog, SessionPages, PageStore, SweepLease, ActivityLog, Protocol):
+    """What the archive desk, the worker's archive pass and the activity mark need."""
 
 
 class StoredVectors(Protocol):
@@ -157,18 +169,6 @@ class PageVectorStore(Protocol):
 
     async def put_vectors(self, chat: str, model: str, vectors: Mapping[str, bytes]) -> None:
         """Store page vectors of ``model``; vectors of another embedder are dropped first."""
-        ...
-
-
-class ActivityLog(Protocol):
-    """The latest client activity, for the dream pass's idle trigger (EPI-10)."""
-
-    async def touch_activity(self, at: datetime) -> None:
-        """Record client activity at ``at`` (the latest time wins, at one-second granularity)."""
-        ...
-
-    async def last_activity(self) -> datetime | None:
-        """The latest client activity recorded, or None when there was none."""
         ...
 
 
