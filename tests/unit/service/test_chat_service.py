@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
 import msgspec
 import pytest
@@ -13,7 +14,7 @@ from tests.fakes.ports import ScriptedChatModel
 from tests.unit.service.world import PERSONA, ROOM, World, drain
 
 
-def done(events: list[object]) -> ReplyDone:
+def done(events: Sequence[object]) -> ReplyDone:
     last = events[-1]
     assert isinstance(last, ReplyDone), last
     return last

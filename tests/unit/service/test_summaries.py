@@ -66,7 +66,7 @@ async def test_sum_1_messages_that_left_the_window_become_tiers_and_leave_the_pr
 
 async def test_sum_5_without_an_llm_tiers_are_extractive_and_say_so() -> None:
     world = World()
-    world.summaries.model = type("Offline", (), {"provider": "offline"})()  # type: ignore[assignment]
+    world.summaries.model = type("Offline", (), {"provider": "offline"})()
     await world.start(QUIET)
     await chatter(world, 59)
     assert await world.run_jobs() == 1
