@@ -8,7 +8,7 @@ reads as having none (``vector_version`` 0), like a deployment without an embedd
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -255,13 +255,22 @@ class InMemoryMemoryDirectory:
 
 
 class InMemoryRecall:
-    """``MemoryRecall`` without an embedder (``adapters.recall.NoRecall`` on the fake store)."""
+    """``MemoryRecall`` on the fake store: without ``passages`` it is ``adapters.recall.NoRecall``
+    (nothing is searched, DEC-1); with ``passages`` (a text → vector function) it embeds, but no
+    memory or document ever matches, so turns behave as if nothing were relevant."""
 
-    available = False
-    model = "none"
-
-    def __init__(self, store: InMemoryMemoryStore) -> None:
+    def __init__(
+        self,
+        store: InMemoryMemoryStore,
+        passages: Callable[[Sequence[str]], Vectors] | None = None,
+        *,
+        model: str = "fake-4",
+    ) -> None:
         self._store = store
+        self._passages = passages
+        self.available = passages is not None
+        self.model = model if passages is not None else "none"
+        self.batches: list[int] = []  # the size of every ``embed_passages`` call
 
     async def load(self, scopes: Sequence[ScopeList]) -> list[MemoryRecord]:
         """The memories of ``scopes``."""
@@ -271,25 +280,33 @@ class InMemoryRecall:
         """Nothing to prepare."""
 
     async def embed(self, text: str) -> Vector:
-        """Never called without an embedder."""
-        raise Conflict("There is no embedder.", code="documents_unavailable")
+        """The query's vector (only called when ``available``)."""
+        row: Vector = (await self.embed_passages([text]))[0]
+        return row
 
     async def search(
         self, query: Vector, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
     ) -> SearchResult:
-        """Never called without an embedder."""
-        return SearchResult(ok=False)
+        """A search that finds nothing."""
+        return SearchResult(ok=True)
 
     async def embed_passages(self, texts: Sequence[str]) -> Vectors:
-        """Never called without an embedder."""
-        raise Conflict("There is no embedder.", code="documents_unavailable")
+        """The passages' vectors.
+
+        Raises:
+            Conflict: ``documents_unavailable`` without an embedder.
+        """
+        if self._passages is None:
+            raise Conflict("There is no embedder.", code="documents_unavailable")
+        self.batches.append(len(texts))
+        return self._passages(texts)
 
     async def documents(self, query: Vector, persona: str) -> tuple[str, ...]:
-        """No embedder: documents are not searched."""
+        """No document ever matches."""
         return ()
 
     async def has_documents(self, persona: str) -> bool:
-        """No embedder: documents are not searched."""
+        """Documents are never searched."""
         return False
 
     def forget_documents(self, persona: str) -> None:
