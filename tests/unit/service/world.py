@@ -124,7 +124,7 @@ class World:
         self.clock.advance(minutes=1)
         return IncomingMessage(
             platform="web",
-            space=chat.split("=")[0],
+            space=chat,
             chat=chat,
             user=user,
             display_name=user.split(":")[1].title(),
