@@ -25,7 +25,9 @@ from adapters.embedding import Embedder, MatchScorer, embed_background
 from adapters.embedding.scorer import FUSION, passage_rule
 from adapters.hybrid import Evidences, QueryVector, ScoredSet, ScoredSets, build_set, hits, query_text
 from adapters.vector import VectorIndex, load_memory_vectors, memory_key
+from engine.errors import Conflict
 from engine.memory import MemoryRecord, ScopeList, SearchResult, scope_list_of
+from engine.ports import Vector, Vectors
 from storage.redis_documents import RedisDocumentStore
 from storage.redis_memory import RedisMemoryStore
 
@@ -55,9 +57,13 @@ class NoRecall:
     def forget_documents(self, persona: str) -> None:
         """No cache."""
 
-    async def embed(self, text: str) -> None:
-        """No embedder, no query vector."""
-        return
+    async def embed(self, text: str) -> Vector:
+        """No embedder, no query vector: never called while ``available`` is False.
+
+        Raises:
+            Conflict: ``documents_unavailable``.
+        """
+        raise Conflict("There is no embedder (HEARTH_EMBEDDER is none).", code="documents_unavailable")
 
     async def search(
         self, query: object, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
@@ -73,9 +79,13 @@ class NoRecall:
         """No embedder: documents are not searched."""
         return False
 
-    async def embed_passages(self, texts: Sequence[str]) -> None:
-        """No embedder."""
-        return
+    async def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        """No embedder: never called while ``available`` is False.
+
+        Raises:
+            Conflict: ``documents_unavailable``.
+        """
+        raise Conflict("There is no embedder (HEARTH_EMBEDDER is none).", code="documents_unavailable")
 
 
 class EmbeddingRecall:

@@ -117,23 +117,6 @@ async def _run_pipeline(client: aioredis.Redis, calls: Sequence[tuple[str, Seque
     return results
 
 
-def _stored(chat: str, msg_id: str, position: float, message: NewMessage) -> StoredMessage:
-    return StoredMessage(
-        id=msg_id,
-        chat=chat,
-        role="assistant" if message.role == "assistant" else "user",
-        user=message.user,
-        name=message.name,
-        text=message.text,
-        sent_at=message.sent_at,
-        position=position,
-        tokens=message.tokens,
-        persona=message.persona,
-        reply_to=message.reply_to,
-        guest=message.guest,
-    )
-
-
 class RedisChatStore:
     """Implements the ``MessageLog`` and ``TurnStore`` ports on one Redis client."""
 
@@ -159,9 +142,9 @@ class RedisChatStore:
     ) -> tuple[StoredMessage, int | None]:
         """See ``engine.ports.TurnStore.store_message``: one script, pipelined with the version read."""
         k = self._k
-        draft = _stored(chat, "m", 0.0, message)
+        draft = message.placed(chat, "m", 0.0)
         header, body = _message_parts(draft)
-        hello = codec.ENCODER.encode(_stored(chat, "m0", 0.0, greeting)) if greeting is not None else b""
+        hello = codec.ENCODER.encode(greeting.placed(chat, "m0", 0.0)) if greeting is not None else b""
         keys = [k.chat(chat, "seq"), k.chat(chat, "msgs"), k.chat(chat, "log"), k.chat(chat, "pending")]
         with map_redis_errors():
             version, seq = await _run_pipeline(
@@ -282,7 +265,7 @@ class RedisChatStore:
         """See ``engine.ports.TurnStore.finish``."""
         k, chat = self._k, turn.chat
         stored = (
-            _stored(chat, turn.reply_message or f"r-{turn.id}", turn.position + 0.5, reply)
+            reply.placed(chat, turn.reply_message or f"r-{turn.id}", turn.position + 0.5)
             if reply is not None
             else None
         )

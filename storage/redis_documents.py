@@ -14,7 +14,7 @@ document. In-process FAISS indexes rebuild when ``version`` changes.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
@@ -60,9 +60,9 @@ class RedisDocumentStore:
         info: DocumentInfo,
         chunks: tuple[Chunk, ...],
         model: str,
-        vectors: npt.NDArray[np.float32],
+        vectors: Sequence[npt.NDArray[np.float32]],
     ) -> None:
-        """Store a document with its chunks and vectors (all or nothing)."""
+        """Store a document with its chunks and vectors, row i chunk i's (all or nothing)."""
         ids = [f"{info.id}#{c.index}" for c in chunks]
         with map_redis_errors():
             stored_model = await self._r.hget(self._key(persona, "meta"), "model")

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Literal, Protocol, TypeVar
+from typing import Literal
 
 import msgspec
 
@@ -47,7 +47,7 @@ from engine.archive import (
 )
 from engine.errors import NotFound
 from engine.model import StoredMessage
-from engine.ports import Clock
+from engine.ports import ArchiveStore, Clock, PageRecall
 from engine.service.archive_settings import ArchiveSettings, archive_settings
 from engine.service.turn import memory_space
 from engine.summary import extractive_summary
@@ -67,57 +67,8 @@ __all__ = [
 BATCH = 2_000
 SUMMARY_CHARS = 600
 ABSTRACT_CHARS = 160
-T = TypeVar("T")
 _WORD = re.compile(r"\w+")
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+")
-
-
-class ArchiveStore(Protocol):
-    """``storage.redis_archive.RedisArchiveStore``."""
-
-    async def cursor(self, chat: str) -> float | None: ...
-    async def messages_after(self, chat: str, position: float | None, limit: int) -> list[StoredMessage]: ...
-    async def saved_memories(self, chat: str, turns: Sequence[str]) -> dict[str, tuple[str, ...]]: ...
-    async def newest_message(self, chat: str) -> StoredMessage | None: ...
-    async def chats(self) -> list[str]: ...
-    async def add_session_pages(
-        self,
-        chat: str,
-        *,
-        expected: float | None,
-        upto: float,
-        pages: Sequence[Page],
-        low_entropy: Collection[str] = (),
-        model: str | None = None,
-        vectors: Mapping[str, bytes] | None = None,
-    ) -> bool: ...
-    async def pages(self, chat: str) -> list[Page]: ...
-    async def chat_of(self, page_id: str) -> str | None: ...
-    async def low_entropy(self, chat: str) -> set[str]: ...
-    async def sweep_lease(self, seconds: float) -> bool: ...
-    async def change(
-        self, chat: str, decide: Callable[[list[Page]], tuple[Sequence[Page], Sequence[str], T]]
-    ) -> T: ...
-
-
-class PageRecall(Protocol):
-    """Page embeddings and search (``adapters.archive_recall.PageRecall``)."""
-
-    model: str
-
-    async def embed(self, texts: Sequence[str]) -> list[bytes]:
-        """Passage vectors of ``texts`` as little-endian float32 bytes."""
-        ...
-
-    async def search(
-        self, chat: str, query: str, allowed: Collection[str], limit: int
-    ) -> list[tuple[str, float]]:
-        """The ``allowed`` pages matching ``query`` best first, as ``(id, relevance)``."""
-        ...
-
-    async def clusters(self, chat: str, ids: Sequence[str], threshold: float) -> tuple[tuple[str, ...], ...]:
-        """Groups of near-duplicate pages among ``ids`` (``cluster_by_similarity``)."""
-        ...
 
 
 class FoundPage(msgspec.Struct, frozen=True, kw_only=True):

@@ -13,38 +13,19 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from typing import Protocol
+from collections.abc import AsyncIterator
 
 import msgspec
 
 from engine.errors import Conflict, Forbidden, NotFound
 from engine.model import MessageStored, StoredMessage, Turn
-from engine.ports import ChatLock
+from engine.ports import ChatLock, ControlStore
 from engine.service.chat import ChatService, ReplyDone, ReplyEvent
 from engine.validate import check_text
 
 __all__ = ["BRANCH_MARK", "ControlStore", "MessageControls", "Swipes"]
 
 BRANCH_MARK = "=b-"
-
-
-class ControlStore(Protocol):
-    """The storage side of the controls (``storage.redis_chat_controls``)."""
-
-    async def replace_message(self, message: StoredMessage) -> None: ...
-    async def remove_message(self, chat: str, message: str) -> bool: ...
-    async def swipes(self, chat: str, message: str) -> list[str]: ...
-    async def add_swipe(self, chat: str, message: str, previous: str, turn: str) -> list[str]: ...
-    async def choose(self, current: Turn, chosen: Turn, message: StoredMessage | None) -> None: ...
-    async def copy(
-        self,
-        source: str,
-        target: str,
-        *,
-        upto: float,
-        rewrite: Callable[[StoredMessage], StoredMessage] | None = None,
-    ) -> int: ...
 
 
 class Swipes(msgspec.Struct, frozen=True, kw_only=True):

@@ -8,7 +8,6 @@ too short, or there is no LLM.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Protocol
 
 import msgspec
 
@@ -16,16 +15,10 @@ from engine.errors import Conflict, InvalidInput, LLMUnavailable
 from engine.memory import ScopeList, personal_list, space_list
 from engine.memory.deep import DeepPolicy, DeepReport, deep_prompt, parse_deep, plan_deep
 from engine.model import Persona, StoredMessage
-from engine.ports import ChatModel, Clock, TextDelta
+from engine.ports import ChatModel, Clock, ReportStore, TextDelta
 from engine.service.memory import MemoryDesk
 
 __all__ = ["DeepPass"]
-
-
-class ReportStore(Protocol):
-    """Where deep-pass reports are kept."""
-
-    async def add_report(self, chat: str, report: DeepReport) -> None: ...
 
 
 class DeepPass:

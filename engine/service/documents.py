@@ -22,26 +22,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from typing import Any, Protocol
+from typing import Any
 
 import msgspec
 
 from engine.documents import Chunk, DocumentInfo, DocumentJob, chunk_document
 from engine.errors import Conflict, InvalidInput, PersonaBotError
-from engine.ports import Clock
+from engine.ports import Clock, JobStore
 from engine.service.memory import MemoryDesk
 
 __all__ = ["DocumentIngest", "DocumentJob", "JobStore"]
 
 log = logging.getLogger("hearth.documents")
-
-
-class JobStore(Protocol):
-    """Where jobs are kept so that any web process can report them (``storage.redis_documents``)."""
-
-    async def put_job(self, job: DocumentJob) -> None: ...
-    async def job(self, persona: str, job: str) -> DocumentJob | None: ...
-    async def jobs(self, persona: str) -> list[DocumentJob]: ...
 
 
 class DocumentIngest:

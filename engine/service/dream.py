@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Protocol, TypeVar
 
 from engine.archive import ArchivePolicy, Page, page_text, retention_score
 from engine.archive.dream import (
@@ -35,48 +34,11 @@ from engine.archive.dream import (
 )
 from engine.errors import LLMUnavailable
 from engine.model import ModelSettings
-from engine.ports import ChatModel, Clock, TextDelta
+from engine.ports import ChatModel, Clock, DreamRecall, DreamStore, TextDelta
 
 __all__ = ["DreamRecall", "DreamRunner", "DreamStore", "novelty_of"]
 
-T = TypeVar("T")
 MAX_TOKENS = 4096
-
-
-class StoredVectors(Protocol):
-    """A chat's page vectors (``storage.redis_archive.PageVectors``)."""
-
-    model: str | None
-    vectors: dict[str, bytes]
-
-
-class DreamStore(Protocol):
-    """What the dream pass needs of ``storage.redis_archive.RedisArchiveStore``."""
-
-    async def chats(self) -> list[str]: ...
-    async def pages(self, chat: str) -> list[Page]: ...
-    async def low_entropy(self, chat: str) -> set[str]: ...
-    async def vectors(self, chat: str) -> StoredVectors: ...
-    async def put_vectors(self, chat: str, model: str, vectors: Mapping[str, bytes]) -> None: ...
-    async def last_activity(self) -> datetime | None: ...
-    async def add_dream_report(self, report: DreamReport) -> None: ...
-    async def change(
-        self, chat: str, decide: Callable[[list[Page]], tuple[Sequence[Page], Sequence[str], T]]
-    ) -> T: ...
-
-
-class DreamRecall(Protocol):
-    """Page embeddings (``adapters.archive_recall.PageRecall``)."""
-
-    model: str
-
-    async def embed(self, texts: Sequence[str]) -> list[bytes]:
-        """Passage vectors of ``texts`` as little-endian float32 bytes."""
-        ...
-
-    async def clusters(self, chat: str, ids: Sequence[str], threshold: float) -> tuple[tuple[str, ...], ...]:
-        """Groups of near-duplicate pages among ``ids`` (their vectors are stored first)."""
-        ...
 
 
 def _unit(raw: bytes) -> tuple[float, ...]:

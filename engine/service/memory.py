@@ -15,11 +15,11 @@ import logging
 import secrets
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 import msgspec
 
-from engine.documents import Chunk, DocumentInfo, chunk_document
+from engine.documents import DocumentInfo, chunk_document
 from engine.errors import Conflict, InvalidInput, NotFound
 from engine.memory import (
     SEARCH_FAILED,
@@ -56,6 +56,7 @@ from engine.memory import (
 from engine.memory.journal import Deleted, Forgotten, Saved, Updated
 from engine.model import MemoryLimits
 from engine.notices import NOTICE_LEVELS, render_notices
+from engine.ports import Directory, DocumentStore, MemoryRecall, MemoryStore
 from engine.requestlog import MemoryNote
 from engine.tools import DeleteMemoryInput, SaveMemoryInput, ToolCall, ToolResult, UpdateMemoryInput
 
@@ -63,73 +64,6 @@ __all__ = ["MEMORY_OFF", "MemoryContext", "MemoryDesk"]
 
 _RETRIES = 3
 log = logging.getLogger("hearth.memory")
-
-
-class Snapshot(Protocol):
-    """Records of some lists and each list's version."""
-
-    @property
-    def records(self) -> tuple[MemoryRecord, ...]: ...
-
-    @property
-    def versions(self) -> dict[ScopeList, int]: ...
-
-
-class Applied(Protocol):
-    """Whether every list accepted a write."""
-
-    @property
-    def ok(self) -> bool: ...
-
-
-class MemoryStore(Protocol):
-    """What the desk needs of ``storage.redis_memory.RedisMemoryStore``."""
-
-    async def snapshot(self, scopes: Sequence[ScopeList]) -> Snapshot: ...
-    async def apply_save(
-        self, plan: SavePlan, expected: dict[ScopeList, int] | None = None
-    ) -> msgspec.Struct: ...
-    async def apply_writes(
-        self, writes: WritePlan, expected: dict[ScopeList, int] | None = None
-    ) -> msgspec.Struct: ...
-    async def apply_decay(self, plan: DecayPlan, records: Sequence[MemoryRecord]) -> msgspec.Struct: ...
-
-
-class Recall(Protocol):
-    """The search port (``adapters.recall``)."""
-
-    available: bool
-
-    async def load(self, scopes: Sequence[ScopeList]) -> list[MemoryRecord]: ...
-    async def warm(self) -> None: ...
-    def forget_documents(self, persona: str) -> None: ...
-    async def embed(self, text: str) -> Any: ...
-    async def search(
-        self, query: Any, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
-    ) -> SearchResult: ...
-    async def documents(self, query: Any, persona: str) -> tuple[str, ...]: ...
-    async def has_documents(self, persona: str) -> bool: ...
-    async def embed_passages(self, texts: Sequence[str]) -> Any: ...
-
-
-class Directory(Protocol):
-    """Where memories live, and privacy opt-outs (``storage.redis_memory_directory``)."""
-
-    async def locate(self, memory: str) -> ScopeList | None: ...
-    async def record(self, placed: Sequence[tuple[str, ScopeList]], removed: Sequence[str]) -> None: ...
-    async def filters(self, users: Sequence[str], space: str) -> tuple[tuple[str, ...], frozenset[str]]: ...
-    async def lists_of(self, persona: str) -> list[ScopeList]: ...
-    async def notice_level(self, space: str) -> str: ...
-
-
-class DocumentStore(Protocol):
-    """Persona documents (``storage.redis_documents``)."""
-
-    async def put(
-        self, persona: str, info: DocumentInfo, chunks: tuple[Chunk, ...], model: str, vectors: Any
-    ) -> None: ...
-    async def all(self, persona: str) -> list[DocumentInfo]: ...
-    async def delete(self, persona: str, doc: str) -> DocumentInfo | None: ...
 
 
 class MemoryContext(msgspec.Struct, frozen=True, kw_only=True):
@@ -157,7 +91,7 @@ class MemoryDesk:
         self,
         *,
         store: MemoryStore,
-        recall: Recall,
+        recall: MemoryRecall,
         directory: Directory,
         policy: MemoryPolicy,
         documents: DocumentStore | None = None,

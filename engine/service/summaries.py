@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Sequence
-from typing import Protocol
 
 import msgspec
 
 from engine.errors import LLMUnavailable, NotFound
 from engine.model import Persona, StoredMessage
-from engine.ports import ChatModel, Clock, PersonaStore, TextDelta
+from engine.ports import ChatModel, Clock, PersonaStore, SummaryStore, TextDelta
 from engine.service.deep import DeepPass
 from engine.summary import (
     SummaryPolicy,
@@ -36,18 +35,6 @@ from engine.window import WindowPolicy, live_window
 __all__ = ["SummaryDesk", "SummaryStore"]
 
 OFFLINE_MARK = "[extractive summary, no LLM] "
-
-
-class SummaryStore(Protocol):
-    """``storage.redis_summary.RedisSummaryStore``."""
-
-    async def state(self, chat: str) -> SummaryState: ...
-    async def commit(self, chat: str, expected: int, state: SummaryState) -> bool: ...
-    async def after(self, chat: str, position: float, limit: int) -> list[StoredMessage]: ...
-    async def newest(self, chat: str, limit: int) -> list[StoredMessage]: ...
-    async def count_between(self, chat: str, after: float, before: float) -> int: ...
-    async def enqueue(self, chat: str) -> bool: ...
-    async def dequeued(self, chat: str) -> None: ...
 
 
 class SummaryDesk:

@@ -42,9 +42,7 @@ def fake(server: FakeAnthropic) -> FakeAnthropic:
 
 @pytest.fixture
 async def client(fake: FakeAnthropic) -> AsyncIterator[anthropic.AsyncAnthropic]:
-    async with anthropic.AsyncAnthropic(
-        api_key="test-key", base_url=fake.base_url, max_retries=0
-    ) as sdk:
+    async with anthropic.AsyncAnthropic(api_key="test-key", base_url=fake.base_url, max_retries=0) as sdk:
         yield sdk
 
 
@@ -85,18 +83,14 @@ async def test_default_reply_echoes_the_last_user_message(
     assert reply.stop_reason == "end_turn" and not fake.requests[0].stream
 
 
-async def test_max_tokens_cuts_the_reply(
-    fake: FakeAnthropic, client: anthropic.AsyncAnthropic
-) -> None:
+async def test_max_tokens_cuts_the_reply(fake: FakeAnthropic, client: anthropic.AsyncAnthropic) -> None:
     fake.script(Reply("y" * 100))
     reply = await client.messages.create(model=MODEL, max_tokens=5, messages=HI)
     assert reply.content[0].text == "y" * 20  # type: ignore[union-attr]
     assert reply.stop_reason == "max_tokens" and reply.usage.output_tokens == 5
 
 
-async def test_scripted_529_raises_overloaded(
-    fake: FakeAnthropic, client: anthropic.AsyncAnthropic
-) -> None:
+async def test_scripted_529_raises_overloaded(fake: FakeAnthropic, client: anthropic.AsyncAnthropic) -> None:
     fake.script(Error(529))
     with pytest.raises(anthropic.InternalServerError) as caught:
         await client.messages.create(model=MODEL, max_tokens=10, messages=HI)
@@ -108,9 +102,7 @@ async def test_scripted_529_raises_overloaded(
 
 async def test_sdk_retries_a_529_then_succeeds(fake: FakeAnthropic) -> None:
     fake.script(Error(529, retry_after=0.01), Reply("back again"))
-    async with anthropic.AsyncAnthropic(
-        api_key="test-key", base_url=fake.base_url, max_retries=1
-    ) as sdk:
+    async with anthropic.AsyncAnthropic(api_key="test-key", base_url=fake.base_url, max_retries=1) as sdk:
         reply = await sdk.messages.create(model=MODEL, max_tokens=10, messages=HI)
     assert reply.content[0].text == "back again"  # type: ignore[union-attr]
     first, second = fake.requests
@@ -118,9 +110,7 @@ async def test_sdk_retries_a_529_then_succeeds(fake: FakeAnthropic) -> None:
     assert second.headers["x-stainless-retry-count"] == "1"
 
 
-async def test_rate_limit_carries_retry_after(
-    fake: FakeAnthropic, client: anthropic.AsyncAnthropic
-) -> None:
+async def test_rate_limit_carries_retry_after(fake: FakeAnthropic, client: anthropic.AsyncAnthropic) -> None:
     fake.script(Error(429, retry_after=7))
     with pytest.raises(anthropic.RateLimitError) as caught:
         await client.messages.create(model=MODEL, max_tokens=10, messages=HI)
@@ -134,9 +124,7 @@ async def test_tool_use_streams_its_input_as_json_deltas(
     args = {"city": "Hà Nội", "days": 3, "tags": ["tea", "rain"]}
     fake.script(Reply("Let me look.", tool_uses=(ToolUse("forecast", args, id="toolu_1"),)))
     tool: ToolParam = {"name": "forecast", "input_schema": {"type": "object"}}
-    async with client.messages.stream(
-        model=MODEL, max_tokens=256, messages=HI, tools=[tool]
-    ) as stream:
+    async with client.messages.stream(model=MODEL, max_tokens=256, messages=HI, tools=[tool]) as stream:
         kinds = [event.delta.type async for event in stream if event.type == "content_block_delta"]
         final = await stream.get_final_message()
     assert kinds.count("input_json_delta") > 2 and kinds[0] == "text_delta"
@@ -163,9 +151,7 @@ async def test_sse_wire_format_is_the_exact_event_sequence(fake: FakeAnthropic) 
     assert events[6][1]["delta"]["stop_reason"] == "end_turn"
 
 
-async def test_delay_paces_the_deltas(
-    fake: FakeAnthropic, client: anthropic.AsyncAnthropic
-) -> None:
+async def test_delay_paces_the_deltas(fake: FakeAnthropic, client: anthropic.AsyncAnthropic) -> None:
     fake.script(Reply("abcdefgh", chunk_size=2, delay=0.05))
     arrivals = []
     async with client.messages.stream(model=MODEL, max_tokens=50, messages=HI) as stream:
@@ -174,9 +160,7 @@ async def test_delay_paces_the_deltas(
     assert len(arrivals) == 4 and arrivals[-1] - arrivals[0] >= 0.14
 
 
-async def test_stop_sequence_cuts_the_reply(
-    fake: FakeAnthropic, client: anthropic.AsyncAnthropic
-) -> None:
+async def test_stop_sequence_cuts_the_reply(fake: FakeAnthropic, client: anthropic.AsyncAnthropic) -> None:
     fake.script(Reply("Once upon a time. THE END. Epilogue"))
     reply = await client.messages.create(
         model=MODEL, max_tokens=50, messages=HI, stop_sequences=["THE END", "never"]
@@ -210,15 +194,11 @@ async def test_cache_control_creates_then_reads_the_same_prefix(
     fake: FakeAnthropic, client: anthropic.AsyncAnthropic
 ) -> None:
     persona = "You are Mira, the innkeeper. " * 20
-    system: list[TextBlockParam] = [
-        {"type": "text", "text": persona, "cache_control": {"type": "ephemeral"}}
-    ]
+    system: list[TextBlockParam] = [{"type": "text", "text": persona, "cache_control": {"type": "ephemeral"}}]
     usages = []
     for said in ("hello", "tell me a story please"):
         messages: list[MessageParam] = [{"role": "user", "content": said}]
-        reply = await client.messages.create(
-            model=MODEL, max_tokens=50, system=system, messages=messages
-        )
+        reply = await client.messages.create(model=MODEL, max_tokens=50, system=system, messages=messages)
         usages.append(reply.usage)
     prefix_tokens = math.ceil(len(persona) / 4)
     assert (usages[0].cache_creation_input_tokens, usages[0].cache_read_input_tokens) == (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fixtures.servers import RedisClusterServer, RedisServer, backends
+from tests.fixtures.servers import RedisClusterServer, RedisServer, backends, redis_of
 
 
 @pytest.fixture(params=backends())
@@ -12,7 +12,4 @@ def redis_server(
     request: pytest.FixtureRequest, redis_server: RedisServer
 ) -> RedisServer | RedisClusterServer:
     """The session's single server, or the session's cluster (``[cluster]`` in the test id)."""
-    if request.param == "cluster":
-        cluster: RedisClusterServer = request.getfixturevalue("redis_cluster")
-        return cluster
-    return redis_server
+    return redis_server if request.param == "single" else redis_of(request, "cluster")

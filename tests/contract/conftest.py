@@ -1,0 +1,24 @@
+"""The store contract suites run over the in-memory fakes and over Redis (single and cluster)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from tests.contract.stores import Kind, Stores
+from tests.fixtures.servers import backends, redis_of
+
+
+@pytest.fixture(params=["fake", *backends()])
+async def stores(request: pytest.FixtureRequest) -> AsyncIterator[Stores]:
+    """A fresh deployment's stores: ``[fake]``, ``[single]`` or ``[cluster]`` in the test id."""
+    kind: Kind = request.param
+    if kind == "fake":
+        yield Stores("fake")
+        return
+    client = redis_of(request, kind).client(9)
+    await client.flushdb()
+    yield Stores(kind, client)
+    await client.flushdb()
+    await client.aclose()

@@ -1,0 +1,72 @@
+"""``MessageControls`` on the in-memory fakes: edits by the author only, swipes, branches."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from engine.errors import Conflict, Forbidden, NotFound
+from engine.service import ReplyDone
+from engine.service.turn import memory_space
+from tests.fakes.ports import ScriptedChatModel
+from tests.unit.service.world import ROOM, World, drain
+
+
+def last_done(events: Sequence[object]) -> ReplyDone:
+    assert isinstance(events[-1], ReplyDone)
+    return events[-1]
+
+
+async def test_only_the_author_changes_a_message() -> None:
+    world = await World(ScriptedChatModel("Tea it is.")).start()
+    reply = last_done(await world.say("I like green tea"))
+    with pytest.raises(Forbidden) as other:
+        await world.controls.edit(ROOM, "m1", "web:bob", "I like coffee")
+    with pytest.raises(Forbidden):
+        await world.controls.delete(ROOM, f"r-{reply.turn}", "web:alice")  # the persona's reply
+    assert other.value.code == "not_your_message"
+    edited = await world.controls.edit(ROOM, "m1", "web:alice", "I like jasmine tea")
+    assert (edited.text, edited.position) == ("I like jasmine tea", 1.0)
+    assert await world.texts() == ["Hello, traveller!", "I like jasmine tea", "Tea it is."]
+    await world.controls.delete(ROOM, "m1", "web:alice")
+    assert await world.texts() == ["Hello, traveller!", "Tea it is."]
+    with pytest.raises(NotFound) as gone:
+        await world.controls.edit(ROOM, "m1", "web:alice", "again")
+    assert gone.value.code == "message_not_found"
+
+
+async def test_swipes_keep_every_take_and_the_chosen_one_is_what_the_next_turn_reads() -> None:
+    model = ScriptedChatModel("Take one.", "Take two.", "Take three.")
+    world = await World(model).start()
+    one = last_done(await world.say("Say something"))
+    two = last_done(await drain(await world.controls.regenerate(ROOM, one.turn)))
+    three = last_done(await drain(await world.controls.regenerate(ROOM, two.turn)))
+    latest = await world.chats.latest(ROOM)
+    assert latest is not None and latest.id == three.turn
+    swipes = await world.controls.swipes_of(ROOM, latest)
+    assert (swipes.turns, swipes.index) == ((one.turn, two.turn, three.turn), 2)
+    chosen, shown = await world.controls.choose(ROOM, two.turn)
+    assert (shown.text, chosen.status) == ("Take two.", "done")
+    assert (await world.texts())[-1] == "Take two."
+    await world.say("And then?")
+    window = [m.text for m in model.prompts[-1].messages if m.slot == "window"]
+    assert "Take two." in window and not {"Take one.", "Take three."} & set(window)
+    with pytest.raises(Conflict) as stale:
+        await world.controls.choose(ROOM, one.turn)  # the latest reply is another one now
+    assert stale.value.code == "not_a_swipe"
+
+
+async def test_a_branch_copies_up_to_a_message_and_goes_its_own_way() -> None:
+    world = await World(ScriptedChatModel("Hi.", "Lisbon!", "Porto!")).start()
+    await world.say("Hello")
+    await world.say("Moving to Lisbon")
+    branch = f"{ROOM}=b-1a2b3c4d"
+    assert await world.controls.branch(ROOM, "m1", branch) == 2  # the greeting and "Hello"
+    assert await world.texts(branch) == ["Hello, traveller!", "Hello"]
+    await world.say("Or Porto", chat=branch)
+    assert await world.texts(branch) == ["Hello, traveller!", "Hello", "Or Porto", "Porto!"]
+    assert "Or Porto" not in await world.texts()
+    assert memory_space(branch) == memory_space(ROOM)
+    with pytest.raises(NotFound):
+        await world.controls.branch(ROOM, "m9", f"{ROOM}=b-2")
