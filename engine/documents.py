@@ -110,7 +110,10 @@ def chunk_document(text: str, *, max_chars: int = 800) -> tuple[Chunk, ...]:
         if not heading_used and heading:
             chunks.append(Chunk(index=len(chunks), text=heading[:max_chars], heading=heading))
 
-    for block in re.split(r"\n\s*\n", text.replace("\r\n", "\n")):
+    # Every heading line starts a block of its own, blank line before it or not.
+    lines = text.replace("\r\n", "\n").split("\n")
+    spaced = "\n".join(f"\n{line}\n" if _HEADING.match(line) else line for line in lines)
+    for block in re.split(r"\n\s*\n", spaced):
         block = block.strip()
         if not block:
             continue

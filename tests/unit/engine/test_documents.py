@@ -65,3 +65,15 @@ def test_doc_1_a_heading_with_no_text_under_it_is_kept() -> None:
     with pytest.raises(InvalidInput) as caught:  # headings alone are not a document
         chunk_document("# 0\n\n## 1", max_chars=40)
     assert caught.value.code == "document_empty"
+
+
+def test_doc_1_a_heading_line_needs_no_blank_line_around_it() -> None:
+    chunks = chunk_document("Welcome aboard.\n# Fees\nMooring costs two coins.\n## Hours\nOpen at dawn.")
+    assert [(c.heading, c.text) for c in chunks] == [
+        ("", "Welcome aboard."),
+        ("Fees", "Mooring costs two coins."),
+        ("Hours", "Open at dawn."),
+    ]
+    with pytest.raises(InvalidInput) as caught:  # two headings on adjacent lines are still no text
+        chunk_document("# Only\n## Headings")
+    assert caught.value.code == "document_empty"
