@@ -16,7 +16,7 @@ from typing import Any, Literal
 import msgspec
 from litestar import Request, Response, Router, delete, get, post, put
 from litestar.di import NamedDependency
-from litestar.params import FromPath, FromQuery
+from litestar.params import FromPath, FromQuery, JSONBody
 
 from adapters.cards.report import import_report
 from adapters.llm.tokens import offline_count
@@ -27,12 +27,14 @@ from adapters.web.app_personas import shared_persona_books
 from adapters.web.layers import BODY_DTO, browser_guards, web_dependency
 from adapters.web.schemas.lore import (
     AttachBooks,
+    BookEdit,
     ChatBooks,
     EditorBook,
     EditorBookList,
     EditorBookSummary,
     EditorEntry,
     EntryDeleted,
+    EntryEdit,
     EntrySaved,
     Imported,
     Tri,
@@ -43,9 +45,6 @@ from engine.errors import Forbidden, InvalidInput, NotFound
 from engine.lorebook import (
     LoreBook,
     LoreEntry,
-    Matching,
-    Role,
-    SelectiveLogic,
     join_decorators,
     split_decorators,
 )
@@ -103,40 +102,6 @@ def parse_decorators(text: str) -> tuple[Any, ...]:
     return decorators
 
 
-class EntryEdit(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """What the editor may change in an entry (fields it does not show are kept as they were)."""
-
-    comment: str = ""
-    keys: str = ""
-    secondary_keys: str = ""
-    content: str = ""
-    decorators: str = ""
-    priority: int = 0
-    order: int = 0
-    role: Role = "system"
-    enabled: bool = True
-    constant: bool = False
-    selective: bool | None = None
-    # LORE-14..18, LORE-22: absent (None) keeps the entry's value (a new entry: the default).
-    selective_logic: SelectiveLogic | None = None
-    probability: int | None = None
-    use_probability: bool | None = None
-    sticky: int | None = None
-    cooldown: int | None = None
-    delay: int | None = None
-    group: str | None = None
-    group_override: bool | None = None
-    group_weight: int | None = None
-    use_group_scoring: Literal["book", "on", "off"] | None = None
-    delay_until_recursion: int | None = None
-    exclude_recursion: bool | None = None
-    prevent_recursion: bool | None = None
-    match_whole_words: Literal["book", "whole_words", "substring"] | None = None
-    case_sensitive: Literal["book", "on", "off"] | None = None
-    scan_depth: int | None = None
-    clear_scan_depth: bool = False
-
-
 _TRI = {"book": None, "on": True, "off": False, "whole_words": True, "substring": False}
 _KEPT = (
     "selective_logic", "probability", "use_probability", "sticky", "cooldown", "delay", "group",
@@ -162,14 +127,6 @@ def _tuning(edit: EntryEdit) -> dict[str, Any]:
         if name in changes and changes[name] < 0:
             raise InvalidInput(f"{name} must be 0 or more.", code="invalid_entry")
     return changes
-
-
-class BookEdit(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Book settings the editor changes (LORE-18, LORE-15)."""
-
-    matching: Matching | None = None
-    case_sensitive: bool | None = None
-    use_group_scoring: bool | None = None
 
 
 def _new_id(book: LoreBook) -> str:
@@ -301,7 +258,9 @@ async def _book(web: WebState, visitor: BrowserSession, book: str, *, edit: bool
 
 @get("/lorebooks")
 async def list_books(
-    web: WebState, visitor: NamedDependency[BrowserSession], chat: FromQuery[str | None] = None
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    chat: FromQuery[str | None] = None,
 ) -> EditorBookList:
     """The visitor's books and the personas' books; ``attached`` to ``chat`` when given."""
     own, shared = await _own_books(web, visitor), await shared_persona_books(web)
@@ -324,7 +283,7 @@ async def list_books(
 
 @post("/lorebooks", status_code=201)
 async def import_book(
-    web: WebState,
+    web: NamedDependency[WebState],
     visitor: NamedDependency[BrowserSession],
     request: Request[Any, Any, Any],
     name: FromQuery[str | None] = None,
@@ -365,7 +324,7 @@ async def _book_view(book: LoreBook, editable: bool) -> EditorBook:
 
 @get("/lorebooks/{book:str}")
 async def read_book(
-    web: WebState, visitor: NamedDependency[BrowserSession], book: FromPath[str]
+    web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession], book: FromPath[str]
 ) -> EditorBook:
     """One book with its entries sorted by display name and token counts."""
     found = await _book(web, visitor, book)
@@ -374,7 +333,7 @@ async def read_book(
 
 @get("/lorebooks/{book:str}/export")
 async def export_book(
-    web: WebState,
+    web: NamedDependency[WebState],
     visitor: NamedDependency[BrowserSession],
     book: FromPath[str],
     format: FromQuery[ExportFormat] = "sillytavern",
@@ -397,7 +356,10 @@ async def _save_entry(
 
 @put("/lorebooks/{book:str}/settings")
 async def edit_settings(
-    web: WebState, visitor: NamedDependency[BrowserSession], book: FromPath[str], data: BookEdit
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    book: FromPath[str],
+    data: JSONBody[BookEdit],
 ) -> EditorBook:
     """Change a book's default matching and case (LORE-18) and group scoring (LORE-15)."""
     found = await _book(web, visitor, book, edit=True)
@@ -408,11 +370,11 @@ async def edit_settings(
 
 @put("/lorebooks/{book:str}/entries/{entry:str}")
 async def edit_entry(
-    web: WebState,
+    web: NamedDependency[WebState],
     visitor: NamedDependency[BrowserSession],
     book: FromPath[str],
     entry: FromPath[str],
-    data: EntryEdit,
+    data: JSONBody[EntryEdit],
 ) -> EntrySaved:
     """Change an entry of one of the visitor's books (validated before it is stored)."""
     return await _save_entry(web, visitor, book, entry, data)
@@ -420,7 +382,10 @@ async def edit_entry(
 
 @post("/lorebooks/{book:str}/entries", status_code=201)
 async def add_entry(
-    web: WebState, visitor: NamedDependency[BrowserSession], book: FromPath[str], data: EntryEdit
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    book: FromPath[str],
+    data: JSONBody[EntryEdit],
 ) -> EntrySaved:
     """Append a new entry to one of the visitor's books."""
     return await _save_entry(web, visitor, book, None, data)
@@ -428,7 +393,10 @@ async def add_entry(
 
 @delete("/lorebooks/{book:str}/entries/{entry:str}", status_code=200)
 async def delete_entry(
-    web: WebState, visitor: NamedDependency[BrowserSession], book: FromPath[str], entry: FromPath[str]
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    book: FromPath[str],
+    entry: FromPath[str],
 ) -> EntryDeleted:
     """Remove an entry from one of the visitor's books."""
     found = await _book(web, visitor, book, edit=True)
@@ -438,7 +406,10 @@ async def delete_entry(
 
 @put("/chats/{chat:str}/lorebooks")
 async def attach_books(
-    web: WebState, visitor: NamedDependency[BrowserSession], chat: FromPath[str], data: AttachBooks
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    chat: FromPath[str],
+    data: JSONBody[AttachBooks],
 ) -> ChatBooks:
     """Attach books to one of the visitor's chats (replacing the set); scanned as one pool (LORE-1)."""
     chat_id = owned_chat(visitor, chat)

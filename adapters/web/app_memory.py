@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from litestar import Router, delete, get, patch, post, put
 from litestar.di import NamedDependency
-from litestar.params import FromPath, FromQuery
+from litestar.params import FromPath, FromQuery, JSONBody
 
 from adapters.web.actions import memory as act
 from adapters.web.actions.memory import memory_desk
@@ -105,7 +105,7 @@ async def _mine(web: WebState, visitor: BrowserSession, memory: str) -> None:
 
 @get("/chats/{chat:str}/memories")
 async def list_memories(
-    web: WebState,
+    web: NamedDependency[WebState],
     visitor: NamedDependency[BrowserSession],
     chat: FromPath[str],
     persona: FromQuery[str] = "default",
@@ -132,7 +132,10 @@ async def list_memories(
 
 @put("/chats/{chat:str}/memory-notices")
 async def set_notices(
-    web: WebState, visitor: NamedDependency[BrowserSession], chat: FromPath[str], data: NoticeLevelBody
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    chat: FromPath[str],
+    data: JSONBody[NoticeLevelBody],
 ) -> NoticeLevel:
     """How visible memory notices are in this room (DEC-11): off, brief (counts) or full (texts)."""
     chat_id = _chat(visitor, chat)
@@ -142,7 +145,10 @@ async def set_notices(
 
 @post("/chats/{chat:str}/memories", status_code=201)
 async def add_memory(
-    web: WebState, visitor: NamedDependency[BrowserSession], chat: FromPath[str], data: PanelAdd
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    chat: FromPath[str],
+    data: JSONBody[PanelAdd],
 ) -> MemoryAdded:
     """A person saves a memory (protected, DEC-12); a full list forgets one dormant (DEC-11)."""
     target_of = _panel_list(visitor, _chat(visitor, chat), data.list_)
@@ -159,7 +165,10 @@ async def add_memory(
 
 @patch("/memories/{memory:str}")
 async def edit_memory(
-    web: WebState, visitor: NamedDependency[BrowserSession], memory: FromPath[str], data: MemoryEdit
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    memory: FromPath[str],
+    data: JSONBody[MemoryEdit],
 ) -> MemoryOne:
     """Edit the text (which protects it, DEC-12) or pin/unpin one of the person's memories."""
     await _mine(web, visitor, memory)
@@ -168,7 +177,7 @@ async def edit_memory(
 
 @delete("/memories/{memory:str}", status_code=200)
 async def forget_memory(
-    web: WebState, visitor: NamedDependency[BrowserSession], memory: FromPath[str]
+    web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession], memory: FromPath[str]
 ) -> MemoryDeleted:
     """Forget one of the person's memories (pinned ones too: people may)."""
     await _mine(web, visitor, memory)
@@ -177,11 +186,14 @@ async def forget_memory(
 
 @post("/chats/{chat:str}/memories/clear", status_code=200)
 async def clear_memories(
-    web: WebState, visitor: NamedDependency[BrowserSession], chat: FromPath[str], data: PanelClear
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    chat: FromPath[str],
+    data: JSONBody[PanelClear],
 ) -> Cleared:
     """Clear all: unpinned first; pinned only with ``pinned_confirmed`` (MEM-9)."""
     chat_id = _chat(visitor, chat)
-    memory_desk(web)
+    memory_desk(web)  # 422 memory_unavailable before persona_not_found
     persona = await web.service.persona(data.persona)
     target = list_of(data.list_, persona.id, visitor.user, chat_id)
     return await act.clear_memories(web, target, pinned_confirmed=data.pinned_confirmed)
@@ -189,7 +201,10 @@ async def clear_memories(
 
 @post("/chats/{chat:str}/memories/compose", status_code=201)
 async def compose_memories(
-    web: WebState, visitor: NamedDependency[BrowserSession], chat: FromPath[str], data: PanelCompose
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    chat: FromPath[str],
+    data: JSONBody[PanelCompose],
 ) -> Composed:
     """ "Create memories": the model turns the person's description into memories (MEM-6c)."""
     target_of = _panel_list(visitor, _chat(visitor, chat), data.list_)
@@ -200,7 +215,10 @@ async def compose_memories(
 
 @post("/chats/{chat:str}/memories/from-dialogue", status_code=201)
 async def memories_from_dialogue(
-    web: WebState, visitor: NamedDependency[BrowserSession], chat: FromPath[str], data: PanelDialogue
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    chat: FromPath[str],
+    data: JSONBody[PanelDialogue],
 ) -> Drafts | MemoryList:
     """ "Save from dialogue": ≤20 messages, drafted by AI (≤5, for review) or kept as is; pinned."""
     chat_id = _chat(visitor, chat)

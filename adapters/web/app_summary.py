@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from litestar import Router, get, post, put
 from litestar.di import NamedDependency
-from litestar.params import FromPath
+from litestar.params import FromPath, JSONBody
 
 from adapters.web.actions import summary as act
 from adapters.web.app_auth import owned_chat
@@ -47,7 +47,7 @@ def tier_view(tier: Tier) -> PanelTier:
 
 @get("/chats/{chat:str}/summary")
 async def read_chat_summary(
-    web: WebState, visitor: NamedDependency[BrowserSession], chat: FromPath[str]
+    web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession], chat: FromPath[str]
 ) -> ChatSummary:
     """The chat's tiers by level (oldest first) and the count of messages not yet summarized."""
     chat_id = owned_chat(visitor, chat)
@@ -64,11 +64,11 @@ async def read_chat_summary(
 
 @put("/chats/{chat:str}/summary/{tier:str}")
 async def edit_chat_summary(
-    web: WebState,
+    web: NamedDependency[WebState],
     visitor: NamedDependency[BrowserSession],
     chat: FromPath[str],
     tier: FromPath[str],
-    data: TierEdit,
+    data: JSONBody[TierEdit],
 ) -> PanelTierEdited:
     """A person rewrites one tier of their chat (it is marked edited)."""
     chat_id = owned_chat(visitor, chat)
@@ -79,7 +79,7 @@ async def edit_chat_summary(
 
 @post("/chats/{chat:str}/summary/rebuild", status_code=202)
 async def rebuild_chat_summary(
-    web: WebState, visitor: NamedDependency[BrowserSession], chat: FromPath[str]
+    web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession], chat: FromPath[str]
 ) -> Rebuilt:
     """Drop the chat's tiers and summarize it again in the background (the worker does it)."""
     return await act.rebuild(web, owned_chat(visitor, chat))

@@ -18,8 +18,8 @@ from __future__ import annotations
 import msgspec
 from litestar import Router, get, post
 from litestar.datastructures import State
-from litestar.di import Provide
-from litestar.params import FromPath, FromQuery
+from litestar.di import NamedDependency, Provide
+from litestar.params import FromPath, FromQuery, JSONBody
 
 from adapters.web.layers import BODY_DTO, operator_guards, web_dependency
 from adapters.web.schemas.archive import (
@@ -114,7 +114,7 @@ def _found_view(desk: ArchiveDesk, found: FoundPage) -> FoundView:
 
 
 @get("/chats/{chat:str}/archive")
-async def archive_pages(archive: ArchiveDesk | None, chat: FromPath[str]) -> ArchivePages:
+async def archive_pages(archive: NamedDependency[ArchiveDesk | None], chat: FromPath[str]) -> ArchivePages:
     """The chat's archive pages, oldest first, with score, status and version count."""
     desk = _desk(archive)
     chat_id = qualify_id(chat, what="chat")
@@ -123,14 +123,16 @@ async def archive_pages(archive: ArchiveDesk | None, chat: FromPath[str]) -> Arc
 
 
 @get("/archive/pages/{page_id:str}")
-async def read_page(archive: ArchiveDesk | None, page_id: FromPath[str]) -> OneFullPage:
+async def read_page(archive: NamedDependency[ArchiveDesk | None], page_id: FromPath[str]) -> OneFullPage:
     """One page with its body and version chain; opening it counts as a read (EPI-2)."""
     desk = _desk(archive)
     return OneFullPage(page=_full_view(desk, await desk.read(page_id)))
 
 
 @post("/archive/pages/{page_id:str}/feedback", status_code=200)
-async def page_feedback(archive: ArchiveDesk | None, page_id: FromPath[str], data: FeedbackBody) -> OnePage:
+async def page_feedback(
+    archive: NamedDependency[ArchiveDesk | None], page_id: FromPath[str], data: JSONBody[FeedbackBody]
+) -> OnePage:
     """``stale`` or ``wrong``: the page drops to the lowest salience (EPI-3)."""
     desk = _desk(archive)
     return OnePage(page=_page_view(desk, await desk.feedback(page_id, data.kind, data.by)))
@@ -138,7 +140,7 @@ async def page_feedback(archive: ArchiveDesk | None, page_id: FromPath[str], dat
 
 @post("/archive/pages/{page_id:str}/restore", status_code=200)
 async def restore_version(
-    archive: ArchiveDesk | None, page_id: FromPath[str], data: RestoreBody
+    archive: NamedDependency[ArchiveDesk | None], page_id: FromPath[str], data: JSONBody[RestoreBody]
 ) -> OneFullPage:
     """Bring back an earlier version's exact text as a new version (EPI-11)."""
     desk = _desk(archive)
@@ -146,7 +148,9 @@ async def restore_version(
 
 
 @post("/archive/search", status_code=200)
-async def archive_search(web: WebState, archive: ArchiveDesk | None, data: SearchBody) -> SearchAnswer:
+async def archive_search(
+    web: NamedDependency[WebState], archive: NamedDependency[ArchiveDesk | None], data: JSONBody[SearchBody]
+) -> SearchAnswer:
     """Search a chat's pages with the EPI-13 options; every page returned gets one read."""
     if not data.query.strip():
         raise InvalidInput("A search needs a non-empty query.", code="empty_query")
@@ -180,13 +184,13 @@ async def archive_search(web: WebState, archive: ArchiveDesk | None, data: Searc
 
 
 @get("/archive/status")
-async def archive_status(archive: ArchiveDesk | None, chat: FromQuery[str]) -> StatusView:
+async def archive_status(archive: NamedDependency[ArchiveDesk | None], chat: FromQuery[str]) -> StatusView:
     """Which persona and space a query on ``chat`` resolves to, and how (EPI-13)."""
     return StatusView(status=await _desk(archive).status(qualify_id(chat, what="chat")))
 
 
 @get("/archive/dream-reports")
-async def dream_reports(archive: ArchiveDesk | None) -> DreamReports:
+async def dream_reports(archive: NamedDependency[ArchiveDesk | None]) -> DreamReports:
     """The newest dream-pass reports (up to 50), newest first: merged, rejected, or why skipped."""
     # the Redis archive store keeps the reports; the ArchiveStore port does not (yet)
     reports = await _desk(archive).store.dream_reports()  # type: ignore[attr-defined]

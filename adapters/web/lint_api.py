@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from litestar import Router, get
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath
 
 from adapters.embedding import HashEmbedder, make_embedder
@@ -115,7 +115,7 @@ async def _support(embedder: Embedder, record: MemoryRecord, pages: Sequence[Pag
 
 
 @get("/memories/lint", dependencies=named_list_dependency())
-async def lint_memories(web: WebState, named_list: ScopeList) -> LintReport:
+async def lint_memories(web: NamedDependency[WebState], named_list: NamedDependency[ScopeList]) -> LintReport:
     """Same-topic pairs of one list's memories that are not duplicates, newer named (EPI-8)."""
     desk = memory_desk(web)
     records = await desk.list([named_list])
@@ -140,7 +140,9 @@ async def lint_memories(web: WebState, named_list: ScopeList) -> LintReport:
 
 
 @get("/memories/{memory:str}/explain")
-async def explain_memory(web: WebState, archive: ArchiveDesk | None, memory: FromPath[str]) -> Explained:
+async def explain_memory(
+    web: NamedDependency[WebState], archive: NamedDependency[ArchiveDesk | None], memory: FromPath[str]
+) -> Explained:
     """The memory with its confidence and what it rests on (EPI-9); nothing is edited."""
     desk = memory_desk(web)
     scope, record = await desk.locate(memory)

@@ -7,7 +7,8 @@ from typing import Any
 
 import msgspec
 from litestar import Controller, Request, Response, delete, get, post, put
-from litestar.params import FromPath, FromQuery
+from litestar.di import NamedDependency
+from litestar.params import FromPath, FromQuery, JSONBody
 
 from adapters.cards import decode_card
 from adapters.cards.jsondoc import check_json_depth
@@ -82,7 +83,10 @@ class LorebookController(Controller):
 
     @post("/", status_code=201)
     async def upload(
-        self, web: WebState, request: Request[Any, Any, Any], name: FromQuery[str | None] = None
+        self,
+        web: NamedDependency[WebState],
+        request: Request[Any, Any, Any],
+        name: FromQuery[str | None] = None,
     ) -> Imported:
         """Import SillyTavern World Info JSON, a CCv2/CCv3 card (JSON, PNG, CHARX) or its book."""
         raw, content_type = await request.body(), request.headers.get("content-type")
@@ -90,19 +94,19 @@ class LorebookController(Controller):
         return await imported(stored)
 
     @get("/")
-    async def list_books(self, web: WebState) -> BookList:
+    async def list_books(self, web: NamedDependency[WebState]) -> BookList:
         """Every lorebook (id, name, number of entries)."""
         return BookList(lorebooks=await web.lore.all())
 
     @get("/{book:str}")
-    async def read(self, web: WebState, book: FromPath[str]) -> BookView:
+    async def read(self, web: NamedDependency[WebState], book: FromPath[str]) -> BookView:
         """One book with its entries."""
         return book_view(await find_book(web, book))
 
     @get("/{book:str}/export")
     async def export(
         self,
-        web: WebState,
+        web: NamedDependency[WebState],
         book: FromPath[str],
         format: FromQuery[act.ExportFormat] = "sillytavern",  # API.md's name
     ) -> Response[bytes]:
@@ -112,13 +116,17 @@ class LorebookController(Controller):
 
 
 @operator_route(put, "/api/chats/{chat:str}/lorebooks", tags=["lorebooks"])
-async def attach_lorebooks(web: WebState, chat: FromPath[str], data: AttachBooks) -> ChatBooks:
+async def attach_lorebooks(
+    web: NamedDependency[WebState], chat: FromPath[str], data: JSONBody[AttachBooks]
+) -> ChatBooks:
     """Attach lorebooks to a chat (replacing the previous set); all are scanned as one pool."""
     return await act.attach_books(web, qualify_id(chat, what="chat"), data.books)
 
 
 @operator_route(put, "/api/personas/{persona:str}/lorebooks", tags=["lorebooks"])
-async def attach_persona_lorebooks(web: WebState, persona: FromPath[str], data: AttachBooks) -> PersonaBooks:
+async def attach_persona_lorebooks(
+    web: NamedDependency[WebState], persona: FromPath[str], data: JSONBody[AttachBooks]
+) -> PersonaBooks:
     """Attach lorebooks to a persona (replacing its set); they join every chat's pool."""
     found = await web.service.persona(persona)
     books = await act.missing_books(web, data.books)
@@ -127,7 +135,7 @@ async def attach_persona_lorebooks(web: WebState, persona: FromPath[str], data: 
 
 
 @operator_route(delete, "/api/personas/{persona:str}", tags=["personas"], status_code=200)
-async def delete_persona(web: WebState, persona: FromPath[str]) -> PersonaDeleted:
+async def delete_persona(web: NamedDependency[WebState], persona: FromPath[str]) -> PersonaDeleted:
     """Delete a persona; its personal memories become global ones instead of being lost (MEM-10)."""
     if persona == "default":
         raise Conflict("The default persona cannot be deleted.", code="persona_required")
@@ -185,13 +193,16 @@ class PersonaController(Controller):
     tags = ["personas"]  # noqa: RUF012
 
     @get("/")
-    async def list_personas(self, web: WebState) -> PersonaList:
+    async def list_personas(self, web: NamedDependency[WebState]) -> PersonaList:
         """Every persona."""
         return PersonaList(personas=await web.service.personas.all())
 
     @post("/", status_code=201)
     async def create(
-        self, web: WebState, request: Request[Any, Any, Any], id: FromQuery[str | None] = None
+        self,
+        web: NamedDependency[WebState],
+        request: Request[Any, Any, Any],
+        id: FromQuery[str | None] = None,
     ) -> Persona:
         """Create or replace a persona: the plain form, or a card (JSON, PNG, CHARX) with its book.
 

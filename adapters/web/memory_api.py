@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar import Controller, Response, delete, get, patch, post, put
-from litestar.di import Provide
-from litestar.params import FromPath, FromQuery, QueryParameter
+from litestar.di import NamedDependency, Provide
+from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter, RawBody
 
 from adapters.web.actions import memory as act
 from adapters.web.actions.memory import memory_desk
@@ -32,6 +32,7 @@ from adapters.web.schemas.memory import (
     MemoryEdit,
     MemoryList,
     MemoryOne,
+    NamedListBody,
     Privacy,
     PrivacyBody,
     SpaceNotices,
@@ -103,7 +104,7 @@ def named_list_dependency() -> dict[str, Provide]:
     return {"named_list": Provide(provide_named_list, sync_to_thread=False)}
 
 
-def targets(body: ApiNewMemory | ApiCompose | ApiDialogue) -> act.TargetOf:
+def targets(body: NamedListBody) -> act.TargetOf:
     """The list a body names, for the persona the action resolves."""
     return lambda persona: target_list(body.scope, persona, body.space, body.owner, body.global_)
 
@@ -119,14 +120,16 @@ class MemoryController(Controller):
     tags = ["memories"]  # noqa: RUF012
 
     @get("/", dependencies=named_list_dependency())
-    async def list_memories(self, web: WebState, named_list: ScopeList) -> MemoryList:
+    async def list_memories(
+        self, web: NamedDependency[WebState], named_list: NamedDependency[ScopeList]
+    ) -> MemoryList:
         """One list's memories, pinned first, then newest first."""
         desk = memory_desk(web)
         records = await desk.list([named_list])
         return MemoryList(memories=[act.memory_view(r, desk) for r in act.newest_first(records)])
 
     @post("/", status_code=201)
-    async def add(self, web: WebState, data: ApiNewMemory) -> MemoryAdded:
+    async def add(self, web: NamedDependency[WebState], data: JSONBody[ApiNewMemory]) -> MemoryAdded:
         """A person saves a memory (protected, DEC-12); a full list forgets one dormant (DEC-11)."""
         return await act.add_memory(
             web,
@@ -139,9 +142,11 @@ class MemoryController(Controller):
         )
 
     @patch("/{memory:str}")
-    async def edit(self, web: WebState, memory: FromPath[str], data: MemoryEdit) -> MemoryOne:
+    async def edit(
+        self, web: NamedDependency[WebState], memory: FromPath[str], data: JSONBody[MemoryEdit]
+    ) -> MemoryOne:
         """Edit text (protects it) or pin/unpin."""
-        memory_desk(web)
+        memory_desk(web)  # 422 memory_unavailable before empty_patch
         if data.text is None and data.pinned is None:
             raise InvalidInput(
                 'Nothing to change: send "text" (the new wording) and/or "pinned" (true or false).',
@@ -150,20 +155,22 @@ class MemoryController(Controller):
         return await act.edit_memory(web, memory, text=data.text, pinned=data.pinned, recent=False)
 
     @delete("/{memory:str}", status_code=200)
-    async def forget(self, web: WebState, memory: FromPath[str]) -> MemoryDeleted:
+    async def forget(self, web: NamedDependency[WebState], memory: FromPath[str]) -> MemoryDeleted:
         """Forget one memory."""
         return await act.delete_memory(web, memory, recent=False)
 
     @post("/clear", status_code=200)
-    async def clear(self, web: WebState, data: ApiClear) -> Cleared:
+    async def clear(self, web: NamedDependency[WebState], data: JSONBody[ApiClear]) -> Cleared:
         """Clear all: unpinned first; pinned only with ``pinned_confirmed`` (MEM-9)."""
-        memory_desk(web)
-        target = target_list(data.scope, data.persona, data.space, data.owner, data.global_)
+        memory_desk(web)  # 422 memory_unavailable before a missing space or owner
+        target = targets(data)(data.persona)
         return await act.clear_memories(web, target, pinned_confirmed=data.pinned_confirmed)
 
 
 @operator_route(put, "/api/users/{user:str}/privacy", tags=["memories"])
-async def set_privacy(web: WebState, user: FromPath[str], data: PrivacyBody) -> Privacy:
+async def set_privacy(
+    web: NamedDependency[WebState], user: FromPath[str], data: JSONBody[PrivacyBody]
+) -> Privacy:
     """Opt a user out of (or back in to) personal memory (DEC-10)."""
     user_id = qualify_id(user, what="user")
     await web.directory.set_privacy(user_id, personal_memory=data.personal_memory)
@@ -184,7 +191,7 @@ def _job_view(job: DocumentJob) -> JobView:
 
 @operator_route(post, "/api/personas/{persona:str}/documents", tags=["documents"], status_code=202)
 async def add_document(
-    web: WebState, persona: FromPath[str], body: bytes, name: FromQuery[str] = "document"
+    web: NamedDependency[WebState], persona: FromPath[str], body: RawBody, name: FromQuery[str] = "document"
 ) -> Response[JobView]:
     """Upload a text or Markdown document to a persona (DOC-1); the body is the document.
 
@@ -209,7 +216,7 @@ async def add_document(
 
 
 @operator_route(get, "/api/personas/{persona:str}/documents", tags=["documents"])
-async def list_documents(web: WebState, persona: FromPath[str]) -> DocumentList:
+async def list_documents(web: NamedDependency[WebState], persona: FromPath[str]) -> DocumentList:
     """A persona's searchable documents, and the uploads being embedded or that failed (``jobs``)."""
     desk = memory_desk(web)
     docs = await desk.documents.all(persona) if desk.documents else []
@@ -218,7 +225,9 @@ async def list_documents(web: WebState, persona: FromPath[str]) -> DocumentList:
 
 
 @operator_route(get, "/api/personas/{persona:str}/documents/{doc:str}", tags=["documents"])
-async def document_status(web: WebState, persona: FromPath[str], doc: FromPath[str]) -> JobView:
+async def document_status(
+    web: NamedDependency[WebState], persona: FromPath[str], doc: FromPath[str]
+) -> JobView:
     """One upload's job: ``status``, ``embedded`` of ``chunks``, ``progress`` (0..1), ``error``."""
     job = await _ingest(web).job(persona, doc)
     if job is None:
@@ -227,7 +236,7 @@ async def document_status(web: WebState, persona: FromPath[str], doc: FromPath[s
 
 
 @operator_route(post, "/api/memories/compose", tags=["memories"], status_code=201)
-async def compose_memories(web: WebState, data: ApiCompose) -> Composed:
+async def compose_memories(web: NamedDependency[WebState], data: JSONBody[ApiCompose]) -> Composed:
     """ "Create memories": the model turns a person's description into memories (MEM-6c)."""
     return await act.compose_memories(
         web, persona=data.persona, target_of=targets(data), description=data.description, recent=False
@@ -235,11 +244,13 @@ async def compose_memories(web: WebState, data: ApiCompose) -> Composed:
 
 
 @operator_route(post, "/api/memories/from-dialogue", tags=["memories"], status_code=201)
-async def memories_from_dialogue(web: WebState, data: ApiDialogue) -> Drafts | MemoryList:
+async def memories_from_dialogue(
+    web: NamedDependency[WebState], data: JSONBody[ApiDialogue]
+) -> Drafts | MemoryList:
     """ "Save from dialogue": up to 20 messages, composed by AI (drafts) or kept as is, pinned (MEM-6d)."""
     return await act.from_dialogue(
         web,
-        chat=qualify_id(data.chat, what="chat"),
+        chat=data.chat,
         messages=data.messages,
         compose=data.mode == "compose",
         texts=data.texts,
@@ -250,7 +261,9 @@ async def memories_from_dialogue(web: WebState, data: ApiDialogue) -> Drafts | M
 
 
 @operator_route(put, "/api/spaces/{space:str}/settings", tags=["memories"])
-async def space_settings(web: WebState, space: FromPath[str], data: SpaceNoticesBody) -> SpaceNotices:
+async def space_settings(
+    web: NamedDependency[WebState], space: FromPath[str], data: JSONBody[SpaceNoticesBody]
+) -> SpaceNotices:
     """How visible memory notices are in a space (DEC-11): off, brief or full."""
     space_id = qualify_id(space, what="space")
     await web.directory.set_notice_level(space_id, data.memory_notices)
@@ -258,7 +271,9 @@ async def space_settings(web: WebState, space: FromPath[str], data: SpaceNotices
 
 
 @operator_route(put, "/api/spaces/{space:str}/blocklist", tags=["memories"])
-async def space_blocklist(web: WebState, space: FromPath[str], data: BlocklistBody) -> Blocklist:
+async def space_blocklist(
+    web: NamedDependency[WebState], space: FromPath[str], data: JSONBody[BlocklistBody]
+) -> Blocklist:
     """Memories hidden in a space: never searched, carried or aged there (DEC-10)."""
     space_id = qualify_id(space, what="space")
     await web.directory.set_blocked(space_id, data.memories)

@@ -29,6 +29,7 @@ from engine.memory import MemoryRecord, ScopeList, memory_state
 from engine.memory.compose import DRAFT_LIMIT
 from engine.memory.model import Source
 from engine.service.memory import MemoryDesk
+from engine.validate import qualify_id
 
 __all__ = [
     "DIALOGUE_LIMIT",
@@ -193,10 +194,11 @@ async def from_dialogue(
     target_of: TargetOf,
     recent: bool,
 ) -> Drafts | MemoryList:
-    """ "Save from dialogue": up to 20 messages of ``chat``, drafted by AI (for review) or kept
-    as they are, pinned (MEM-6d)."""
+    """ "Save from dialogue": up to 20 messages of ``chat`` (a bare id is qualified), drafted by AI
+    (for review) or kept as they are, pinned (MEM-6d)."""
     if not 1 <= len(messages) <= DIALOGUE_LIMIT:
         raise InvalidInput(f"Select 1 to {DIALOGUE_LIMIT} messages.", code="invalid_selection")
+    chat = qualify_id(chat, what="chat")
     found = [await web.service.chats.message(chat, m) for m in dict.fromkeys(messages)]
     selected = [m for m in found if m is not None]
     if len(selected) != len(found):

@@ -39,6 +39,7 @@ __all__ = [
     "MemoryEdit",
     "MemoryList",
     "MemoryOne",
+    "NamedListBody",
     "NoticeLevel",
     "NoticeLevelBody",
     "Panel",
@@ -245,7 +246,7 @@ class Explained(msgspec.Struct, frozen=True, kw_only=True):
 # --- operator request bodies ----------------------------------------------------------------
 
 
-class _NamedList(_Body, frozen=True, kw_only=True):
+class NamedListBody(_Body, frozen=True, kw_only=True):
     """The operator's name of a list: ``scope`` with the ``space``/``owner``/``global`` it needs."""
 
     scope: Scope
@@ -255,7 +256,7 @@ class _NamedList(_Body, frozen=True, kw_only=True):
     global_: bool = msgspec.field(default=False, name="global")
 
 
-class ApiNewMemory(_NamedList, frozen=True, kw_only=True):
+class ApiNewMemory(NamedListBody, frozen=True, kw_only=True):
     """Body of ``POST /api/memories``."""
 
     text: str
@@ -270,7 +271,7 @@ class MemoryEdit(_Body, frozen=True, kw_only=True):
     pinned: bool | None = None
 
 
-class ApiClear(_NamedList, frozen=True, kw_only=True):
+class ApiClear(NamedListBody, frozen=True, kw_only=True):
     """Body of ``POST /api/memories/clear`` (MEM-9)."""
 
     pinned_confirmed: bool = False
@@ -282,13 +283,13 @@ class PrivacyBody(_Body, frozen=True, kw_only=True):
     personal_memory: bool
 
 
-class ApiCompose(_NamedList, frozen=True, kw_only=True):
+class ApiCompose(NamedListBody, frozen=True, kw_only=True):
     """Body of ``POST /api/memories/compose`` (MEM-6c)."""
 
     description: str
 
 
-class ApiDialogue(_NamedList, frozen=True, kw_only=True):
+class ApiDialogue(NamedListBody, frozen=True, kw_only=True):
     """Body of ``POST /api/memories/from-dialogue`` (MEM-6d)."""
 
     chat: str
