@@ -14,26 +14,37 @@ import re
 from typing import Any, Literal
 
 import msgspec
-from litestar import Request, Response, delete, get, post, put
+from litestar import Request, Response, Router, delete, get, post, put
 from litestar.di import NamedDependency
-from litestar.params import FromPath, FromQuery
+from litestar.params import FromPath, FromQuery, JSONBody
 
-from adapters.cards import decode_lorebook, encode_lorebook
-from adapters.cards.report import import_report, report_view
+from adapters.cards.report import import_report
 from adapters.llm.tokens import offline_count
-from adapters.web.api import decode_body
+from adapters.web.actions import lore as act
+from adapters.web.actions.lore import ExportFormat, find_book, imported, store_book
 from adapters.web.app_auth import owned_chat, require_user
 from adapters.web.app_personas import shared_persona_books
-from adapters.web.lore_api import imported, store_book
+from adapters.web.layers import BODY_DTO, browser_guards, web_dependency
+from adapters.web.schemas.lore import (
+    AttachBooks,
+    BookEdit,
+    ChatBooks,
+    EditorBook,
+    EditorBookList,
+    EditorBookSummary,
+    EditorEntry,
+    EntryDeleted,
+    EntryEdit,
+    EntrySaved,
+    Imported,
+    Tri,
+)
 from adapters.web.session import BrowserSession
 from adapters.web.state import WebState
 from engine.errors import Forbidden, InvalidInput, NotFound
 from engine.lorebook import (
     LoreBook,
     LoreEntry,
-    Matching,
-    Role,
-    SelectiveLogic,
     join_decorators,
     split_decorators,
 )
@@ -91,40 +102,6 @@ def parse_decorators(text: str) -> tuple[Any, ...]:
     return decorators
 
 
-class EntryEdit(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """What the editor may change in an entry (fields it does not show are kept as they were)."""
-
-    comment: str = ""
-    keys: str = ""
-    secondary_keys: str = ""
-    content: str = ""
-    decorators: str = ""
-    priority: int = 0
-    order: int = 0
-    role: Role = "system"
-    enabled: bool = True
-    constant: bool = False
-    selective: bool | None = None
-    # LORE-14..18, LORE-22: absent (None) keeps the entry's value (a new entry: the default).
-    selective_logic: SelectiveLogic | None = None
-    probability: int | None = None
-    use_probability: bool | None = None
-    sticky: int | None = None
-    cooldown: int | None = None
-    delay: int | None = None
-    group: str | None = None
-    group_override: bool | None = None
-    group_weight: int | None = None
-    use_group_scoring: Literal["book", "on", "off"] | None = None
-    delay_until_recursion: int | None = None
-    exclude_recursion: bool | None = None
-    prevent_recursion: bool | None = None
-    match_whole_words: Literal["book", "whole_words", "substring"] | None = None
-    case_sensitive: Literal["book", "on", "off"] | None = None
-    scan_depth: int | None = None
-    clear_scan_depth: bool = False
-
-
 _TRI = {"book": None, "on": True, "off": False, "whole_words": True, "substring": False}
 _KEPT = (
     "selective_logic", "probability", "use_probability", "sticky", "cooldown", "delay", "group",
@@ -150,14 +127,6 @@ def _tuning(edit: EntryEdit) -> dict[str, Any]:
         if name in changes and changes[name] < 0:
             raise InvalidInput(f"{name} must be 0 or more.", code="invalid_entry")
     return changes
-
-
-class BookEdit(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Book settings the editor changes (LORE-18, LORE-15)."""
-
-    matching: Matching | None = None
-    case_sensitive: bool | None = None
-    use_group_scoring: bool | None = None
 
 
 def _new_id(book: LoreBook) -> str:
@@ -209,44 +178,52 @@ def remove_entry(book: LoreBook, entry_id: str) -> LoreBook:
     return msgspec.structs.replace(book, entries=tuple(e for e in book.entries if e.id != entry_id))
 
 
-def entry_view(entry: LoreEntry) -> dict[str, Any]:
+def entry_view(entry: LoreEntry) -> EditorEntry:
     """An entry as the editor shows it, with its token count."""
-    return {
-        "id": entry.id,
-        "name": display_name(entry),
-        "comment": entry.comment,
-        "keys": ", ".join(entry.keys),
-        "secondary_keys": ", ".join(entry.secondary_keys),
-        "content": entry.content,
-        "decorators": join_decorators(entry.decorators, "").strip("\n"),
-        "priority": entry.priority,
-        "order": entry.order,
-        "role": entry.role,
-        "enabled": entry.enabled,
-        "constant": entry.constant,
-        "selective": entry.selective,
-        "selective_logic": entry.selective_logic,
-        "probability": entry.probability,
-        "use_probability": entry.use_probability,
-        "sticky": entry.sticky,
-        "cooldown": entry.cooldown,
-        "delay": entry.delay,
-        "group": entry.group,
-        "group_override": entry.group_override,
-        "group_weight": entry.group_weight,
-        "use_group_scoring": _tri(entry.use_group_scoring),
-        "delay_until_recursion": int(entry.delay_until_recursion),
-        "exclude_recursion": entry.exclude_recursion,
-        "prevent_recursion": entry.prevent_recursion,
-        "match_whole_words": {None: "book", True: "whole_words", False: "substring"}[entry.match_whole_words],
-        "case_sensitive": _tri(entry.case_sensitive),
-        "scan_depth": entry.scan_depth,
-        "tokens": _tokens(entry),
-    }
+    return EditorEntry(
+        id=entry.id,
+        name=display_name(entry),
+        comment=entry.comment,
+        keys=", ".join(entry.keys),
+        secondary_keys=", ".join(entry.secondary_keys),
+        content=entry.content,
+        decorators=join_decorators(entry.decorators, "").strip("\n"),
+        priority=entry.priority,
+        order=entry.order,
+        role=entry.role,
+        enabled=entry.enabled,
+        constant=entry.constant,
+        selective=entry.selective,
+        selective_logic=entry.selective_logic,
+        probability=entry.probability,
+        use_probability=entry.use_probability,
+        sticky=entry.sticky,
+        cooldown=entry.cooldown,
+        delay=entry.delay,
+        group=entry.group,
+        group_override=entry.group_override,
+        group_weight=entry.group_weight,
+        use_group_scoring=_tri(entry.use_group_scoring),
+        delay_until_recursion=int(entry.delay_until_recursion),
+        exclude_recursion=entry.exclude_recursion,
+        prevent_recursion=entry.prevent_recursion,
+        match_whole_words=_WORDS[entry.match_whole_words],
+        case_sensitive=_tri(entry.case_sensitive),
+        scan_depth=entry.scan_depth,
+        tokens=_tokens(entry),
+    )
 
 
-def _tri(value: bool | None) -> str:
-    return {None: "book", True: "on", False: "off"}[value]
+_TRI_NAMES: dict[bool | None, Tri] = {None: "book", True: "on", False: "off"}
+_WORDS: dict[bool | None, Literal["book", "whole_words", "substring"]] = {
+    None: "book",
+    True: "whole_words",
+    False: "substring",
+}
+
+
+def _tri(value: bool | None) -> Tri:
+    return _TRI_NAMES[value]
 
 
 def _tokens(entry: LoreEntry) -> int:
@@ -256,30 +233,24 @@ def _tokens(entry: LoreEntry) -> int:
 # --- access ---------------------------------------------------------------------------------
 
 
-async def _persona_books(state: WebState) -> set[str]:
-    return await shared_persona_books(state)  # a private persona's books stay its owner's
-
-
-async def _own_books(state: WebState, visitor: NamedDependency[BrowserSession]) -> set[str]:
-    if visitor.guest or state.accounts is None:
+async def _own_books(web: WebState, visitor: BrowserSession) -> set[str]:
+    if visitor.guest or web.accounts is None:
         return set()
-    return await state.accounts.store.lorebooks(visitor.slug)
+    return await web.accounts.store.lorebooks(visitor.slug)
 
 
-async def _book(
-    state: WebState, visitor: NamedDependency[BrowserSession], book: str, *, edit: bool = False
-) -> LoreBook:
-    own = await _own_books(state, visitor)
+async def _book(web: WebState, visitor: BrowserSession, book: str, *, edit: bool = False) -> LoreBook:
+    """The book if the visitor may read it (``edit``: change it), else 403 ``not_your_lorebook``."""
+    own = await _own_books(web, visitor)
     if edit:
         require_user(visitor)
         if book not in own:
             raise Forbidden("Only books you imported can be edited here.", code="not_your_lorebook")
-    elif book not in own and book not in await _persona_books(state):
+    elif book not in own and book not in await shared_persona_books(
+        web
+    ):  # a private persona's stay its owner's
         raise Forbidden("This lorebook is not yours.", code="not_your_lorebook")
-    found = await state.lore.get(book)
-    if found is None:
-        raise NotFound(f"There is no lorebook {book!r}.", code="lorebook_not_found")
-    return found
+    return await find_book(web, book)
 
 
 # --- handlers -------------------------------------------------------------------------------
@@ -287,185 +258,186 @@ async def _book(
 
 @get("/lorebooks")
 async def list_books(
-    request: Request[Any, Any, Any],
+    web: NamedDependency[WebState],
     visitor: NamedDependency[BrowserSession],
     chat: FromQuery[str | None] = None,
-) -> dict[str, Any]:
+) -> EditorBookList:
     """The visitor's books and the personas' books; ``attached`` to ``chat`` when given."""
-    state: WebState = request.app.state.web
-    own, shared = await _own_books(state, visitor), await _persona_books(state)
-    attached = set(await state.lore.attached(owned_chat(visitor, chat))) if chat else set()
-    books = [b for b in await state.lore.all() if b.id in own or b.id in shared]
-    return {
-        "lorebooks": [
-            {
-                "id": b.id,
-                "name": b.name,
-                "entries": b.entries,
-                "editable": b.id in own,
-                "persona_book": b.id in shared,
-                "attached": b.id in attached,
-            }
+    own, shared = await _own_books(web, visitor), await shared_persona_books(web)
+    attached = set(await web.lore.attached(owned_chat(visitor, chat))) if chat else set()
+    books = [b for b in await web.lore.all() if b.id in own or b.id in shared]
+    return EditorBookList(
+        lorebooks=[
+            EditorBookSummary(
+                id=b.id,
+                name=b.name,
+                entries=b.entries,
+                editable=b.id in own,
+                persona_book=b.id in shared,
+                attached=b.id in attached,
+            )
             for b in books
         ]
-    }
+    )
 
 
 @post("/lorebooks", status_code=201)
 async def import_book(
-    request: Request[Any, Any, Any],
+    web: NamedDependency[WebState],
     visitor: NamedDependency[BrowserSession],
+    request: Request[Any, Any, Any],
     name: FromQuery[str | None] = None,
-) -> dict[str, Any]:
-    """Import World Info JSON, a CCv2/CCv3 card (JSON, PNG, CHARX) or its book (LORE-13)."""
+) -> Imported:
+    """Import World Info JSON, a CCv2/CCv3 card (JSON, PNG, CHARX) or its book (LORE-13).
+
+    The book gets a new id (never overwriting someone else's) and becomes the visitor's.
+    """
     require_user(visitor)
-    state: WebState = request.app.state.web
-    book = decode_lorebook(await request.body(), request.headers.get("content-type"))
-    book = msgspec.structs.replace(book, id="")  # never overwrite someone else's book by id
-    stored = await store_book(state, book, (name or "Imported lorebook")[:120])
-    if state.accounts is not None:
-        await state.accounts.store.own_lorebook(visitor.slug, stored.id)
+    raw, content_type = await request.body(), request.headers.get("content-type")
+    stored = await act.import_book(web, raw, content_type, (name or "Imported lorebook")[:120], new_id=True)
+    if web.accounts is not None:
+        await web.accounts.store.own_lorebook(visitor.slug, stored.id)
     return await imported(stored)
 
 
-async def _book_view(book: LoreBook, editable: bool) -> dict[str, Any]:
+async def _book_view(book: LoreBook, editable: bool) -> EditorBook:
     ordered = sorted_entries(book.entries)
     views = await asyncio.to_thread(lambda: [entry_view(e) for e in ordered])
-    report = report_view(await asyncio.to_thread(import_report, book))
-    for view in views:
-        view["issues"] = [r for r in report if r["entry"] == view["id"]]
-    return {
-        "id": book.id,
-        "name": book.name,
-        "description": book.description,
-        "editable": editable,
-        "scan_depth": book.scan_depth,
-        "token_budget": book.token_budget,
-        "recursive_scanning": book.recursive_scanning,
-        "matching": book.matching or ("whole_words" if book.match_whole_words else "substring"),
-        "case_sensitive": book.case_sensitive,
-        "use_group_scoring": book.use_group_scoring,
-        "report": report,
-        "tokens": sum(v["tokens"] for v in views),
-        "entries": views,
-    }
+    report = list(await asyncio.to_thread(import_report, book))
+    entries = [msgspec.structs.replace(v, issues=[r for r in report if r.entry == v.id]) for v in views]
+    return EditorBook(
+        id=book.id,
+        name=book.name,
+        description=book.description,
+        editable=editable,
+        scan_depth=book.scan_depth,
+        token_budget=book.token_budget,
+        recursive_scanning=book.recursive_scanning,
+        matching=book.matching or ("whole_words" if book.match_whole_words else "substring"),
+        case_sensitive=book.case_sensitive,
+        use_group_scoring=book.use_group_scoring,
+        report=report,
+        tokens=sum(v.tokens for v in views),
+        entries=entries,
+    )
 
 
 @get("/lorebooks/{book:str}")
 async def read_book(
-    request: Request[Any, Any, Any], visitor: NamedDependency[BrowserSession], book: FromPath[str]
-) -> dict[str, Any]:
+    web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession], book: FromPath[str]
+) -> EditorBook:
     """One book with its entries sorted by display name and token counts."""
-    state: WebState = request.app.state.web
-    found = await _book(state, visitor, book)
-    return await _book_view(found, book in await _own_books(state, visitor))
+    found = await _book(web, visitor, book)
+    return await _book_view(found, book in await _own_books(web, visitor))
 
 
 @get("/lorebooks/{book:str}/export")
 async def export_book(
-    request: Request[Any, Any, Any],
+    web: NamedDependency[WebState],
     visitor: NamedDependency[BrowserSession],
     book: FromPath[str],
-    format: FromQuery[Literal["sillytavern", "ccv3"]] = "sillytavern",
+    format: FromQuery[ExportFormat] = "sillytavern",
 ) -> Response[bytes]:
     """Download the book as SillyTavern World Info or a CCv3 lorebook."""
-    found = await _book(request.app.state.web, visitor, book)
+    found = await _book(web, visitor, book)
     filename = (_FILENAME.sub("-", found.name).strip("-.") or found.id)[:80]
-    return Response(
-        encode_lorebook(found, format),
-        media_type="application/json",
-        headers={"Content-Disposition": f'attachment; filename="{filename}.{format}.json"'},
-    )
+    return act.export_book(found, format, f"{filename}.{format}.json")
 
 
 async def _save_entry(
-    request: Request[Any, Any, Any], visitor: NamedDependency[BrowserSession], book: str, entry: str | None
-) -> dict[str, Any]:
-    state: WebState = request.app.state.web
-    found = await _book(state, visitor, book, edit=True)
-    edit: EntryEdit = decode_body(await request.body(), EntryEdit)
+    web: WebState, visitor: BrowserSession, book: str, entry: str | None, edit: EntryEdit
+) -> EntrySaved:
+    found = await _book(web, visitor, book, edit=True)
     changed, saved = apply_entry_edit(found, entry, edit)
-    stored = await store_book(state, changed, found.name, edited=saved.id)
+    stored = await store_book(web, changed, found.name, edited=saved.id)
     total = await asyncio.to_thread(lambda: sum(_tokens(e) for e in stored.entries))
-    return {"entry": entry_view(saved), "book_tokens": total}
+    return EntrySaved(entry=entry_view(saved), book_tokens=total)
 
 
 @put("/lorebooks/{book:str}/settings")
 async def edit_settings(
-    request: Request[Any, Any, Any], visitor: NamedDependency[BrowserSession], book: FromPath[str]
-) -> dict[str, Any]:
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    book: FromPath[str],
+    data: JSONBody[BookEdit],
+) -> EditorBook:
     """Change a book's default matching and case (LORE-18) and group scoring (LORE-15)."""
-    state: WebState = request.app.state.web
-    found = await _book(state, visitor, book, edit=True)
-    edit: BookEdit = decode_body(await request.body(), BookEdit)
-    changes = {k: v for k, v in msgspec.structs.asdict(edit).items() if v is not None}
-    stored = await store_book(state, msgspec.structs.replace(found, **changes), found.name)
+    found = await _book(web, visitor, book, edit=True)
+    changes = {k: v for k, v in msgspec.structs.asdict(data).items() if v is not None}
+    stored = await store_book(web, msgspec.structs.replace(found, **changes), found.name)
     return await _book_view(stored, True)
 
 
 @put("/lorebooks/{book:str}/entries/{entry:str}")
 async def edit_entry(
-    request: Request[Any, Any, Any],
+    web: NamedDependency[WebState],
     visitor: NamedDependency[BrowserSession],
     book: FromPath[str],
     entry: FromPath[str],
-) -> dict[str, Any]:
+    data: JSONBody[EntryEdit],
+) -> EntrySaved:
     """Change an entry of one of the visitor's books (validated before it is stored)."""
-    return await _save_entry(request, visitor, book, entry)
+    return await _save_entry(web, visitor, book, entry, data)
 
 
 @post("/lorebooks/{book:str}/entries", status_code=201)
 async def add_entry(
-    request: Request[Any, Any, Any], visitor: NamedDependency[BrowserSession], book: FromPath[str]
-) -> dict[str, Any]:
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    book: FromPath[str],
+    data: JSONBody[EntryEdit],
+) -> EntrySaved:
     """Append a new entry to one of the visitor's books."""
-    return await _save_entry(request, visitor, book, None)
+    return await _save_entry(web, visitor, book, None, data)
 
 
 @delete("/lorebooks/{book:str}/entries/{entry:str}", status_code=200)
 async def delete_entry(
-    request: Request[Any, Any, Any],
+    web: NamedDependency[WebState],
     visitor: NamedDependency[BrowserSession],
     book: FromPath[str],
     entry: FromPath[str],
-) -> dict[str, Any]:
+) -> EntryDeleted:
     """Remove an entry from one of the visitor's books."""
-    state: WebState = request.app.state.web
-    found = await _book(state, visitor, book, edit=True)
-    await store_book(state, remove_entry(found, entry), found.name)
-    return {"deleted": entry}
-
-
-class AttachBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Body of ``PUT /app/chats/{chat}/lorebooks``."""
-
-    books: list[str]
+    found = await _book(web, visitor, book, edit=True)
+    await store_book(web, remove_entry(found, entry), found.name)
+    return EntryDeleted(deleted=entry)
 
 
 @put("/chats/{chat:str}/lorebooks")
 async def attach_books(
-    request: Request[Any, Any, Any], visitor: NamedDependency[BrowserSession], chat: FromPath[str]
-) -> dict[str, Any]:
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    chat: FromPath[str],
+    data: JSONBody[AttachBooks],
+) -> ChatBooks:
     """Attach books to one of the visitor's chats (replacing the set); scanned as one pool (LORE-1)."""
     chat_id = owned_chat(visitor, chat)
     require_user(visitor)
-    state: WebState = request.app.state.web
-    body: AttachBody = decode_body(await request.body(), AttachBody)
-    books = list(dict.fromkeys(body.books))
-    for book in books:
-        await _book(state, visitor, book)
-    await state.lore.attach(chat_id, books)
-    return {"chat": chat_id, "books": books}
+    for book in dict.fromkeys(data.books):
+        await _book(web, visitor, book)
+    return await act.attach_books(web, chat_id, data.books)
 
 
 LORE_ROUTES = [
-    edit_settings,
-    list_books,
-    import_book,
-    read_book,
-    export_book,
-    edit_entry,
-    add_entry,
-    delete_entry,
-    attach_books,
+    Router(
+        path="/",
+        route_handlers=[
+            edit_settings,
+            list_books,
+            import_book,
+            read_book,
+            export_book,
+            edit_entry,
+            add_entry,
+            delete_entry,
+            attach_books,
+        ],
+        guards=browser_guards(),
+        dependencies=web_dependency(),
+        dto=BODY_DTO,
+        return_dto=None,
+        tags=["lorebooks"],
+    )
 ]
+"""The lorebook editor's routes, for the ``/app`` router."""

@@ -15,15 +15,30 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
 import msgspec
-from litestar import Request, get, post
-from litestar.params import FromPath, FromQuery
+from litestar import Router, get, post
+from litestar.datastructures import State
+from litestar.di import NamedDependency, Provide
+from litestar.params import FromPath, FromQuery, JSONBody
 
-from adapters.web.api import admin_guard, decode_body
+from adapters.web.layers import BODY_DTO, operator_guards, web_dependency
+from adapters.web.schemas.archive import (
+    ArchivePages,
+    DreamReports,
+    FeedbackBody,
+    FoundView,
+    FullPage,
+    OneFullPage,
+    OnePage,
+    PageView,
+    RestoreBody,
+    SearchAnswer,
+    SearchBody,
+    StatusView,
+)
+from adapters.web.state import WebState
 from engine.archive import MAX_HOPS, Page, QueryOptions, retention_score
-from engine.archive.answer import Reasoning, reasoning_budget
+from engine.archive.answer import reasoning_budget
 from engine.errors import InvalidInput
 from engine.service.archive import ArchiveDesk, FoundPage
 from engine.service.archive_answer import ArchiveAnswerer
@@ -36,177 +51,169 @@ __all__ = [
     "archive_status",
     "dream_reports",
     "page_feedback",
+    "provide_archive",
     "read_page",
     "restore_version",
 ]
 
 
-class FeedbackBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Body of ``POST /api/archive/pages/{id}/feedback``."""
-
-    kind: Literal["stale", "wrong"]
-    by: str | None = None
-
-
-class RestoreBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Body of ``POST /api/archive/pages/{id}/restore``."""
-
-    version: int
-
-
-class SearchBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Body of ``POST /api/archive/search``."""
-
-    chat: str
-    query: str
-    pin_first: bool = False
-    include_related: bool = False
-    include_superseded: bool = False
-    limit: int | None = None
-    answer: bool = False
-    reasoning: Reasoning | None = None
-
-
-def _desk(request: Request[Any, Any, Any]) -> ArchiveDesk:
-    desk: ArchiveDesk | None = getattr(request.app.state, "archive", None)
-    if desk is None:
-        raise InvalidInput("The archive is not configured in this deployment.", code="archive_unavailable")
+def provide_archive(state: State) -> ArchiveDesk | None:
+    """The ``archive`` dependency: the archive desk, ``None`` where it is not configured."""
+    desk: ArchiveDesk | None = getattr(state, "archive", None)
     return desk
 
 
-def _page_view(desk: ArchiveDesk, page: Page, *, low_entropy: bool | None = None) -> dict[str, Any]:
+def _desk(archive: ArchiveDesk | None) -> ArchiveDesk:
+    if archive is None:
+        raise InvalidInput("The archive is not configured in this deployment.", code="archive_unavailable")
+    return archive
+
+
+def _page_view(desk: ArchiveDesk, page: Page, *, low_entropy: bool | None = None) -> PageView:
     score = retention_score(page, desk.now(), desk.policy)
-    view = {
-        "id": page.id,
-        "chat": page.chat,
-        "layer": page.layer,
-        "status": page.status,
-        "pinned": page.pinned,
-        "abstract": page.abstract,
-        "summary": page.summary,
-        "keep": list(page.keep),
-        "score": round(score, 4),
-        "cold": score < desk.policy.cold_below,
-        "salience": page.salience,
-        "reads": page.read_count,
-        "last_read_at": page.last_read_at,
-        "created_at": page.created_at,
-        "version": page.version,
-        "versions": page.version,
-        "superseded_by": page.superseded_by,
-        "evicted_at": page.evicted_at,
-        "feedback": [msgspec.to_builtins(f) for f in page.feedback],
-    }
-    if low_entropy is not None:
-        view["low_entropy"] = low_entropy
-    return msgspec.to_builtins(view)  # type: ignore[no-any-return]
+    return PageView(
+        id=page.id,
+        chat=page.chat,
+        layer=page.layer,
+        status=page.status,
+        pinned=page.pinned,
+        abstract=page.abstract,
+        summary=page.summary,
+        keep=list(page.keep),
+        score=round(score, 4),
+        cold=score < desk.policy.cold_below,
+        salience=page.salience,
+        reads=page.read_count,
+        last_read_at=page.last_read_at,
+        created_at=page.created_at,
+        version=page.version,
+        versions=page.version,
+        superseded_by=page.superseded_by,
+        evicted_at=page.evicted_at,
+        feedback=list(page.feedback),
+        low_entropy=msgspec.UNSET if low_entropy is None else low_entropy,
+    )
 
 
-def _full_view(desk: ArchiveDesk, page: Page) -> dict[str, Any]:
-    return {
-        **_page_view(desk, page),
-        "body": page.body,
-        "merged_from": list(page.merged_from),
-        "links": list(page.links),
-        "history": msgspec.to_builtins(page.versions),
-    }
+def _full_view(desk: ArchiveDesk, page: Page) -> FullPage:
+    return FullPage(
+        **msgspec.structs.asdict(_page_view(desk, page)),
+        body=page.body,
+        merged_from=list(page.merged_from),
+        links=list(page.links),
+        history=list(page.versions),
+    )
 
 
-def _found_view(desk: ArchiveDesk, found: FoundPage) -> dict[str, Any]:
-    item = msgspec.to_builtins(found.item)
-    item["relevance"] = found.relevance
-    item["page"] = _page_view(desk, found.page) if found.page is not None else None
-    return item  # type: ignore[no-any-return]
+def _found_view(desk: ArchiveDesk, found: FoundPage) -> FoundView:
+    return FoundView(
+        **msgspec.structs.asdict(found.item),
+        relevance=found.relevance,
+        page=_page_view(desk, found.page) if found.page is not None else None,
+    )
 
 
-@get("/api/chats/{chat:str}/archive", guards=[admin_guard], tags=["archive"])
-async def archive_pages(request: Request[Any, Any, Any], chat: FromPath[str]) -> dict[str, Any]:
+@get("/chats/{chat:str}/archive")
+async def archive_pages(archive: NamedDependency[ArchiveDesk | None], chat: FromPath[str]) -> ArchivePages:
     """The chat's archive pages, oldest first, with score, status and version count."""
-    desk = _desk(request)
+    desk = _desk(archive)
     chat_id = qualify_id(chat, what="chat")
     pages = await desk.pages(chat_id)
-    return {"chat": chat_id, "pages": [_page_view(desk, p, low_entropy=low) for p, _, low in pages]}
+    return ArchivePages(chat=chat_id, pages=[_page_view(desk, p, low_entropy=low) for p, _, low in pages])
 
 
-@get("/api/archive/pages/{page_id:str}", guards=[admin_guard], tags=["archive"])
-async def read_page(request: Request[Any, Any, Any], page_id: FromPath[str]) -> dict[str, Any]:
+@get("/archive/pages/{page_id:str}")
+async def read_page(archive: NamedDependency[ArchiveDesk | None], page_id: FromPath[str]) -> OneFullPage:
     """One page with its body and version chain; opening it counts as a read (EPI-2)."""
-    desk = _desk(request)
-    return {"page": _full_view(desk, await desk.read(page_id))}
+    desk = _desk(archive)
+    return OneFullPage(page=_full_view(desk, await desk.read(page_id)))
 
 
-@post("/api/archive/pages/{page_id:str}/feedback", guards=[admin_guard], tags=["archive"], status_code=200)
-async def page_feedback(request: Request[Any, Any, Any], page_id: FromPath[str]) -> dict[str, Any]:
+@post("/archive/pages/{page_id:str}/feedback", status_code=200)
+async def page_feedback(
+    archive: NamedDependency[ArchiveDesk | None], page_id: FromPath[str], data: JSONBody[FeedbackBody]
+) -> OnePage:
     """``stale`` or ``wrong``: the page drops to the lowest salience (EPI-3)."""
-    body: FeedbackBody = decode_body(await request.body(), FeedbackBody)
-    desk = _desk(request)
-    return {"page": _page_view(desk, await desk.feedback(page_id, body.kind, body.by))}
+    desk = _desk(archive)
+    return OnePage(page=_page_view(desk, await desk.feedback(page_id, data.kind, data.by)))
 
 
-@post("/api/archive/pages/{page_id:str}/restore", guards=[admin_guard], tags=["archive"], status_code=200)
-async def restore_version(request: Request[Any, Any, Any], page_id: FromPath[str]) -> dict[str, Any]:
+@post("/archive/pages/{page_id:str}/restore", status_code=200)
+async def restore_version(
+    archive: NamedDependency[ArchiveDesk | None], page_id: FromPath[str], data: JSONBody[RestoreBody]
+) -> OneFullPage:
     """Bring back an earlier version's exact text as a new version (EPI-11)."""
-    body: RestoreBody = decode_body(await request.body(), RestoreBody)
-    desk = _desk(request)
-    return {"page": _full_view(desk, await desk.restore(page_id, body.version))}
+    desk = _desk(archive)
+    return OneFullPage(page=_full_view(desk, await desk.restore(page_id, data.version)))
 
 
-@post("/api/archive/search", guards=[admin_guard], tags=["archive"], status_code=200)
-async def archive_search(request: Request[Any, Any, Any]) -> dict[str, Any]:
+@post("/archive/search", status_code=200)
+async def archive_search(
+    web: NamedDependency[WebState], archive: NamedDependency[ArchiveDesk | None], data: JSONBody[SearchBody]
+) -> SearchAnswer:
     """Search a chat's pages with the EPI-13 options; every page returned gets one read."""
-    body: SearchBody = decode_body(await request.body(), SearchBody)
-    if not body.query.strip():
+    if not data.query.strip():
         raise InvalidInput("A search needs a non-empty query.", code="empty_query")
-    if body.limit is not None and not 1 <= body.limit <= 50:
+    if data.limit is not None and not 1 <= data.limit <= 50:
         raise InvalidInput("limit must be between 1 and 50.", code="invalid_limit")
-    desk = _desk(request)
-    budget = reasoning_budget(body.reasoning) if body.reasoning else None
+    desk = _desk(archive)
+    budget = reasoning_budget(data.reasoning) if data.reasoning else None
     options = QueryOptions(
-        pin_first=body.pin_first,
-        include_related=body.include_related,
+        pin_first=data.pin_first,
+        include_related=data.include_related,
         related_hops=budget.hops if budget else MAX_HOPS,
-        include_superseded=body.include_superseded,
+        include_superseded=data.include_superseded,
     )
-    limit = body.limit or (budget.results if budget else None)
-    found = await desk.search(qualify_id(body.chat, what="chat"), body.query, options, limit)
-    view: dict[str, Any] = {
-        "status": msgspec.to_builtins(found.status),
-        "reasoning": body.reasoning,
-        "results": [_found_view(desk, f) for f in found.items],
-    }
-    if body.answer:
-        state = request.app.state.web
-        answerer = ArchiveAnswerer(model=state.service.model, default_model=state.settings.model)
-        outcome = await answerer.answer(body.query, found, body.reasoning or "medium")
-        view["answer"] = outcome.answer.text if outcome.answer else None
-        view["citations"] = list(outcome.answer.citations) if outcome.answer else []
-        view["stripped_citations"] = list(outcome.answer.stripped) if outcome.answer else []
-        if outcome.unavailable:
-            view["answer_unavailable"] = outcome.unavailable
-    return view
+    limit = data.limit or (budget.results if budget else None)
+    found = await desk.search(qualify_id(data.chat, what="chat"), data.query, options, limit)
+    results = SearchAnswer(
+        status=found.status, reasoning=data.reasoning, results=[_found_view(desk, f) for f in found.items]
+    )
+    if not data.answer:
+        return results
+    answerer = ArchiveAnswerer(model=web.service.model, default_model=web.settings.model)
+    outcome = await answerer.answer(data.query, found, data.reasoning or "medium")
+    answer = outcome.answer
+    return msgspec.structs.replace(
+        results,
+        answer=answer.text if answer else None,
+        citations=list(answer.citations) if answer else [],
+        stripped_citations=list(answer.stripped) if answer else [],
+        answer_unavailable=outcome.unavailable or msgspec.UNSET,
+    )
 
 
-@get("/api/archive/status", guards=[admin_guard], tags=["archive"])
-async def archive_status(request: Request[Any, Any, Any], chat: FromQuery[str]) -> dict[str, Any]:
+@get("/archive/status")
+async def archive_status(archive: NamedDependency[ArchiveDesk | None], chat: FromQuery[str]) -> StatusView:
     """Which persona and space a query on ``chat`` resolves to, and how (EPI-13)."""
-    status = await _desk(request).status(qualify_id(chat, what="chat"))
-    return {"status": msgspec.to_builtins(status)}
+    return StatusView(status=await _desk(archive).status(qualify_id(chat, what="chat")))
 
 
-@get("/api/archive/dream-reports", guards=[admin_guard], tags=["archive"])
-async def dream_reports(request: Request[Any, Any, Any]) -> dict[str, Any]:
+@get("/archive/dream-reports")
+async def dream_reports(archive: NamedDependency[ArchiveDesk | None]) -> DreamReports:
     """The newest dream-pass reports (up to 50), newest first: merged, rejected, or why skipped."""
-    reports = await _desk(request).store.dream_reports()  # type: ignore[attr-defined]
-    return {"reports": msgspec.to_builtins(reports)}
+    # the Redis archive store keeps the reports; the ArchiveStore port does not (yet)
+    reports = await _desk(archive).store.dream_reports()  # type: ignore[attr-defined]
+    return DreamReports(reports=list(reports))
 
 
 ARCHIVE_ROUTES = [
-    archive_pages,
-    read_page,
-    page_feedback,
-    restore_version,
-    archive_search,
-    archive_status,
-    dream_reports,
+    Router(
+        path="/api",
+        route_handlers=[
+            archive_pages,
+            read_page,
+            page_feedback,
+            restore_version,
+            archive_search,
+            archive_status,
+            dream_reports,
+        ],
+        guards=operator_guards(),
+        dependencies={**web_dependency(), "archive": Provide(provide_archive, sync_to_thread=False)},
+        dto=BODY_DTO,
+        return_dto=None,
+        tags=["archive"],
+    )
 ]
 """Every archive route, for ``create_app``'s ``route_handlers``."""

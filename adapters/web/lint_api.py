@@ -27,26 +27,28 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Sequence
-from typing import Annotated, Any
 
 import numpy as np
-from litestar import Request, get
-from litestar.params import FromPath, FromQuery, QueryParameter
+from litestar import Router, get
+from litestar.di import NamedDependency, Provide
+from litestar.params import FromPath
 
 from adapters.embedding import HashEmbedder, make_embedder
 from adapters.embedding.base import Embedder
-from adapters.web.api import admin_guard
-from adapters.web.memory_api import memory_view, target_list
+from adapters.web.actions.memory import memory_desk, memory_view
+from adapters.web.archive_api import provide_archive
+from adapters.web.layers import operator_guards, web_dependency
+from adapters.web.memory_api import named_list_dependency
+from adapters.web.schemas.memory import Explained, LintBounds, LintPairView, LintReport
 from adapters.web.state import WebState
 from engine.archive import Page, page_text
 from engine.archive.beliefs import LintPair, LintPolicy, SemanticEntry, confidence, explain, lint
-from engine.errors import InvalidInput
-from engine.memory.model import MemoryRecord, Scope
+from engine.memory import ScopeList
+from engine.memory.model import MemoryRecord
 from engine.service.archive import ArchiveDesk
-from engine.service.memory import MemoryDesk
 from engine.service.turn import memory_space
 
-__all__ = ["LINT_BOUNDS", "LINT_ROUTES", "explain_memory", "lint_bounds", "lint_memories", "memory_desk"]
+__all__ = ["LINT_BOUNDS", "LINT_ROUTES", "explain_memory", "lint_bounds", "lint_memories"]
 
 LINT_BOUNDS: dict[str, LintPolicy] = {
     "hash": LintPolicy(same_topic=0.5, duplicate=0.95),
@@ -63,17 +65,8 @@ def lint_bounds(embedder_name: str) -> LintPolicy:
     return LINT_BOUNDS.get(embedder_name.split("/")[0], LintPolicy())
 
 
-def memory_desk(request: Request[Any, Any, Any]) -> MemoryDesk:
-    """The memory desk, or ``InvalidInput(memory_unavailable)``."""
-    state: WebState = request.app.state.web
-    if state.service.memory is None:
-        raise InvalidInput("Memory is not configured in this deployment.", code="memory_unavailable")
-    return state.service.memory
-
-
-async def _embedder(request: Request[Any, Any, Any]) -> Embedder:
-    state: WebState = request.app.state.web
-    found = await asyncio.to_thread(make_embedder, state.settings.embedder)
+async def _embedder(web: WebState) -> Embedder:
+    found = await asyncio.to_thread(make_embedder, web.settings.embedder)
     return found if found is not None else HashEmbedder()
 
 
@@ -121,67 +114,68 @@ async def _support(embedder: Embedder, record: MemoryRecord, pages: Sequence[Pag
     ]
 
 
-@get("/api/memories/lint", guards=[admin_guard], tags=["memories"])
-async def lint_memories(
-    request: Request[Any, Any, Any],
-    kind: Annotated[Scope, QueryParameter(name="scope")],
-    persona: FromQuery[str] = "default",
-    space: FromQuery[str | None] = None,
-    owner: FromQuery[str | None] = None,
-    is_global: Annotated[bool, QueryParameter(name="global")] = False,
-) -> dict[str, Any]:
+@get("/memories/lint", dependencies=named_list_dependency())
+async def lint_memories(web: NamedDependency[WebState], named_list: NamedDependency[ScopeList]) -> LintReport:
     """Same-topic pairs of one list's memories that are not duplicates, newer named (EPI-8)."""
-    desk = memory_desk(request)
-    records = await desk.list([target_list(kind, persona, space, owner, is_global)])
-    embedder = await _embedder(request)
+    desk = memory_desk(web)
+    records = await desk.list([named_list])
+    embedder = await _embedder(web)
     pairs = await _lint(embedder, records)
     by_id = {r.id: r for r in records}
     bounds = lint_bounds(embedder.name)
-    return {
-        "advisory": True,
-        "embedder": embedder.name,
-        "bounds": {"same_topic": bounds.same_topic, "duplicate": bounds.duplicate},
-        "pairs": [
-            {
-                "older": memory_view(by_id[p.older_id], desk),
-                "newer": memory_view(by_id[p.newer_id], desk),
-                "newer_id": p.newer_id,
-                "similarity": p.similarity,
-            }
+    return LintReport(
+        advisory=True,
+        embedder=embedder.name,
+        bounds=LintBounds(same_topic=bounds.same_topic, duplicate=bounds.duplicate),
+        pairs=[
+            LintPairView(
+                older=memory_view(by_id[p.older_id], desk),
+                newer=memory_view(by_id[p.newer_id], desk),
+                newer_id=p.newer_id,
+                similarity=p.similarity,
+            )
             for p in pairs
         ],
-    }
+    )
 
 
-@get("/api/memories/{memory:str}/explain", guards=[admin_guard], tags=["memories"])
-async def explain_memory(request: Request[Any, Any, Any], memory: FromPath[str]) -> dict[str, Any]:
+@get("/memories/{memory:str}/explain")
+async def explain_memory(
+    web: NamedDependency[WebState], archive: NamedDependency[ArchiveDesk | None], memory: FromPath[str]
+) -> Explained:
     """The memory with its confidence and what it rests on (EPI-9); nothing is edited."""
-    desk = memory_desk(request)
-    state: WebState = request.app.state.web
+    desk = memory_desk(web)
     scope, record = await desk.locate(memory)
     siblings = await desk.list([scope])
-    embedder = await _embedder(request)
+    embedder = await _embedder(web)
     against = [p for p in await _lint(embedder, siblings) if record.id in (p.older_id, p.newer_id)]
-    archive: ArchiveDesk | None = getattr(request.app.state, "archive", None)
     support = await _support(embedder, record, await _space_pages(archive, record.space))
     latest = max((p.created_at for p in support), default=None)
-    now = state.clock.now()
+    now = web.clock.now()
     entry = _entry(record)
     value = confidence(entry, len(support), latest, len(against), now)
     weight = archive.policy.belief_authority_weight if archive else 0.0
-    return {
-        "memory": memory_view(record, desk),
-        "confidence": round(value, 4),
-        "supporting_sessions": len(support),
-        "supporting_pages": [p.id for p in support],
-        "latest_support_at": latest,
-        "contradictions": len(against),
-        "contradicted_by": [p.newer_id if p.older_id == record.id else p.older_id for p in against],
-        "belief_authority_weight": weight,
-        "ranking": "unaffected" if weight == 0 else f"relevance + {weight} x confidence",
-        "text": explain(entry, len(support), latest, len(against), now),
-    }
+    return Explained(
+        memory=memory_view(record, desk),
+        confidence=round(value, 4),
+        supporting_sessions=len(support),
+        supporting_pages=[p.id for p in support],
+        latest_support_at=latest,
+        contradictions=len(against),
+        contradicted_by=[p.newer_id if p.older_id == record.id else p.older_id for p in against],
+        belief_authority_weight=weight,
+        ranking="unaffected" if weight == 0 else f"relevance + {weight} x confidence",
+        text=explain(entry, len(support), latest, len(against), now),
+    )
 
 
-LINT_ROUTES = [lint_memories, explain_memory]
+LINT_ROUTES = [
+    Router(
+        path="/api",
+        route_handlers=[lint_memories, explain_memory],
+        guards=operator_guards(),
+        dependencies={**web_dependency(), "archive": Provide(provide_archive, sync_to_thread=False)},
+        tags=["memories"],
+    )
+]
 """The lint and explain routes, for ``create_app``'s ``route_handlers``."""

@@ -1,29 +1,55 @@
-"""People's memory operations over REST (API.md Memories; MEM-1..10, DEC-10..14)."""
+"""People's memory operations over REST (API.md Memories; MEM-1..10, DEC-10..14).
+
+The operator names any list (``scope`` with ``space``/``owner``/``global``); what happens is
+``adapters.web.actions.memory``, shared with the browser's memory panel (``app_memory``).
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated
 
-import msgspec
-from litestar import Controller, Request, Response, delete, get, patch, post, put
-from litestar.params import FromPath, FromQuery, QueryParameter
+from litestar import Controller, Response, delete, get, patch, post, put
+from litestar.di import NamedDependency, Provide
+from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter, RawBody
 
-from adapters.web.api import admin_guard, decode_body
+from adapters.web.actions import memory as act
+from adapters.web.actions.memory import memory_desk
+from adapters.web.layers import BODY_DTO, operator_guards, operator_route, web_dependency
+from adapters.web.schemas.memory import (
+    ApiClear,
+    ApiCompose,
+    ApiDialogue,
+    ApiNewMemory,
+    Blocklist,
+    BlocklistBody,
+    Cleared,
+    Composed,
+    DocumentList,
+    Drafts,
+    JobView,
+    MemoryAdded,
+    MemoryDeleted,
+    MemoryEdit,
+    MemoryList,
+    MemoryOne,
+    NamedListBody,
+    Privacy,
+    PrivacyBody,
+    SpaceNotices,
+    SpaceNoticesBody,
+)
 from adapters.web.state import WebState
 from engine.documents import DOCUMENT_MAX_BYTES, DocumentJob
 from engine.errors import Conflict, InvalidInput, NotFound
 from engine.memory import (
-    MemoryRecord,
     ScopeList,
     global_list,
     global_personal_list,
-    memory_state,
     personal_list,
     space_list,
 )
-from engine.memory.compose import DRAFT_LIMIT
+from engine.memory.model import Scope
 from engine.service.documents import DocumentIngest
-from engine.service.memory import MemoryDesk
 from engine.validate import qualify_id
 
 __all__ = [
@@ -33,50 +59,14 @@ __all__ = [
     "document_status",
     "list_documents",
     "memories_from_dialogue",
-    "memory_view",
+    "named_list_dependency",
+    "provide_named_list",
     "set_privacy",
     "space_blocklist",
     "space_settings",
+    "target_list",
+    "targets",
 ]
-
-Scope = Literal["space", "personal", "global"]
-
-
-class NewMemoryBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Body of ``POST /api/memories``."""
-
-    scope: Scope
-    text: str
-    persona: str = "default"
-    space: str | None = None
-    owner: str | None = None
-    global_: bool = msgspec.field(default=False, name="global")
-    pinned: bool = False
-    source: Literal["person", "import"] = "person"
-
-
-class EditMemoryBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Body of ``PATCH /api/memories/{id}``."""
-
-    text: str | None = None
-    pinned: bool | None = None
-
-
-class ClearBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Body of ``POST /api/memories/clear`` (MEM-9)."""
-
-    scope: Scope
-    persona: str = "default"
-    space: str | None = None
-    owner: str | None = None
-    global_: bool = msgspec.field(default=False, name="global")
-    pinned_confirmed: bool = False
-
-
-class PrivacyBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Body of ``PUT /api/users/{user}/privacy`` (DEC-10)."""
-
-    personal_memory: bool
 
 
 def target_list(
@@ -98,302 +88,193 @@ def target_list(
     return personal_list(persona, need(owner, "owner"), need(space, "space"))
 
 
-def memory_view(record: MemoryRecord, desk: MemoryDesk) -> dict[str, Any]:
-    """A memory as API.md shows it."""
-    return {
-        "id": record.id,
-        "persona": record.persona,
-        "scope": record.scope,
-        "text": record.text,
-        "space": record.space,
-        "owner": record.owner,
-        "global": record.is_global,
-        "pinned": record.pinned,
-        "protected": record.protected,
-        "source": record.source,
-        "state": memory_state(record, desk.policy),
-        "unused_days": record.unused_days,
-        "last_matched_at": record.last_matched_at,
-        "created_at": record.created_at,
-        "updated_at": record.updated_at,
-    }
+def provide_named_list(
+    kind: Annotated[Scope, QueryParameter(name="scope")],
+    persona: FromQuery[str] = "default",
+    space: FromQuery[str | None] = None,
+    owner: FromQuery[str | None] = None,
+    is_global: Annotated[bool, QueryParameter(name="global")] = False,
+) -> ScopeList:
+    """The ``named_list`` dependency: the list named by ``?scope=&persona=&space=&owner=&global=``."""
+    return target_list(kind, persona, space, owner, is_global)
+
+
+def named_list_dependency() -> dict[str, Provide]:
+    """``dependencies`` of a route that reads the list named in its query."""
+    return {"named_list": Provide(provide_named_list, sync_to_thread=False)}
+
+
+def targets(body: NamedListBody) -> act.TargetOf:
+    """The list a body names, for the persona the action resolves."""
+    return lambda persona: target_list(body.scope, persona, body.space, body.owner, body.global_)
 
 
 class MemoryController(Controller):
     """``/api/memories``."""
 
     path = "/api/memories"
-    guards = [admin_guard]  # noqa: RUF012
+    guards = operator_guards()
+    dependencies = web_dependency()
+    dto = BODY_DTO
+    return_dto = None
     tags = ["memories"]  # noqa: RUF012
 
-    @get("/")
+    @get("/", dependencies=named_list_dependency())
     async def list_memories(
-        self,
-        request: Request[Any, Any, Any],
-        kind: Annotated[Scope, QueryParameter(name="scope")],
-        persona: FromQuery[str] = "default",
-        space: FromQuery[str | None] = None,
-        owner: FromQuery[str | None] = None,
-        is_global: Annotated[bool, QueryParameter(name="global")] = False,
-    ) -> dict[str, Any]:
+        self, web: NamedDependency[WebState], named_list: NamedDependency[ScopeList]
+    ) -> MemoryList:
         """One list's memories, pinned first, then newest first."""
-        desk = _desk(request)
-        targets = [target_list(kind, persona, space, owner, is_global)]
-        records = await desk.list(targets)
-        records.sort(key=lambda r: (not r.pinned, -r.updated_at.timestamp(), r.id))
-        return {"memories": [memory_view(r, desk) for r in records]}
+        desk = memory_desk(web)
+        records = await desk.list([named_list])
+        return MemoryList(memories=[act.memory_view(r, desk) for r in act.newest_first(records)])
 
     @post("/", status_code=201)
-    async def add(self, request: Request[Any, Any, Any]) -> dict[str, Any]:
+    async def add(self, web: NamedDependency[WebState], data: JSONBody[ApiNewMemory]) -> MemoryAdded:
         """A person saves a memory (protected, DEC-12); a full list forgets one dormant (DEC-11)."""
-        desk = _desk(request)
-        state: WebState = request.app.state.web
-        body: NewMemoryBody = decode_body(await request.body(), NewMemoryBody)
-        persona = await state.service.persona(body.persona)
-        target = target_list(body.scope, body.persona, body.space, body.owner, body.global_)
-        plan = await desk.add(
-            persona=body.persona,
-            target=target,
-            text=body.text,
-            pinned=body.pinned,
-            source=body.source,
-            now=state.clock.now(),
-            limits=persona.memory,
+        return await act.add_memory(
+            web,
+            persona=data.persona,
+            target_of=targets(data),
+            text=data.text,
+            pinned=data.pinned,
+            source=data.source,
+            recent=False,
         )
-        forgotten = memory_view(plan.forgotten, desk) if plan.forgotten else None
-        return {"memory": memory_view(plan.record, desk), "forgotten": forgotten}
 
     @patch("/{memory:str}")
-    async def edit(self, request: Request[Any, Any, Any], memory: FromPath[str]) -> dict[str, Any]:
+    async def edit(
+        self, web: NamedDependency[WebState], memory: FromPath[str], data: JSONBody[MemoryEdit]
+    ) -> MemoryOne:
         """Edit text (protects it) or pin/unpin."""
-        desk = _desk(request)
-        state: WebState = request.app.state.web
-        body: EditMemoryBody = decode_body(await request.body(), EditMemoryBody)
-        if body.text is None and body.pinned is None:
+        memory_desk(web)  # 422 memory_unavailable before empty_patch
+        if data.text is None and data.pinned is None:
             raise InvalidInput(
                 'Nothing to change: send "text" (the new wording) and/or "pinned" (true or false).',
                 code="empty_patch",
             )
-        record = await desk.edit(memory, text=body.text, pinned=body.pinned, now=state.clock.now())
-        return {"memory": memory_view(record, desk)}
+        return await act.edit_memory(web, memory, text=data.text, pinned=data.pinned, recent=False)
 
     @delete("/{memory:str}", status_code=200)
-    async def forget(self, request: Request[Any, Any, Any], memory: FromPath[str]) -> dict[str, Any]:
+    async def forget(self, web: NamedDependency[WebState], memory: FromPath[str]) -> MemoryDeleted:
         """Forget one memory."""
-        desk = _desk(request)
-        record = await desk.delete(memory)
-        return {"deleted": memory_view(record, desk)}
+        return await act.delete_memory(web, memory, recent=False)
 
     @post("/clear", status_code=200)
-    async def clear(self, request: Request[Any, Any, Any]) -> dict[str, Any]:
+    async def clear(self, web: NamedDependency[WebState], data: JSONBody[ApiClear]) -> Cleared:
         """Clear all: unpinned first; pinned only with ``pinned_confirmed`` (MEM-9)."""
-        desk = _desk(request)
-        body: ClearBody = decode_body(await request.body(), ClearBody)
-        target = target_list(body.scope, body.persona, body.space, body.owner, body.global_)
-        plan = await desk.clear(target, pinned_confirmed=body.pinned_confirmed)
-        return {"deleted": len(plan.writes), "pinned_left": plan.pinned_left}
+        memory_desk(web)  # 422 memory_unavailable before a missing space or owner
+        target = targets(data)(data.persona)
+        return await act.clear_memories(web, target, pinned_confirmed=data.pinned_confirmed)
 
 
-@put("/api/users/{user:str}/privacy", guards=[admin_guard], tags=["memories"])
-async def set_privacy(request: Request[Any, Any, Any], user: FromPath[str]) -> Response[dict[str, Any]]:
+@operator_route(put, "/api/users/{user:str}/privacy", tags=["memories"])
+async def set_privacy(
+    web: NamedDependency[WebState], user: FromPath[str], data: JSONBody[PrivacyBody]
+) -> Privacy:
     """Opt a user out of (or back in to) personal memory (DEC-10)."""
-    state: WebState = request.app.state.web
-    body: PrivacyBody = decode_body(await request.body(), PrivacyBody)
     user_id = qualify_id(user, what="user")
-    await state.directory.set_privacy(user_id, personal_memory=body.personal_memory)
-    return Response({"user": user_id, "personal_memory": body.personal_memory})
+    await web.directory.set_privacy(user_id, personal_memory=data.personal_memory)
+    return Privacy(user=user_id, personal_memory=data.personal_memory)
 
 
-def _desk(request: Request[Any, Any, Any]) -> MemoryDesk:
-    state: WebState = request.app.state.web
-    if state.service.memory is None:
-        raise InvalidInput("Memory is not configured in this deployment.", code="memory_unavailable")
-    return state.service.memory
-
-
-def _ingest(request: Request[Any, Any, Any]) -> DocumentIngest:
-    state: WebState = request.app.state.web
-    _desk(request)
-    if state.ingest is None:
+def _ingest(web: WebState) -> DocumentIngest:
+    memory_desk(web)
+    if web.ingest is None:
         raise Conflict("Documents need an embedder (HEARTH_EMBEDDER is none).", code="documents_unavailable")
-    return state.ingest
+    return web.ingest
 
 
-@post("/api/personas/{persona:str}/documents", guards=[admin_guard], tags=["documents"], status_code=202)
+def _job_view(job: DocumentJob) -> JobView:
+    progress = round(job.embedded / job.chunks, 3) if job.chunks else 1.0
+    return JobView(**{f: getattr(job, f) for f in job.__struct_fields__}, progress=progress)
+
+
+@operator_route(post, "/api/personas/{persona:str}/documents", tags=["documents"], status_code=202)
 async def add_document(
-    request: Request[Any, Any, Any], persona: FromPath[str], name: FromQuery[str] = "document"
-) -> Response[dict[str, Any]]:
+    web: NamedDependency[WebState], persona: FromPath[str], body: RawBody, name: FromQuery[str] = "document"
+) -> Response[JobView]:
     """Upload a text or Markdown document to a persona (DOC-1); the body is the document.
 
     Answers ``202`` at once with the job (``status`` ``queued``); the document is embedded in
     the background in small batches and becomes searchable when ``status`` is ``done`` (poll
     ``GET .../documents/{id}``). At most ``DOCUMENT_MAX_BYTES`` (1,000,000) bytes of UTF-8.
     """
-    state: WebState = request.app.state.web
-    await state.service.persona(persona)
-    raw = await request.body()
-    if len(raw) > DOCUMENT_MAX_BYTES:
+    await web.service.persona(persona)
+    if len(body) > DOCUMENT_MAX_BYTES:
         raise InvalidInput(
-            f"The document is {len(raw):,} bytes; the limit is {DOCUMENT_MAX_BYTES:,} bytes per upload "
+            f"The document is {len(body):,} bytes; the limit is {DOCUMENT_MAX_BYTES:,} bytes per upload "
             "(split it into several documents).",
             code="file_too_large",
         )
     try:
-        text = raw.decode("utf-8")
+        text = body.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidInput("The document is not UTF-8 text.", code="document_not_text") from None
-    job = await _ingest(request).submit(persona, name[:200], text)
+    job = await _ingest(web).submit(persona, name[:200], text)
     location = f"/api/personas/{persona}/documents/{job.id}"
     return Response(_job_view(job), status_code=202, headers={"Location": location})
 
 
-def _job_view(job: DocumentJob) -> dict[str, Any]:
-    view: dict[str, Any] = msgspec.to_builtins(job)
-    view["progress"] = round(job.embedded / job.chunks, 3) if job.chunks else 1.0
-    return view
-
-
-@get("/api/personas/{persona:str}/documents", guards=[admin_guard], tags=["documents"])
-async def list_documents(request: Request[Any, Any, Any], persona: FromPath[str]) -> dict[str, Any]:
+@operator_route(get, "/api/personas/{persona:str}/documents", tags=["documents"])
+async def list_documents(web: NamedDependency[WebState], persona: FromPath[str]) -> DocumentList:
     """A persona's searchable documents, and the uploads being embedded or that failed (``jobs``)."""
-    desk = _desk(request)
-    state: WebState = request.app.state.web
+    desk = memory_desk(web)
     docs = await desk.documents.all(persona) if desk.documents else []
-    jobs = await state.ingest.jobs(persona) if state.ingest else []
-    return {
-        "documents": [msgspec.to_builtins(d) for d in docs],
-        "jobs": [_job_view(j) for j in jobs if j.status != "done"],
-    }
+    jobs = await web.ingest.jobs(persona) if web.ingest else []
+    return DocumentList(documents=docs, jobs=[_job_view(j) for j in jobs if j.status != "done"])
 
 
-@get("/api/personas/{persona:str}/documents/{doc:str}", guards=[admin_guard], tags=["documents"])
+@operator_route(get, "/api/personas/{persona:str}/documents/{doc:str}", tags=["documents"])
 async def document_status(
-    request: Request[Any, Any, Any], persona: FromPath[str], doc: FromPath[str]
-) -> dict[str, Any]:
+    web: NamedDependency[WebState], persona: FromPath[str], doc: FromPath[str]
+) -> JobView:
     """One upload's job: ``status``, ``embedded`` of ``chunks``, ``progress`` (0..1), ``error``."""
-    job = await _ingest(request).job(persona, doc)
+    job = await _ingest(web).job(persona, doc)
     if job is None:
         raise NotFound(f"There is no document {doc!r} of persona {persona!r}.", code="document_not_found")
     return _job_view(job)
 
 
-class ComposeBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Body of ``POST /api/memories/compose`` (MEM-6c)."""
-
-    scope: Scope
-    description: str
-    persona: str = "default"
-    space: str | None = None
-    owner: str | None = None
-    global_: bool = msgspec.field(default=False, name="global")
-
-
-class DialogueBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Body of ``POST /api/memories/from-dialogue`` (MEM-6d)."""
-
-    scope: Scope
-    chat: str
-    messages: list[str]
-    mode: Literal["compose", "keep"] = "keep"
-    texts: list[str] | None = None
-    persona: str = "default"
-    space: str | None = None
-    owner: str | None = None
-    global_: bool = msgspec.field(default=False, name="global")
-
-
-_DIALOGUE_LIMIT = 20
-
-
-async def _save_all(
-    request: Request[Any, Any, Any],
-    persona: str,
-    target: ScopeList,
-    texts: list[str],
-    *,
-    pinned: bool,
-    source: str,
-) -> list[dict[str, Any]]:
-    desk, state = _desk(request), request.app.state.web
-    limits = (await state.service.persona(persona)).memory
-    saved = []
-    for text in texts:
-        plan = await desk.add(
-            persona=persona,
-            target=target,
-            text=text,
-            pinned=pinned,
-            source=source,  # type: ignore[arg-type]
-            now=state.clock.now(),
-            limits=limits,
-        )
-        saved.append(memory_view(plan.record, desk))
-    return saved
-
-
-@post("/api/memories/compose", guards=[admin_guard], tags=["memories"], status_code=201)
-async def compose_memories(request: Request[Any, Any, Any]) -> dict[str, Any]:
+@operator_route(post, "/api/memories/compose", tags=["memories"], status_code=201)
+async def compose_memories(web: NamedDependency[WebState], data: JSONBody[ApiCompose]) -> Composed:
     """ "Create memories": the model turns a person's description into memories (MEM-6c)."""
-    state: WebState = request.app.state.web
-    body: ComposeBody = decode_body(await request.body(), ComposeBody)
-    target = target_list(body.scope, body.persona, body.space, body.owner, body.global_)
-    drafts, offline = await state.service.memories_from_description(body.persona, body.description)
-    saved = await _save_all(request, body.persona, target, list(drafts), pinned=False, source="person")
-    return {"memories": saved, "offline": offline}
+    return await act.compose_memories(
+        web, persona=data.persona, target_of=targets(data), description=data.description, recent=False
+    )
 
 
-@post("/api/memories/from-dialogue", guards=[admin_guard], tags=["memories"], status_code=201)
-async def memories_from_dialogue(request: Request[Any, Any, Any]) -> dict[str, Any]:
+@operator_route(post, "/api/memories/from-dialogue", tags=["memories"], status_code=201)
+async def memories_from_dialogue(
+    web: NamedDependency[WebState], data: JSONBody[ApiDialogue]
+) -> Drafts | MemoryList:
     """ "Save from dialogue": up to 20 messages, composed by AI (drafts) or kept as is, pinned (MEM-6d)."""
-    state: WebState = request.app.state.web
-    body: DialogueBody = decode_body(await request.body(), DialogueBody)
-    if not 1 <= len(body.messages) <= _DIALOGUE_LIMIT:
-        raise InvalidInput(f"Select 1 to {_DIALOGUE_LIMIT} messages.", code="invalid_selection")
-    chat = qualify_id(body.chat, what="chat")
-    found = [await state.service.chats.message(chat, m) for m in dict.fromkeys(body.messages)]
-    if any(m is None for m in found):
-        raise InvalidInput("A selected message is not in this chat.", code="message_not_found")
-    lines = [f"{m.name}: {m.text}" for m in found if m is not None]
-    target = target_list(body.scope, body.persona, body.space, body.owner, body.global_)
-    if body.mode == "compose":
-        drafts, offline = await state.service.draft_memories(
-            body.persona, "\n".join(lines), limit=DRAFT_LIMIT
-        )
-        return {"drafts": list(drafts), "offline": offline}
-    texts = body.texts if body.texts is not None else [m.text for m in found if m is not None]
-    if not texts or len(texts) > _DIALOGUE_LIMIT:
-        raise InvalidInput(f"Keep 1 to {_DIALOGUE_LIMIT} entries.", code="invalid_selection")
-    saved = await _save_all(request, body.persona, target, texts, pinned=True, source="dialogue")
-    return {"memories": saved}
+    return await act.from_dialogue(
+        web,
+        chat=data.chat,
+        messages=data.messages,
+        compose=data.mode == "compose",
+        texts=data.texts,
+        persona=data.persona,
+        target_of=targets(data),
+        recent=False,
+    )
 
 
-class SpaceSettingsBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Body of ``PUT /api/spaces/{space}/settings``."""
-
-    memory_notices: Literal["off", "brief", "full"]
-
-
-@put("/api/spaces/{space:str}/settings", guards=[admin_guard], tags=["memories"])
-async def space_settings(request: Request[Any, Any, Any], space: FromPath[str]) -> dict[str, Any]:
+@operator_route(put, "/api/spaces/{space:str}/settings", tags=["memories"])
+async def space_settings(
+    web: NamedDependency[WebState], space: FromPath[str], data: JSONBody[SpaceNoticesBody]
+) -> SpaceNotices:
     """How visible memory notices are in a space (DEC-11): off, brief or full."""
-    state: WebState = request.app.state.web
-    body: SpaceSettingsBody = decode_body(await request.body(), SpaceSettingsBody)
     space_id = qualify_id(space, what="space")
-    await state.directory.set_notice_level(space_id, body.memory_notices)
-    return {"space": space_id, "memory_notices": body.memory_notices}
+    await web.directory.set_notice_level(space_id, data.memory_notices)
+    return SpaceNotices(space=space_id, memory_notices=data.memory_notices)
 
 
-class BlocklistBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Body of ``PUT /api/spaces/{space}/blocklist``."""
-
-    memories: list[str]
-
-
-@put("/api/spaces/{space:str}/blocklist", guards=[admin_guard], tags=["memories"])
-async def space_blocklist(request: Request[Any, Any, Any], space: FromPath[str]) -> dict[str, Any]:
+@operator_route(put, "/api/spaces/{space:str}/blocklist", tags=["memories"])
+async def space_blocklist(
+    web: NamedDependency[WebState], space: FromPath[str], data: JSONBody[BlocklistBody]
+) -> Blocklist:
     """Memories hidden in a space: never searched, carried or aged there (DEC-10)."""
-    state: WebState = request.app.state.web
-    body: BlocklistBody = decode_body(await request.body(), BlocklistBody)
     space_id = qualify_id(space, what="space")
-    await state.directory.set_blocked(space_id, body.memories)
-    return {"space": space_id, "memories": list(dict.fromkeys(body.memories))}
+    await web.directory.set_blocked(space_id, data.memories)
+    return Blocklist(space=space_id, memories=list(dict.fromkeys(data.memories)))

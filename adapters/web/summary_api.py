@@ -1,74 +1,54 @@
-"""Conversation summary tiers over REST (SUM-4, API.md ``GET /api/chats/{chat}/summary``)."""
+"""Conversation summary tiers over REST (SUM-4, API.md ``GET /api/chats/{chat}/summary``).
+
+What happens is ``adapters.web.actions.summary``, shared with the browser's view (``app_summary``).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from litestar import get, post, put
+from litestar.di import NamedDependency
+from litestar.params import FromPath, JSONBody
 
-import msgspec
-from litestar import Request, get, post, put
-from litestar.params import FromPath
-
-from adapters.web.api import admin_guard, decode_body
+from adapters.web.actions import summary as act
+from adapters.web.layers import operator_route
+from adapters.web.schemas.summary import ApiSummary, ApiTierEdited, DeepReports, Rebuilt, TierEdit
 from adapters.web.state import WebState
-from engine.errors import InvalidInput
-from engine.service.summaries import SummaryDesk
-from engine.summary import Tier
 from engine.validate import qualify_id
 
 __all__ = ["deep_reports", "edit_summary", "read_summary", "rebuild_summary"]
 
 
-class EditTier(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Body of ``PUT /api/chats/{chat}/summary/{tier}``."""
-
-    text: str
-
-
-def _desk(request: Request[Any, Any, Any]) -> SummaryDesk:
-    state: WebState = request.app.state.web
-    if state.service.summaries is None:
-        raise InvalidInput("Summaries are not configured in this deployment.", code="summaries_unavailable")
-    return state.service.summaries
-
-
-def _view(tier: Tier) -> dict[str, Any]:
-    return msgspec.to_builtins(tier)  # type: ignore[no-any-return]
-
-
-@get("/api/chats/{chat:str}/summary", guards=[admin_guard], tags=["summaries"])
-async def read_summary(request: Request[Any, Any, Any], chat: FromPath[str]) -> dict[str, Any]:
+@operator_route(get, "/api/chats/{chat:str}/summary", tags=["summaries"])
+async def read_summary(web: NamedDependency[WebState], chat: FromPath[str]) -> ApiSummary:
     """The chat's recent, merged and long-term tiers (oldest first) and the unsummarized count."""
-    state, waiting = await _desk(request).view(qualify_id(chat, what="chat"))
-    return {
-        "recent": [_view(t) for t in state.level("recent")],
-        "merged": [_view(t) for t in state.level("merged")],
-        "long_term": [_view(t) for t in state.level("long_term")],
-        "unsummarized": waiting,
-    }
+    state, waiting = await act.read_tiers(web, qualify_id(chat, what="chat"))
+    return ApiSummary(
+        recent=list(state.level("recent")),
+        merged=list(state.level("merged")),
+        long_term=list(state.level("long_term")),
+        unsummarized=waiting,
+    )
 
 
-@put("/api/chats/{chat:str}/summary/{tier:str}", guards=[admin_guard], tags=["summaries"])
+@operator_route(put, "/api/chats/{chat:str}/summary/{tier:str}", tags=["summaries"])
 async def edit_summary(
-    request: Request[Any, Any, Any], chat: FromPath[str], tier: FromPath[str]
-) -> dict[str, Any]:
+    web: NamedDependency[WebState], chat: FromPath[str], tier: FromPath[str], data: JSONBody[TierEdit]
+) -> ApiTierEdited:
     """A person rewrites one tier."""
-    body: EditTier = decode_body(await request.body(), EditTier)
-    if not body.text.strip():
-        raise InvalidInput("A summary cannot be empty.", code="summary_empty")
-    edited = await _desk(request).edit(qualify_id(chat, what="chat"), tier, body.text.strip())
-    return {"tier": _view(edited)}
-
-
-@post("/api/chats/{chat:str}/summary/rebuild", guards=[admin_guard], tags=["summaries"], status_code=202)
-async def rebuild_summary(request: Request[Any, Any, Any], chat: FromPath[str]) -> dict[str, Any]:
-    """Drop the tiers and summarize the chat again in the background."""
     chat_id = qualify_id(chat, what="chat")
-    await _desk(request).rebuild(chat_id)
-    return {"chat": chat_id, "queued": True}
+    return ApiTierEdited(tier=await act.edit_tier(web, chat_id, tier, data.text, within_limit=False))
 
 
-@get("/api/chats/{chat:str}/deep-reports", guards=[admin_guard], tags=["summaries"])
-async def deep_reports(request: Request[Any, Any, Any], chat: FromPath[str]) -> dict[str, Any]:
+@operator_route(post, "/api/chats/{chat:str}/summary/rebuild", tags=["summaries"], status_code=202)
+async def rebuild_summary(web: NamedDependency[WebState], chat: FromPath[str]) -> Rebuilt:
+    """Drop the tiers and summarize the chat again in the background."""
+    return await act.rebuild(web, qualify_id(chat, what="chat"))
+
+
+@operator_route(get, "/api/chats/{chat:str}/deep-reports", tags=["summaries"])
+async def deep_reports(web: NamedDependency[WebState], chat: FromPath[str]) -> DeepReports:
     """What the deep memory passes of this chat did, newest first (DEEP-1..4)."""
-    reports = await _desk(request).store.reports(qualify_id(chat, what="chat"))  # type: ignore[attr-defined]
-    return {"reports": [msgspec.to_builtins(r) for r in reports]}
+    store = act.summary_desk(web).store
+    # the Redis summary store keeps the reports; the SummaryStore port does not (yet)
+    reports = await store.reports(qualify_id(chat, what="chat"))  # type: ignore[attr-defined]
+    return DeepReports(reports=list(reports))

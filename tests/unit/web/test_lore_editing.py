@@ -111,7 +111,7 @@ def test_editing_an_entry_changes_what_the_editor_shows_and_keeps_the_rest() -> 
     assert (entry.extensions, entry.probability) == (rich.extensions, 30)  # unknown fields survive
     validate_book(changed)
     view = entry_view(entry)
-    assert view["decorators"] == "@@role user" and view["keys"] == "shadowfang, beast" and view["tokens"] > 0
+    assert view.decorators == "@@role user" and view.keys == "shadowfang, beast" and view.tokens > 0
 
 
 def test_a_new_entry_gets_the_next_numeric_id_and_a_deleted_one_is_gone() -> None:
