@@ -87,15 +87,15 @@ return 0
 class RedisAccountStore:
     """Accounts and the small per-user records the browser app keeps."""
 
-    def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
+    def __init__(self, client: aioredis.Redis, keys: KeyBuilder) -> None:
         self._r = client
-        self._p = (keys or KeyBuilder()).prefix
+        self._p = keys.prefix
         self._hit = client.register_script(_HIT)
         self._take = client.register_script(_TAKE)
         self._give = client.register_script(_GIVE)
 
     @classmethod
-    def from_url(cls, url: str, keys: KeyBuilder | None = None) -> RedisAccountStore:
+    def from_url(cls, url: str, keys: KeyBuilder) -> RedisAccountStore:
         """A store with its own connection pool."""
         return cls(aioredis.from_url(url), keys)
 

@@ -385,12 +385,12 @@ def _write_result(scopes: Sequence[ScopeList], results: Sequence[Any]) -> WriteR
 class RedisMemoryStore:
     """Saved memories on one Redis client (one that does not decode responses: vectors are bytes)."""
 
-    def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
+    def __init__(self, client: aioredis.Redis, keys: KeyBuilder) -> None:
         self._r = client
-        self._k = MemoryKeys(keys=keys or KeyBuilder())
+        self._k = MemoryKeys(keys=keys)
 
     @classmethod
-    def from_url(cls, url: str, keys: KeyBuilder | None = None) -> RedisMemoryStore:
+    def from_url(cls, url: str, keys: KeyBuilder) -> RedisMemoryStore:
         """A store on a new client for ``url``."""
         return cls(aioredis.from_url(url), keys)
 
