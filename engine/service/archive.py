@@ -196,7 +196,7 @@ class ArchiveDesk:
         return self._clock.now()
 
     def reconfigured(self, settings: ArchiveSettings) -> ArchiveDesk:
-        """The same desk with other settings (the worker applies its env overrides)."""
+        """The same desk with other settings (one store tried under several policies)."""
         return ArchiveDesk(store=self.store, clock=self._clock, settings=settings, recall=self.recall)
 
     # --- archiving sessions -----------------------------------------------------------------
