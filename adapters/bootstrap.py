@@ -81,9 +81,7 @@ def _model(settings: LlmSettings) -> tuple[ChatModel, TokenCounter]:
     return AnthropicChatModel.from_settings(settings), LearnedTokenCounter(settings.model)
 
 
-def _memory(
-    settings: MemorySettings, stores: _Stores, embedder: Embedder | None
-) -> MemoryDesk:
+def _memory(settings: MemorySettings, stores: _Stores, embedder: Embedder | None) -> MemoryDesk:
     """The memory desk with the configured embedder (loaded once; ``none`` = no search, DEC-1)."""
     recall = (
         NoRecall(stores.memories)
