@@ -1,7 +1,9 @@
-"""The composition root (STYLE P6): Settings → adapters → ``ChatService``.
+"""The composition root (STYLE P6): Settings → adapters → ``ChatService``, once per process.
 
-Nothing here runs at import time; the ``__main__`` modules call these functions with
-``os.environ``.
+``build`` makes every store, desk and client of a process on one Redis client and returns them
+as a ``Hearth``; the web app (``create_web_app``), the worker, Telegram and the CLI take their
+parts from it. Nothing here runs at import time; the ``__main__`` modules load the settings
+from ``os.environ`` and call these functions.
 """
 
 from __future__ import annotations
@@ -9,24 +11,30 @@ from __future__ import annotations
 import logging
 import secrets
 from pathlib import Path
-from typing import Any
 
 import msgspec
 import redis.asyncio as aioredis
+from argon2 import PasswordHasher
 from litestar import Litestar
 
+from adapters.archive_recall import PageRecall
 from adapters.cards import decode_card
 from adapters.cards.persona import persona_from_card, slug
 from adapters.clock import SystemClock
+from adapters.embedding import Embedder, make_embedder
+from adapters.hearth import Hearth
 from adapters.llm.offline import OfflineChatModel
 from adapters.llm.stopping import StoppableModel
 from adapters.llm.tokens import OfflineTokenCounter, warm_tokenizer
-from adapters.web.accounts import Accounts
+from adapters.recall import EmbeddingRecall, NoRecall
+from adapters.telegram.store import TelegramStore
+from adapters.vector import FaissVectorIndex
+from adapters.web.accounts import AccountPolicy, Accounts
 from adapters.web.app import create_app
 from adapters.web.session import SessionSigner
 from adapters.web.state import WebState
 from config.load import load_personas
-from config.settings import Settings
+from config.settings import LlmSettings, MemorySettings, Settings
 from engine.errors import ConfigError, InvalidInput, StorageUnavailable
 from engine.lorebook import compile_book
 from engine.memory import MemoryPolicy
@@ -62,42 +70,8 @@ __all__ = ["Hearth", "build", "create_web_app", "install_personas", "session_sec
 log = logging.getLogger("hearth")
 
 
-class Hearth:
-    """The built object graph of one process."""
-
-    def __init__(
-        self,
-        settings: Settings,
-        redis: aioredis.Redis,
-        service: ChatService,
-        lore: RedisLoreStore,
-        summaries: RedisSummaryStore | None = None,
-        archive: ArchiveDesk | None = None,
-        controls: MessageControls | None = None,
-    ) -> None:
-        self.summaries = summaries
-        self.controls = controls
-        self.archive = archive
-        self.settings = settings
-        self.redis = redis
-        self.service = service
-        self.lore = lore
-        self.keys = KeyBuilder(prefix=settings.namespace)
-
-    async def ping(self) -> bool:
-        """Whether Redis answers."""
-        try:
-            return bool(await self.redis.ping())
-        except Exception:
-            return False
-
-    async def close(self) -> None:
-        """Close the Redis connections."""
-        await self.redis.aclose()
-
-
-def _model(settings: Settings, redis: aioredis.Redis, keys: KeyBuilder) -> tuple[ChatModel, TokenCounter]:
-    if settings.offline:
+def _model(settings: LlmSettings) -> tuple[ChatModel, TokenCounter]:
+    if settings.api_key is None:
         return OfflineChatModel(delay_ms=settings.offline_delay_ms), OfflineTokenCounter()
     # Imported only when a key is set: the SDK is slow to import and offline runs never need it.
     from adapters.llm.anthropic import AnthropicChatModel
@@ -107,88 +81,125 @@ def _model(settings: Settings, redis: aioredis.Redis, keys: KeyBuilder) -> tuple
     return AnthropicChatModel.from_settings(settings), LearnedTokenCounter(settings.model)
 
 
-def _memory(settings: Settings, redis: aioredis.Redis, keys: KeyBuilder, embedder: Any) -> MemoryDesk:
+def _memory(settings: MemorySettings, stores: _Stores, embedder: Embedder | None) -> MemoryDesk:
     """The memory desk with the configured embedder (loaded once; ``none`` = no search, DEC-1)."""
-    from adapters.recall import EmbeddingRecall, NoRecall
-    from adapters.vector import FaissVectorIndex
-
-    store = RedisMemoryStore(redis, keys)
-    documents = RedisDocumentStore(redis, keys)
     recall = (
-        NoRecall(store)
+        NoRecall(stores.memories)
         if embedder is None
-        else EmbeddingRecall(store, embedder, FaissVectorIndex(), documents)
+        else EmbeddingRecall(stores.memories, embedder, FaissVectorIndex(), stores.documents)
     )
-    policy = MemoryPolicy(decay_enabled=settings.memory_decay_enabled)
     return MemoryDesk(
-        store=store,
+        store=stores.memories,
         recall=recall,
-        directory=RedisMemoryDirectory(redis, keys),
-        policy=policy,
-        documents=documents,
+        directory=stores.directory,
+        policy=MemoryPolicy(decay_enabled=settings.decay_enabled),
+        documents=stores.documents,
     )
+
+
+class _Stores:
+    """Every Redis store of the process, on one client and one key builder."""
+
+    def __init__(self, redis: aioredis.Redis, keys: KeyBuilder) -> None:
+        self.chats = RedisChatStore(redis, keys)
+        self.lock = RedisChatLock(redis, keys)
+        self.personas = RedisPersonaStore(redis, keys)
+        self.lore = RedisLoreStore(redis, keys)
+        self.memories = RedisMemoryStore(redis, keys)
+        self.documents = RedisDocumentStore(redis, keys)
+        self.directory = RedisMemoryDirectory(redis, keys)
+        self.summaries = RedisSummaryStore(redis, keys)
+        self.archive = RedisArchiveStore(redis, keys)
+        self.chat_controls = RedisChatControls(redis, keys)
+        self.accounts = RedisAccountStore(redis, keys)
+        self.persona_extras = RedisPersonaExtras(redis, keys)
+        self.telegram = TelegramStore(redis, keys)
 
 
 def build(settings: Settings) -> Hearth:
-    """Build every adapter and the service (no IO happens yet; the embedder model loads)."""
-    redis = connect(settings.redis_url, cluster=settings.redis_cluster)
-    keys = KeyBuilder(prefix=settings.namespace)
-    model, counter = _model(settings, redis, keys)
-    lore = RedisLoreStore(redis, keys)
-    from adapters.embedding import make_embedder
+    """Build every part of a process once (no IO happens yet; the embedder model loads).
 
-    embedder = make_embedder(settings.embedder)
-    memory = _memory(settings, redis, keys, embedder)
-    personas = RedisPersonaStore(redis, keys)
-    summary_store = RedisSummaryStore(redis, keys)
-    deep = DeepPass(
-        model=model,
-        memory=memory,
-        reports=summary_store,
-        clock=SystemClock(),
-        policy=DeepPolicy(platforms=settings.deep_memory_platforms),
-        default_model=settings.model,
-    )
-    summaries = SummaryDesk(
-        store=summary_store,
-        model=model,
-        personas=personas,
-        clock=SystemClock(),
-        policy=SummaryPolicy(),
-        window=WindowPolicy(),
-        default_model=settings.model,
-        deep=deep,
-    )
-    archive = _archive(redis, keys, embedder)
-    lock = RedisChatLock(redis, keys)
+    The web, worker and CLI processes call this once at start and take their parts from the
+    result; it logs one line, so an operator can count the builds in a process's log.
+    """
+    redis = connect(settings.redis.url, cluster=settings.redis.cluster)
+    keys = KeyBuilder(prefix=settings.redis.namespace)
+    clock = SystemClock()
+    stores = _Stores(redis, keys)
+    model, counter = _model(settings.llm)
+    embedder = make_embedder(settings.memory.embedder)
+    memory = _memory(settings.memory, stores, embedder)
+    summaries = _summaries(settings, stores, model, memory, clock)
+    archive = _archive(settings.archive, stores, embedder, clock)
     service = ChatService(
-        chats=RedisChatStore(redis, keys),
-        lock=lock,
-        personas=personas,
-        lore=lore,
+        chats=stores.chats,
+        lock=stores.lock,
+        personas=stores.personas,
+        lore=stores.lore,
         memory=memory,
         summaries=summaries,
         archive_search=archive.tool_search,
-        on_activity=archive.store.touch_activity,
+        on_activity=stores.archive.touch_activity,
         model=StoppableModel(model),  # the web's "stop generating" (issue 16)
         counter=counter,
-        clock=SystemClock(),
+        clock=clock,
         policy=ServicePolicy(
-            text=TextLimits(max_chars=settings.max_message_chars), default_model=settings.model
+            text=TextLimits(max_chars=settings.max_message_chars), default_model=settings.llm.model
         ),
     )
-    controls = MessageControls(service, RedisChatControls(redis, keys), lock)
-    return Hearth(settings, redis, service, lore, summary_store, archive, controls)
+    log.info("built the Hearth graph: one Redis client for namespace %r", settings.redis.namespace)
+    return Hearth(
+        settings=settings,
+        redis=redis,
+        keys=keys,
+        clock=clock,
+        embedder=embedder,
+        service=service,
+        lore=stores.lore,
+        memories=stores.memories,
+        documents=stores.documents,
+        directory=stores.directory,
+        summaries=stores.summaries,
+        summary_desk=summaries,
+        archive=archive,
+        controls=MessageControls(service, stores.chat_controls, stores.lock),
+        chat_controls=stores.chat_controls,
+        accounts=stores.accounts,
+        persona_extras=stores.persona_extras,
+        telegram=stores.telegram,
+    )
 
 
-def _archive(redis: aioredis.Redis, keys: KeyBuilder, embedder: Any) -> ArchiveDesk:
-    """The archive desk with default settings (the worker applies its env overrides)."""
-    from adapters.archive_recall import PageRecall
-    from adapters.vector import FaissVectorIndex
+def _summaries(
+    settings: Settings, stores: _Stores, model: ChatModel, memory: MemoryDesk, clock: SystemClock
+) -> SummaryDesk:
+    """The summary desk with its deep memory pass (SUM-1, DEEP-1)."""
+    deep = DeepPass(
+        model=model,
+        memory=memory,
+        reports=stores.summaries,
+        clock=clock,
+        policy=DeepPolicy(platforms=settings.memory.deep_platforms),
+        default_model=settings.llm.model,
+    )
+    return SummaryDesk(
+        store=stores.summaries,
+        model=model,
+        personas=stores.personas,
+        clock=clock,
+        policy=SummaryPolicy(),
+        window=WindowPolicy(),
+        default_model=settings.llm.model,
+        deep=deep,
+    )
 
-    store = RedisArchiveStore(redis, keys)
-    recall = None if embedder is None else PageRecall(store, embedder, FaissVectorIndex())
-    return ArchiveDesk(store=store, clock=SystemClock(), settings=ArchiveSettings(), recall=recall)
+
+def _archive(
+    settings: ArchiveSettings, stores: _Stores, embedder: Embedder | None, clock: SystemClock
+) -> ArchiveDesk:
+    """The archive desk with the ``HEARTH_ARCHIVE_*`` settings, the same in every process."""
+    recall = None if embedder is None else PageRecall(stores.archive, embedder, FaissVectorIndex())
+    return ArchiveDesk(store=stores.archive, clock=clock, settings=settings, recall=recall)
 
 
 async def install_personas(hearth: Hearth) -> None:
@@ -198,8 +209,8 @@ async def install_personas(hearth: Hearth) -> None:
     card ``.json``); a card's embedded lorebook is stored and attached to its persona.
     """
     if not await hearth.ping():
-        raise StorageUnavailable(f"Redis at {_redacted(hearth.settings.redis_url)} does not answer.")
-    backup = await migrate(hearth.redis, hearth.keys, Path(hearth.settings.backup_dir), SystemClock().now())
+        raise StorageUnavailable(f"Redis at {_redacted(hearth.settings.redis.url)} does not answer.")
+    backup = await migrate(hearth.redis, hearth.keys, Path(hearth.settings.backup_dir), hearth.clock.now())
     if backup is not None:
         log.info("data migrated; the backup taken first is %s", backup)
     root = Path(hearth.settings.personas_path)
@@ -236,12 +247,14 @@ async def _install_card(hearth: Hearth, path: Path) -> Persona:
 
 async def session_secret(hearth: Hearth) -> str:
     """``HEARTH_SESSION_SECRET``, or one generated once and shared through Redis."""
-    if hearth.settings.session_secret is not None:
-        return str(hearth.settings.session_secret)
+    if hearth.settings.web.session_secret is not None:
+        return str(hearth.settings.web.session_secret)
     key = hearth.keys.setting("session_secret")
     with map_redis_errors():
         await hearth.redis.set(key, secrets.token_hex(32), nx=True)
         value = await hearth.redis.get(key)
+    if not isinstance(value, bytes):  # SET NX then GET: only a Redis that lost it answers nothing
+        raise StorageUnavailable("Redis did not keep the session secret; is it out of memory?")
     return value.decode()
 
 
@@ -260,23 +273,23 @@ def create_web_app(settings: Settings) -> Litestar:
         settings=settings,
         service=hearth.service,
         signer=SessionSigner("unset"),
-        clock=SystemClock(),
+        clock=hearth.clock,
         ping=hearth.ping,
         lore=hearth.lore,
-        directory=RedisMemoryDirectory(hearth.redis, hearth.keys),
-        accounts=Accounts(RedisAccountStore(hearth.redis, hearth.keys)),
+        directory=hearth.directory,
+        accounts=Accounts(hearth.accounts, hasher=PasswordHasher(), policy=AccountPolicy()),
         controls=hearth.controls,
-        chat_controls=RedisChatControls(hearth.redis, hearth.keys),
-        personas=RedisPersonaExtras(hearth.redis, hearth.keys),
+        chat_controls=hearth.chat_controls,
+        personas=hearth.persona_extras,
     )
 
     async def startup() -> None:
         await install_personas(hearth)
         state.signer = SessionSigner(await session_secret(hearth))
-        mode = "offline model" if settings.offline else f"Claude {settings.model}"
-        log.info("Hearth web ready on port %d (%s)", settings.port, mode)
+        mode = "offline model" if settings.offline else f"Claude {settings.llm.model}"
+        log.info("Hearth web ready on port %d (%s)", settings.web.port, mode)
 
-    if not settings.telegram_webhook_url:
+    if not settings.telegram.webhook_url:
         app = create_app(state, on_startup=[startup], on_shutdown=[hearth.close])
         app.state.archive = hearth.archive
         return app

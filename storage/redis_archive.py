@@ -90,9 +90,9 @@ class PageVectors(msgspec.Struct, frozen=True, kw_only=True):
 class RedisArchiveStore:
     """Pages, page vectors and the archiving cursor of every chat."""
 
-    def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
+    def __init__(self, client: aioredis.Redis, keys: KeyBuilder) -> None:
         self._r = client
-        self._k = keys or KeyBuilder()
+        self._k = keys
         self._chats = f"{self._k.prefix}:archive:chats"
         self._where = f"{self._k.prefix}:archive:where"
         self._lease = f"{self._k.prefix}:archive:last_sweep"

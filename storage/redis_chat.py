@@ -120,9 +120,9 @@ async def _run_pipeline(client: aioredis.Redis, calls: Sequence[tuple[str, Seque
 class RedisChatStore:
     """Implements the ``MessageLog`` and ``TurnStore`` ports on one Redis client."""
 
-    def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
+    def __init__(self, client: aioredis.Redis, keys: KeyBuilder) -> None:
         self._r = client
-        self._k = keys or KeyBuilder()
+        self._k = keys
 
     async def _messages(self, chat: str, ids: list[str]) -> list[StoredMessage]:
         if not ids:
@@ -333,13 +333,13 @@ class RedisChatLock:
     def __init__(
         self,
         client: aioredis.Redis,
-        keys: KeyBuilder | None = None,
+        keys: KeyBuilder,
         *,
         ttl: float = LEASE_TTL,
         wait: float = 330.0,
     ) -> None:
         self._r = client
-        self._k = keys or KeyBuilder()
+        self._k = keys
         self._ttl = ttl
         self._wait = wait
 
@@ -355,9 +355,9 @@ class RedisChatLock:
 class RedisPersonaStore:
     """Implements ``PersonaStore``: one hash of personas by id."""
 
-    def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
+    def __init__(self, client: aioredis.Redis, keys: KeyBuilder) -> None:
         self._r = client
-        self._k = keys or KeyBuilder()
+        self._k = keys
 
     async def get(self, persona: str) -> Persona | None:
         """See ``engine.ports.PersonaStore.get``."""

@@ -48,9 +48,9 @@ _BRANCH = msgspec.msgpack.Decoder(Branch)
 class RedisChatControls:
     """Edits of a chat's log that the plain chat store does not make."""
 
-    def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
+    def __init__(self, client: aioredis.Redis, keys: KeyBuilder) -> None:
         self._r = client
-        self._k = keys or KeyBuilder()
+        self._k = keys
 
     async def replace_message(self, message: StoredMessage) -> None:
         """Store a changed message under its id (its place in the log stays)."""

@@ -47,9 +47,9 @@ _KEEP_FINISHED_JOBS = 86_400
 class RedisDocumentStore:
     """Documents, chunks and their vectors."""
 
-    def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
+    def __init__(self, client: aioredis.Redis, keys: KeyBuilder) -> None:
         self._r = client
-        self._prefix = (keys or KeyBuilder()).prefix
+        self._prefix = keys.prefix
 
     def _key(self, persona: str, part: str) -> str:
         return f"{self._prefix}:doc:{{{persona}}}:{part}"

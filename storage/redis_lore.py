@@ -43,9 +43,9 @@ _IDS = msgspec.json.Decoder(list[str])
 class RedisLoreStore:
     """Lorebooks, chat attachments and chat lore state."""
 
-    def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
+    def __init__(self, client: aioredis.Redis, keys: KeyBuilder) -> None:
         self._r = client
-        self._k = keys or KeyBuilder()
+        self._k = keys
         self._compiled: dict[str, tuple[int, CompiledBook]] = {}
 
     async def put(self, book: LoreBook) -> LoreBook:

@@ -92,7 +92,7 @@ def _escape(part: str | None) -> str:
 class MemoryKeys(msgspec.Struct, frozen=True, kw_only=True):
     """Builds the keys of memory lists on top of a ``KeyBuilder``'s namespace."""
 
-    keys: KeyBuilder = KeyBuilder()
+    keys: KeyBuilder
 
     def list_id(self, scope: ScopeList) -> str:
         """A unique, brace-free name of a scope list, e.g. ``space|default|web:room1``."""
@@ -292,13 +292,13 @@ def _write_result(scopes: Sequence[ScopeList], results: Sequence[Any]) -> WriteR
 class RedisMemoryStore:
     """Saved memories on one Redis client (one that does not decode responses: vectors are bytes)."""
 
-    def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
+    def __init__(self, client: aioredis.Redis, keys: KeyBuilder) -> None:
         self._r = client
-        self._k = MemoryKeys(keys=keys or KeyBuilder())
+        self._k = MemoryKeys(keys=keys)
         self._scripts = {call: client.register_script(lua(name)) for call, name in _SCRIPT_FILES.items()}
 
     @classmethod
-    def from_url(cls, url: str, keys: KeyBuilder | None = None) -> RedisMemoryStore:
+    def from_url(cls, url: str, keys: KeyBuilder) -> RedisMemoryStore:
         """A store on a new client for ``url``."""
         return cls(aioredis.from_url(url), keys)
 

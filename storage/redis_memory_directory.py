@@ -26,9 +26,9 @@ _SCOPE = msgspec.json.Decoder(ScopeList)
 class RedisMemoryDirectory:
     """The id → list index and the privacy opt-outs."""
 
-    def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
+    def __init__(self, client: aioredis.Redis, keys: KeyBuilder) -> None:
         self._r = client
-        prefix = (keys or KeyBuilder()).prefix
+        prefix = keys.prefix
         self._prefix = prefix
         self._where = f"{prefix}:mem:where"
         self._optout = f"{prefix}:privacy:optout"

@@ -19,9 +19,9 @@ __all__ = ["RedisPersonaExtras"]
 class RedisPersonaExtras:
     """Persona owners and avatars on Redis."""
 
-    def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
+    def __init__(self, client: aioredis.Redis, keys: KeyBuilder) -> None:
         self._r = client
-        self._k = keys or KeyBuilder()
+        self._k = keys
         self._owners = f"{self._k.personas()}:owners"
         self._avatars = f"{self._k.personas()}:avatars"
 

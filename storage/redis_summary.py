@@ -40,9 +40,9 @@ _REPORT = msgspec.json.Decoder(DeepReport)
 class RedisSummaryStore:
     """Summary state per chat, and the job stream."""
 
-    def __init__(self, client: aioredis.Redis, keys: KeyBuilder | None = None) -> None:
+    def __init__(self, client: aioredis.Redis, keys: KeyBuilder) -> None:
         self._r = client
-        self._k = keys or KeyBuilder()
+        self._k = keys
         self._cas = client.register_script(lua("summary_cas"))
         self.stream = f"{self._k.prefix}:jobs"
 

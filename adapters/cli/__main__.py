@@ -13,38 +13,30 @@ import argparse
 import asyncio
 import os
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
 from rich.progress import Progress
 
-from adapters.embedding import make_embedder
+from adapters.bootstrap import build
+from adapters.hearth import Hearth
 from config.settings import load_settings
 from engine.errors import PersonaBotError
-from storage.client import connect
-from storage.keys import KeyBuilder
 from storage.migrations import backup_namespace, restore_backup
-from storage.redis_documents import RedisDocumentStore
-from storage.redis_memory import RedisMemoryStore
-from storage.redis_memory_directory import RedisMemoryDirectory
 
 BATCH = 64
 
 
-async def reembed() -> int:
+async def reembed(hearth: Hearth) -> int:
     """Re-embed what lacks a vector of the configured embedder; returns how many texts."""
-    settings = load_settings(os.environ)
-    embedder = make_embedder(settings.embedder)
+    embedder = hearth.embedder
     if embedder is None:
         print("HEARTH_EMBEDDER is none: nothing to embed.")  # noqa: T201
         return 0
-    redis = connect(settings.redis_url, cluster=settings.redis_cluster)
-    keys = KeyBuilder(prefix=settings.namespace)
-    store, docs = RedisMemoryStore(redis, keys), RedisDocumentStore(redis, keys)
-    directory = RedisMemoryDirectory(redis, keys)
-    scopes = await directory.all_lists()
+    store, docs = hearth.memories, hearth.documents
+    scopes = await hearth.directory.all_lists()
     missing = await store.missing_vectors(scopes, embedder.name) if scopes else []
-    personas = [p.decode() for p in await redis.hkeys(keys.personas())]
+    stored = await hearth.redis.hkeys(hearth.keys.personas())
+    personas = [p.decode() if isinstance(p, bytes) else p for p in stored]
     stale = [p for p in personas if (await docs.version(p))[1] not in (None, embedder.name)]
     done = 0
     with Progress() as progress:
@@ -57,25 +49,33 @@ async def reembed() -> int:
             done += len(batch)
         for persona in stale:
             done += await docs.reembed(persona, embedder.name, embedder.embed_passages, progress)
-    await redis.aclose()
     print(f"re-embedded {done} texts with {embedder.name}")  # noqa: T201
     return done
 
 
-async def backup_or_restore(command: str, file: str | None) -> None:
+async def backup_or_restore(hearth: Hearth, command: str, file: str | None) -> None:
     """Back up the namespace, or restore a backup file."""
-    settings = load_settings(os.environ)
-    redis = connect(settings.redis_url, cluster=settings.redis_cluster)
-    keys = KeyBuilder(prefix=settings.namespace)
     if command == "backup":
-        path, count = await backup_namespace(redis, keys, Path(settings.backup_dir), datetime.now(UTC))
+        folder = Path(hearth.settings.backup_dir)
+        path, count = await backup_namespace(hearth.redis, hearth.keys, folder, hearth.clock.now())
         print(f"backed up {count} keys to {path}")  # noqa: T201
-    else:
-        if not file:
-            raise SystemExit("restore needs the backup file")
-        count = await restore_backup(redis, Path(file), keys)
-        print(f"restored {count} keys from {file}")  # noqa: T201
-    await redis.aclose()
+        return
+    if not file:
+        raise SystemExit("restore needs the backup file")
+    count = await restore_backup(hearth.redis, Path(file), hearth.keys)
+    print(f"restored {count} keys from {file}")  # noqa: T201
+
+
+async def run(command: str, file: str | None) -> None:
+    """Build the graph once (as the web and worker do) and run one command on it."""
+    hearth = build(load_settings(os.environ))
+    try:
+        if command == "reembed":
+            await reembed(hearth)
+        else:
+            await backup_or_restore(hearth, command, file)
+    finally:
+        await hearth.close()
 
 
 def main() -> None:
@@ -85,10 +85,7 @@ def main() -> None:
     parser.add_argument("file", nargs="?")
     args = parser.parse_args()
     try:
-        if args.command in ("backup", "restore"):
-            asyncio.run(backup_or_restore(args.command, args.file))
-            return
-        asyncio.run(reembed())
+        asyncio.run(run(args.command, args.file))
     except PersonaBotError as exc:
         sys.stderr.write(f"hearth: {exc.message}\n")
         raise SystemExit(2) from None

@@ -18,7 +18,7 @@ import anthropic
 import msgspec
 
 from adapters.llm.anthropic_format import estimate_request, to_messages_request
-from config.settings import Settings
+from config.settings import LlmSettings
 from engine.errors import LLMRateLimited, LLMUnavailable
 from engine.model import ModelSettings
 from engine.ports import ModelDone, ModelEvent, TextDelta
@@ -76,15 +76,15 @@ class AnthropicChatModel:
         self._sleep = sleep
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> AnthropicChatModel:
-        """Build the SDK client from settings (``ANTHROPIC_BASE_URL`` honoured)."""
+    def from_settings(cls, settings: LlmSettings) -> AnthropicChatModel:
+        """Build the SDK client from the ``llm`` settings (``ANTHROPIC_BASE_URL`` honoured)."""
         client = anthropic.AsyncAnthropic(
-            api_key=str(settings.anthropic_api_key),
-            base_url=settings.anthropic_base_url,
+            api_key=str(settings.api_key),
+            base_url=settings.base_url,
             max_retries=0,
             timeout=120.0,
         )
-        return cls(client, max_retries=settings.llm_max_retries)
+        return cls(client, max_retries=settings.max_retries)
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:

@@ -1,6 +1,6 @@
 """The Telegram adapter on aiogram 3 (PLT-1..3, PLT-5, PLT-6).
 
-- ``bot``: Bot and Dispatcher built from a ``Hearth`` (``TelegramApp``), update de-duplication.
+- ``bot``: Bot and Dispatcher built from the process's ``Hearth`` (``TelegramApp``), update de-duplication.
 - ``routers/``: one Router per feature (chat, start/help, memories, remember/forget, clear,
   privacy, notices, summary, link, regenerate, lore, unknown, ignored, errors).
 - ``access``: who may change what (group admins, the person themselves).

@@ -1,4 +1,4 @@
-"""The bot and its dispatcher, built from a ``Hearth`` (STYLE P6, P7); polling and webhook use it.
+"""The bot and its dispatcher, built from the process's ``Hearth`` (STYLE P6, P7); polling and webhook use it.
 
 ``TELEGRAM_API_BASE`` points the client at a self-hosted Bot API server (or a test fake);
 every call waits out flood control (``flood.RetryAfter``). The dispatcher gets the service,
@@ -20,19 +20,15 @@ from aiogram.exceptions import TelegramUnauthorizedError
 from aiogram.types import BotCommand, TelegramObject, Update, User
 from aiogram.utils.token import TokenValidationError
 
-from adapters.bootstrap import Hearth
-from adapters.clock import SystemClock
-from adapters.telegram.context import BotContext
+from adapters.hearth import Hearth
+from adapters.telegram.context import BotContext, ReplyTasks
 from adapters.telegram.delivery import DeliveryPolicy
 from adapters.telegram.flood import RetryAfter
 from adapters.telegram.routers import create_routers
 from adapters.telegram.store import TelegramStore
 from adapters.telegram.texts import LANGUAGES, menu
-from config.settings import Settings
+from config.settings import TelegramSettings
 from engine.errors import ConfigError
-from storage.redis_accounts import RedisAccountStore
-from storage.redis_memory_directory import RedisMemoryDirectory
-from storage.redis_persona_extras import RedisPersonaExtras
 
 __all__ = ["DEFAULT_PERSONA", "IGNORED_UPDATES", "TelegramApp", "UpdateOnce", "create_bot"]
 
@@ -42,16 +38,16 @@ DEFAULT_PERSONA = "default"
 IGNORED_UPDATES = ("edited_message", "channel_post", "edited_channel_post")
 
 
-def create_bot(settings: Settings) -> Bot:
+def create_bot(settings: TelegramSettings) -> Bot:
     """The Bot for ``TELEGRAM_BOT_TOKEN``, talking to ``TELEGRAM_API_BASE`` when set.
 
     Raises:
         ConfigError: no token, or one that is not shaped like a bot token.
     """
-    token = settings.telegram_bot_token
+    token = settings.bot_token
     if token is None:
         raise ConfigError("TELEGRAM_BOT_TOKEN is not set.")
-    base = settings.telegram_api_base
+    base = settings.api_base
     session = AiohttpSession(api=TelegramAPIServer.from_base(base) if base else PRODUCTION)
     session.middleware(RetryAfter())
     try:
@@ -122,26 +118,26 @@ class TelegramApp:
 
     @classmethod
     def from_hearth(
-        cls, hearth: Hearth, *, persona: str = DEFAULT_PERSONA, policy: DeliveryPolicy | None = None
+        cls, hearth: Hearth, *, policy: DeliveryPolicy, persona: str = DEFAULT_PERSONA
     ) -> TelegramApp:
-        """Build the bot and dispatcher around an already built service."""
-        store = TelegramStore(hearth.redis, hearth.keys)
+        """Build the bot and dispatcher around the parts ``bootstrap.build`` made (no stores of its own)."""
+        store = hearth.telegram
         context = BotContext(
-            persona=persona, store=store, policy=policy or DeliveryPolicy(), clock=SystemClock()
+            persona=persona, store=store, policy=policy, clock=hearth.clock, replies=ReplyTasks()
         )
         dispatcher = Dispatcher(
             service=hearth.service,
             lore=hearth.lore,
             ctx=context,
-            directory=RedisMemoryDirectory(hearth.redis, hearth.keys),
-            accounts=RedisAccountStore(hearth.redis, hearth.keys),
-            persona_owners=RedisPersonaExtras(hearth.redis, hearth.keys),
+            directory=hearth.directory,
+            accounts=hearth.accounts,
+            persona_owners=hearth.persona_extras,
             controls=hearth.controls,
         )
         dispatcher.update.outer_middleware(UpdateOnce(store))
         dispatcher.update.outer_middleware(ChatPersona(store))
         dispatcher.include_routers(*create_routers())
-        return cls(create_bot(hearth.settings), dispatcher, context)
+        return cls(create_bot(hearth.settings.telegram), dispatcher, context)
 
     async def check_token(self) -> User:
         """Ask Telegram who the bot is.

@@ -64,13 +64,13 @@ class BotContext:
         store: TelegramStore,
         policy: DeliveryPolicy,
         clock: Clock,
-        replies: ReplyTasks | None = None,
+        replies: ReplyTasks,
     ) -> None:
         self.persona = persona
         self.store = store
         self.policy = policy
         self.clock = clock
-        self.replies = replies or ReplyTasks()
+        self.replies = replies
 
     def speaking(self, persona: str) -> BotContext:
         """This context with another persona speaking (the chat's ``/persona`` choice)."""

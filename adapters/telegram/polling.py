@@ -15,9 +15,9 @@ from collections.abc import Callable
 
 from aiogram.exceptions import TelegramNetworkError
 
-from adapters.bootstrap import Hearth, build, install_personas
+from adapters.hearth import Hearth
 from adapters.telegram.bot import TelegramApp
-from config.settings import Settings
+from adapters.telegram.delivery import DeliveryPolicy
 
 __all__ = ["Polling"]
 
@@ -25,28 +25,24 @@ log = logging.getLogger("hearth.telegram")
 
 
 class Polling:
-    """A running poller: ``await Polling.start(settings)``, later ``await polling.stop()``."""
+    """A running poller: ``await Polling.start(hearth)``, later ``await polling.stop()``."""
 
-    def __init__(self, hearth: Hearth, app: TelegramApp) -> None:
-        self.hearth = hearth
+    def __init__(self, app: TelegramApp) -> None:
         self.app = app
         self.task: asyncio.Task[None] | None = None
 
     @classmethod
-    async def start(cls, settings: Settings, *, on_exit: Callable[[], None] | None = None) -> Polling:
-        """Load the personas, greet Telegram and start polling in a task.
+    async def start(cls, hearth: Hearth, *, on_exit: Callable[[], None] | None = None) -> Polling:
+        """Greet Telegram and start polling in a task, on the worker's already built ``Hearth``.
 
         Args:
-            settings: the process settings (``TELEGRAM_BOT_TOKEN`` must be set).
+            hearth: the process's graph, its personas installed (``TELEGRAM_BOT_TOKEN`` set).
             on_exit: called if polling ever ends on its own (e.g. it crashed).
 
         Raises:
             ConfigError: the token is missing, malformed or refused by Telegram.
-            StorageUnavailable: Redis does not answer.
         """
-        hearth = build(settings)
-        await install_personas(hearth)
-        polling = cls(hearth, TelegramApp.from_hearth(hearth))
+        polling = cls(TelegramApp.from_hearth(hearth, policy=DeliveryPolicy()))
         await polling._prepare()
         polling.task = asyncio.create_task(polling._run())
         if on_exit is not None:
@@ -77,11 +73,10 @@ class Polling:
             raise
 
     async def stop(self) -> None:
-        """Stop polling, let replies in flight finish, close the connections."""
+        """Stop polling, let replies in flight finish, close the bot's session (Redis is the worker's)."""
         if self.task is not None and not self.task.done():
             with contextlib.suppress(RuntimeError):  # polling had not started yet
                 await self.app.dispatcher.stop_polling()
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await asyncio.wait_for(self.task, 10)
         await self.app.close()
-        await self.hearth.close()

@@ -23,9 +23,10 @@ from litestar import Request, Response, post
 from litestar.handlers import HTTPRouteHandler
 from pydantic import ValidationError
 
-from adapters.bootstrap import Hearth
 from adapters.cards.jsondoc import check_json_depth
+from adapters.hearth import Hearth
 from adapters.telegram.bot import TelegramApp
+from adapters.telegram.delivery import DeliveryPolicy
 from adapters.web.errors import error_body
 from engine.errors import ConfigError, InvalidInput
 
@@ -54,14 +55,15 @@ class TelegramWebhook:
         Raises:
             ConfigError: no bot token, no webhook secret, or a secret Telegram would refuse.
         """
-        settings = hearth.settings
-        secret = str(settings.telegram_webhook_secret or "")
+        settings = hearth.settings.telegram
+        secret = str(settings.webhook_secret or "")
         if not _SECRET.fullmatch(secret):
             raise ConfigError(
                 "TELEGRAM_WEBHOOK_SECRET must be set with TELEGRAM_WEBHOOK_URL: 1-256 characters "
                 "of A-Z, a-z, 0-9, _ and -."
             )
-        return cls(TelegramApp.from_hearth(hearth), str(settings.telegram_webhook_url), secret)
+        app = TelegramApp.from_hearth(hearth, policy=DeliveryPolicy())
+        return cls(app, str(settings.webhook_url), secret)
 
     def authentic(self, header: str | None) -> bool:
         """Whether the request carries the webhook secret (constant-time comparison)."""

@@ -36,7 +36,7 @@ def main() -> None:
     uvicorn.run(
         app,
         host=os.environ.get("HEARTH_HOST", "0.0.0.0"),
-        port=settings.port,
+        port=settings.web.port,
         log_level=os.environ.get("HEARTH_LOG_LEVEL", "info").lower(),
         proxy_headers=False,  # the app reads X-Forwarded-* itself, from HEARTH_TRUSTED_PROXIES only
         ws_max_size=1_048_576,

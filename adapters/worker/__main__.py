@@ -24,64 +24,73 @@ import sys
 from redis.exceptions import RedisError
 
 from adapters.bootstrap import build, install_personas
+from adapters.hearth import Hearth
 from adapters.worker.jobs import ArchiveSweeper, JobRunner, dream_runner
 from config.settings import load_settings
 from engine.errors import ConfigError
-from engine.service.archive import archive_settings
-from storage.client import connect
-from storage.keys import KeyBuilder
 
 log = logging.getLogger("hearth.worker")
 HEARTBEAT_SECONDS = 15
 
 
 async def run() -> None:
-    """Heartbeat until SIGTERM/SIGINT."""
-    settings = load_settings(os.environ)
-    redis = connect(settings.redis_url, cluster=settings.redis_cluster)
-    key = KeyBuilder(prefix=settings.namespace).setting(f"worker:{socket.gethostname()}:{os.getpid()}")
+    """Build once, then run the jobs, the archive pass and Telegram polling until SIGTERM/SIGINT."""
+    hearth = build(load_settings(os.environ))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    await redis.ping()
+    try:
+        await install_personas(hearth)
+        await _serve(hearth, stop)
+    finally:
+        await hearth.close()
+        log.info("Hearth worker stopped")
+
+
+async def _serve(hearth: Hearth, stop: asyncio.Event) -> None:
+    settings = hearth.settings
     telegram = None
-    if settings.telegram_bot_token is not None and settings.telegram_webhook_url is None:
+    if settings.telegram.polling:
         # Imported only when Telegram is configured: aiogram takes seconds to import.
         from adapters.telegram.polling import Polling
 
-        telegram = await Polling.start(settings, on_exit=stop.set)
-    hearth = build(settings)
-    await install_personas(hearth)
-    assert hearth.service.summaries is not None
-    assert hearth.archive is not None
-    archive = hearth.archive.reconfigured(archive_settings(os.environ))
-    reclaim_ms = settings.job_reclaim_secs * 1000
-    jobs = JobRunner(hearth.service.summaries, hearth.summaries, archive=archive, reclaim_ms=reclaim_ms)
-    job_task = asyncio.create_task(jobs.run(stop))
-    sweep_task = asyncio.create_task(
-        ArchiveSweeper(archive, dream=dream_runner(archive, hearth.service.model, settings.model)).run(stop)
+        telegram = await Polling.start(hearth, on_exit=stop.set)
+    jobs = JobRunner(
+        hearth.summary_desk,
+        hearth.summaries,
+        archive=hearth.archive,
+        reclaim_ms=settings.worker.job_reclaim_secs * 1000,
     )
+    dream = dream_runner(hearth.archive, hearth.service.model, settings.llm.model, settings.dream)
+    tasks = [
+        asyncio.create_task(jobs.run(stop)),
+        asyncio.create_task(ArchiveSweeper(hearth.archive, dream=dream).run(stop)),
+    ]
     log.info("Hearth worker ready (Telegram polling: %s; background jobs: on)", "on" if telegram else "off")
+    try:
+        await _heartbeat(hearth, stop)
+    finally:
+        stop.set()
+        await asyncio.gather(*tasks)
+        if telegram is not None:
+            await telegram.stop()
+
+
+async def _heartbeat(hearth: Hearth, stop: asyncio.Event) -> None:
+    """Keep the worker's key alive (on the graph's one Redis client) until ``stop``; then delete it."""
+    key = hearth.keys.setting(f"worker:{socket.gethostname()}:{os.getpid()}")
     try:
         while not stop.is_set():
             try:
-                await redis.set(key, "alive", ex=HEARTBEAT_SECONDS * 2)
+                await hearth.redis.set(key, "alive", ex=HEARTBEAT_SECONDS * 2)
             except RedisError as exc:  # Redis is restarting: keep running, the jobs retry by themselves
                 log.warning("heartbeat failed (%s); retrying", type(exc).__name__)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=HEARTBEAT_SECONDS)
     finally:
-        stop.set()
-        await job_task
-        await sweep_task
-        await hearth.close()
-        if telegram is not None:
-            await telegram.stop()
         with contextlib.suppress(RedisError):
-            await redis.delete(key)
-        await redis.aclose()
-        log.info("Hearth worker stopped")
+            await hearth.redis.delete(key)
 
 
 def main() -> None:

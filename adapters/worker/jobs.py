@@ -23,6 +23,7 @@ import os
 import socket
 from typing import cast
 
+from engine.archive.dream import DreamPolicy
 from engine.ports import ChatModel
 from engine.service.archive import ArchiveDesk
 from engine.service.dream import DreamRunner, DreamStore
@@ -111,15 +112,15 @@ async def _dream(runner: DreamRunner) -> None:
     )
 
 
-def dream_runner(desk: ArchiveDesk, model: ChatModel, default_model: str) -> DreamRunner:
-    """The dream pass over the desk's Redis store and page recall, with its ``HEARTH_DREAM_*`` policy."""
+def dream_runner(desk: ArchiveDesk, model: ChatModel, default_model: str, policy: DreamPolicy) -> DreamRunner:
+    """The dream pass over the desk's Redis store and page recall, with the ``HEARTH_DREAM_*`` policy."""
     return DreamRunner(
         store=cast("DreamStore", desk.store),
         recall=desk.recall,
         model=model,
         clock=desk,  # the desk tells the time of its clock
         archive=desk.policy,
-        policy=desk.settings.dream,
+        policy=policy,
         default_model=default_model,
     )
 

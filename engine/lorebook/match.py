@@ -24,7 +24,7 @@ from typing import Any, Final
 import ahocorasick
 import msgspec
 
-from engine.lorebook.compile import EDGE_FREE, EDGE_WORD, CompiledBook, LiteralHit
+from engine.lorebook.compiled import EDGE_FREE, EDGE_WORD, CompiledBook, LiteralHit
 from engine.lorebook.regex_keys import compiled_pattern, parse_regex_key, to_re2
 from engine.lorebook.text import is_no_space_char, is_word_char, normalize_key, normalize_text
 from engine.macros import MacroContext, expand, has_macros

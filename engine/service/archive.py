@@ -10,8 +10,8 @@ vectors and the new cursor are stored in one compare-and-set, so no session is a
 
 :meth:`sweep` plans every chat's sweep with the pure planner and stores it atomically; reads
 (search results, opening a page) raise scores; the score never changes search ranking (EPI-3).
-Env overrides of the policy are read by :func:`archive_settings` (``archive_settings`` module)
-from a Mapping the ``worker`` passes in (``os.environ``).
+The settings (policy overrides from ``HEARTH_ARCHIVE_*``) are read by ``config.archive`` in
+every process and passed in by the composition root.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from engine.archive import (
 from engine.errors import NotFound
 from engine.model import StoredMessage
 from engine.ports import ArchiveStore, Clock, PageRecall
-from engine.service.archive_settings import ArchiveSettings, archive_settings
+from engine.service.archive_settings import ArchiveSettings
 from engine.service.turn import memory_space
 from engine.summary import extractive_summary
 
@@ -60,7 +60,6 @@ __all__ = [
     "FoundPage",
     "PageRecall",
     "SearchResults",
-    "archive_settings",
     "page_id_for",
 ]
 
@@ -148,7 +147,7 @@ class ArchiveDesk:
         return self._clock.now()
 
     def reconfigured(self, settings: ArchiveSettings) -> ArchiveDesk:
-        """The same desk with other settings (the worker applies its env overrides)."""
+        """The same desk with other settings (one store tried under several policies)."""
         return ArchiveDesk(store=self.store, clock=self._clock, settings=settings, recall=self.recall)
 
     # --- archiving sessions -----------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import secrets
 import subprocess
 from collections.abc import AsyncIterator, Iterator
@@ -161,6 +162,19 @@ async def test_plt_1_the_worker_polls_streams_a_reply_and_the_web_api_sees_the_c
     ]
     assert [c["command"] for c in fake.commands()] == list(COMMANDS)
     assert fake.calls("deleteWebhook") and fake.webhook == {}
+
+
+async def test_issue_14_the_worker_builds_its_graph_once_for_jobs_and_polling(worker: Worker) -> None:
+    """One build per process: polling, the jobs and the heartbeat share one graph and one Redis client.
+
+    The worker used to build the graph a second time for Telegram polling (a second Redis pool,
+    ChatService and migration run, and the personas installed twice) plus a heartbeat client.
+    """
+    log = worker.log.read_text(errors="replace")
+    assert "Telegram polling: on" in log
+    assert log.count("built the Hearth graph") == 1
+    loaded = re.findall(r"persona '([^']+)' \(.*\) loaded", log)
+    assert loaded and len(loaded) == len(set(loaded))  # each persona installed once
 
 
 async def test_plt_1_the_web_process_registers_its_webhook_with_the_secret(

@@ -500,6 +500,7 @@ async def test_sign_up_and_in_refuse_bad_input(claude_app: WebApp) -> None:
 async def test_link_code_for_telegram_is_redeemed_once(alice: Visitor, redis_server: Any) -> None:
     import redis.asyncio as aioredis
 
+    from storage.keys import KeyBuilder
     from storage.redis_accounts import RedisAccountStore
 
     made = await alice.post("/app/link-code", None)
@@ -507,7 +508,7 @@ async def test_link_code_for_telegram_is_redeemed_once(alice: Visitor, redis_ser
     code = made.json()["code"]
     assert made.json()["command"] == f"/link {code}" and len(code) == 8
     client = aioredis.from_url(redis_server.db(1))  # the claude_app's database
-    store = RedisAccountStore(client)
+    store = RedisAccountStore(client, KeyBuilder(prefix="hearth"))
     assert await store.redeem_link_code(f"  {code.lower()} ") == f"web:{alice.session['username']}"
     assert await store.redeem_link_code(code) is None  # single use
     await client.aclose()

@@ -14,11 +14,12 @@ from adapters.embedding import HashEmbedder
 from adapters.llm.tokens import OfflineTokenCounter
 from adapters.vector import BruteForceVectorIndex
 from adapters.worker.jobs import ArchiveSweeper, JobRunner
+from config.archive import archive_settings
 from engine.archive import ArchivePolicy, Page, QueryOptions, new_page, supersede_page
 from engine.errors import ConfigError, NotFound
 from engine.model import IncomingMessage, Persona
 from engine.service import ChatService, ServicePolicy
-from engine.service.archive import ArchiveDesk, ArchiveSettings, archive_settings
+from engine.service.archive import ArchiveDesk, ArchiveSettings
 from engine.service.summaries import SummaryDesk
 from engine.summary import SummaryPolicy
 from engine.window import WindowPolicy

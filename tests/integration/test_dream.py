@@ -15,6 +15,7 @@ from adapters.archive_recall import PageRecall
 from adapters.embedding import HashEmbedder
 from adapters.vector import BruteForceVectorIndex
 from adapters.worker.jobs import ArchiveSweeper, dream_runner
+from config.archive import dream_policy
 from engine.archive import ArchivePolicy, Page, new_page, page_text
 from engine.archive.dream import DreamPolicy
 from engine.errors import ConfigError
@@ -22,7 +23,7 @@ from engine.model import ModelSettings
 from engine.ports import ModelDone, ModelEvent, TextDelta
 from engine.prompt import Prompt
 from engine.requestlog import Usage
-from engine.service.archive import ArchiveDesk, ArchiveSettings, archive_settings
+from engine.service.archive import ArchiveDesk, ArchiveSettings
 from engine.service.dream import DreamRunner, novelty_of
 from engine.tools import ToolSpec
 from storage.keys import KeyBuilder
@@ -260,10 +261,9 @@ def test_epi_10_novelty_is_one_minus_the_nearest_page_outside_the_cluster() -> N
 
 
 async def test_epi_10_the_archive_pass_dreams_before_the_sweep_evicts(world: World) -> None:
-    desk = world.desk.reconfigured(
-        archive_settings({"HEARTH_DREAM_ENABLED": "true", "HEARTH_DREAM_IDLE_SECS": "0"})
-    )
-    runner = dream_runner(desk, PromptedModel(merged_json), "claude-test")  # type: ignore[arg-type]
+    desk = world.desk
+    policy = dream_policy({"HEARTH_DREAM_ENABLED": "true", "HEARTH_DREAM_IDLE_SECS": "0"})
+    runner = dream_runner(desk, PromptedModel(merged_json), "claude-test", policy)  # type: ignore[arg-type]
     assert await ArchiveSweeper(desk, dream=runner).run_once()
     after = await world.pages()
     assert after["d2"].status == "evicted" and after["d2"].versions[-1].reason == "dream"
@@ -272,16 +272,16 @@ async def test_epi_10_the_archive_pass_dreams_before_the_sweep_evicts(world: Wor
 
 
 def test_epi_10_dream_settings_come_from_env_and_are_off_by_default() -> None:
-    assert archive_settings({}).dream == DreamPolicy()
+    assert dream_policy({}) == DreamPolicy()
     assert not DreamPolicy().enabled
-    got = archive_settings(
+    got = dream_policy(
         {
             "HEARTH_DREAM_ENABLED": "yes",
             "HEARTH_DREAM_IDLE_SECS": "0",
             "HEARTH_DREAM_MAX_CLUSTERS": "3",
             "HEARTH_DREAM_SIMILARITY": "0.9",
         }
-    ).dream
+    )
     assert got == DreamPolicy(enabled=True, idle_window_secs=0, max_clusters_per_run=3, similarity=0.9)
     for name, value in (
         ("HEARTH_DREAM_ENABLED", "maybe"),
@@ -290,5 +290,5 @@ def test_epi_10_dream_settings_come_from_env_and_are_off_by_default() -> None:
         ("HEARTH_DREAM_SIMILARITY", "1.5"),
     ):
         with pytest.raises(ConfigError) as bad:
-            archive_settings({name: value})
+            dream_policy({name: value})
         assert bad.value.code == "invalid_setting" and name in bad.value.message

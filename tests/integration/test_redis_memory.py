@@ -141,7 +141,7 @@ async def test_mem_1_every_list_lives_under_its_own_hash_tag(
         personal_list("a", "b", "c"),
         global_list("a|b|c"),
     }
-    assert len({MemoryKeys().list_id(s) for s in lists}) == len(lists)
+    assert len({MemoryKeys(keys=KEYS).list_id(s) for s in lists}) == len(lists)
 
 
 async def test_one_turn_is_at_most_three_round_trips(

@@ -1,0 +1,67 @@
+"""``Hearth``: the object graph of one process, as ``adapters.bootstrap.build`` made it (STYLE P6).
+
+The web app, the worker, Telegram (polling or webhook) and the CLI take their parts from here
+and construct no store, client or desk of their own. This module imports no adapter that
+imports ``bootstrap``, so both can depend on it without an import circle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import redis.asyncio as aioredis
+
+from adapters.embedding.base import Embedder
+from adapters.telegram.store import TelegramStore
+from config.settings import Settings
+from engine.ports import Clock
+from engine.service import ChatService
+from engine.service.archive import ArchiveDesk
+from engine.service.controls import MessageControls
+from engine.service.summaries import SummaryDesk
+from storage.keys import KeyBuilder
+from storage.redis_accounts import RedisAccountStore
+from storage.redis_chat_controls import RedisChatControls
+from storage.redis_documents import RedisDocumentStore
+from storage.redis_lore import RedisLoreStore
+from storage.redis_memory import RedisMemoryStore
+from storage.redis_memory_directory import RedisMemoryDirectory
+from storage.redis_persona_extras import RedisPersonaExtras
+from storage.redis_summary import RedisSummaryStore
+
+__all__ = ["Hearth"]
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Hearth:
+    """Every built part of one process, on one Redis client."""
+
+    settings: Settings
+    redis: aioredis.Redis
+    keys: KeyBuilder
+    clock: Clock
+    embedder: Embedder | None
+    service: ChatService
+    lore: RedisLoreStore
+    memories: RedisMemoryStore
+    documents: RedisDocumentStore
+    directory: RedisMemoryDirectory
+    summaries: RedisSummaryStore
+    summary_desk: SummaryDesk
+    archive: ArchiveDesk
+    controls: MessageControls
+    chat_controls: RedisChatControls
+    accounts: RedisAccountStore
+    persona_extras: RedisPersonaExtras
+    telegram: TelegramStore
+
+    async def ping(self) -> bool:
+        """Whether Redis answers."""
+        try:
+            return bool(await self.redis.ping())
+        except Exception:
+            return False
+
+    async def close(self) -> None:
+        """Close the Redis connections."""
+        await self.redis.aclose()
