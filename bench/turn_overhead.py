@@ -265,7 +265,7 @@ async def overhead(redis: Any, trips: RoundTrips, fake: FakeAnthropic, args: arg
             rig.clock.current = memory_step.DAY0 + timedelta(days=turn // 10, minutes=turn)
             seen = len(fake.requests)
             if fast is not None:
-                embedder._fast = None if name == "loaded, engine queries" else fast
+                setattr(embedder, "_fast", None if name == "loaded, engine queries" else fast)  # noqa: B010
             trips.reset()
             elapsed, _ = await rig.say(chat if rig is loaded else "web:plain", user, line)
             count, paths = trips.count, [r.path for r in fake.requests[seen:]]
@@ -324,6 +324,7 @@ async def share(redis: Any, fake: FakeAnthropic, args: argparse.Namespace, name:
         _, done = await rig.say(chat, users[turn % 2], text)
         log = (await rig.service.turn(chat, done.turn))[1]
         u = log.usage
+        assert u is not None, "every chat turn of the fake reports usage"
         fresh += u.input_tokens
         written += u.cache_creation_input_tokens
         read += u.cache_read_input_tokens
