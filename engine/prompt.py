@@ -6,7 +6,8 @@ slots whose content changes rarely (persona, pinned and active memories, summari
 
 Cache marks (issue 12) are where the LLM adapter puts prompt-cache breakpoints, so the next
 turn reads everything up to them from the provider's cache: after persona + pinned memories
-(they change least), at the end of the stable prefix, and after the window's older messages
+(they change least), after the active memories (they change on an active/dormant switch), at
+the end of the stable prefix (summaries change with a new tier), and after the window's older messages
 (everything before the messages this turn answers: the live window is append-only between
 its steps, see ``engine.window.live_window``). The default template puts what changes every
 turn after the window: lore activated by the newest messages, recalled memories, documents.
@@ -51,7 +52,10 @@ SLOTS: tuple[str, ...] = (
     "post_history",
 )
 DEFAULT_TEMPLATE: tuple[str, ...] = SLOTS
-MAX_CACHE_MARKS = 3  # the provider allows 4 breakpoints; one stays free
+MAX_CACHE_MARKS = 4  # the provider allows 4 breakpoints
+# Stable slots that end a cached part of their own: a change of the active memories then keeps
+# persona + pinned read, and a new summary tier keeps the active memories read (issue 12).
+_MARKED_SLOTS: frozenset[str] = frozenset({"pinned_memories", "active_memories"})
 STABLE_SLOTS: frozenset[str] = frozenset({"persona", "pinned_memories", "active_memories", "summaries"})
 
 
@@ -245,7 +249,7 @@ def assemble_prompt(parts: PromptParts, template: tuple[str, ...] = DEFAULT_TEMP
         stable = stable and slot in STABLE_SLOTS
         if stable:
             stable_count = len(messages)
-            if slot == "pinned_memories":
+            if slot in _MARKED_SLOTS:
                 marks.append(stable_count - 1)
     if stable_count:
         marks.append(stable_count - 1)

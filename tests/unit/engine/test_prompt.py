@@ -114,9 +114,10 @@ def test_prm_2_anthropic_mapping_system_blocks_breakpoints_and_alternation() -> 
     request = to_messages_request(assemble_prompt(full_parts()), SETTINGS)
     system = request["system"]
     assert system[0]["text"] == "You are Ember."
-    # breakpoints after persona + pinned, at the end of the stable prefix, after the older window
+    # breakpoints after persona + pinned, after the active memories, at the end of the stable
+    # prefix (summaries) and after the older window: the provider's four
     marked = {"type": "ephemeral"}
-    assert [b.get("cache_control") for b in system] == [None, marked, None, marked]
+    assert [b.get("cache_control") for b in system] == [None, marked, marked, marked]
     roles = [m["role"] for m in request["messages"]]
     assert roles == ["user", "assistant", "user"]
     assert request["messages"][0]["content"] == [{"type": "text", "text": CONVERSATION_OPENER}]
@@ -139,7 +140,8 @@ def test_issue_12_the_older_window_is_cached_and_only_what_changes_follows_it() 
     # the second turn's marked prefix continues the first turn's: read from the cache
     last_cached = first.messages[: first.cache_marks[-1] + 1]
     assert second.messages[: len(last_cached)] == last_cached
-    assert [second.messages[i].slot for i in second.cache_marks] == ["pinned_memories", "summaries", "window"]
+    slots = [second.messages[i].slot for i in second.cache_marks]
+    assert slots == ["pinned_memories", "active_memories", "summaries", "window"]
     assert second.messages[second.cache_marks[-1]].source == "m1.5"  # the end of the previous turn
     tail = {m.slot for m in second.messages[second.cache_marks[-1] + 1 :]}
     assert tail == {"window", "lore", "recalled"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -125,3 +126,19 @@ def test_issue_12_property_live_window_is_a_capped_suffix_that_only_steps_forwar
     if len(messages) > 1:  # one message less: the start is the same or an earlier step
         before = live_window(messages[:-1], policy, context_window)
         assert before.messages[0].position <= live.messages[0].position
+
+
+def test_issue_12_a_chat_window_steps_at_a_user_message_never_one_reply_at_a_time() -> None:
+    # a chat's log: user messages at their numbers, each reply at its message's number + 0.5
+    chat = [m for i in range(1, 80) for m in log(1, 1)]
+    chat = [
+        msgspec.structs.replace(
+            m, id=f"{'m' if k % 2 == 0 else 'r'}{k // 2 + 1}", position=k // 2 + 1 + k % 2 / 2
+        )
+        for k, m in enumerate(chat)
+    ]
+    starts = set()
+    for n in range(60, len(chat) + 1, 2):  # the prompt of each turn: up to its user message
+        window = live_window(chat[: n - 1], WindowPolicy(), 200_000)
+        starts.add(window.messages[0].position)
+    assert all(s % ALIGN == 0 for s in starts), sorted(starts)  # 50 messages never start at a reply
