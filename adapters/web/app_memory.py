@@ -39,7 +39,7 @@ from engine.memory import (
 )
 from engine.memory.compose import DRAFT_LIMIT
 from engine.service.memory import MemoryDesk
-from engine.service.turn import memory_space
+from engine.turn import memory_space
 
 __all__ = ["LISTS", "MEMORY_ROUTES", "ListName", "list_of", "may_touch"]
 

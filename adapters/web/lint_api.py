@@ -44,7 +44,7 @@ from engine.errors import InvalidInput
 from engine.memory.model import MemoryRecord, Scope
 from engine.service.archive import ArchiveDesk
 from engine.service.memory import MemoryDesk
-from engine.service.turn import memory_space
+from engine.turn import memory_space
 
 __all__ = ["LINT_BOUNDS", "LINT_ROUTES", "explain_memory", "lint_bounds", "lint_memories", "memory_desk"]
 
