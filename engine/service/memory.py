@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import msgspec
 
-from engine.documents import Chunk, DocumentInfo, chunk_document
+from engine.documents import Chunk, DocumentInfo
 from engine.errors import Conflict, InvalidInput, NotFound
 from engine.memory import (
     SEARCH_FAILED,
@@ -61,6 +61,7 @@ from engine.memory.tools import (
 from engine.model import MemoryLimits
 from engine.notices import NOTICE_LEVELS, render_notices
 from engine.requestlog import MemoryNote
+from engine.service.documents import DocumentDesk
 from engine.tools import ToolCall, ToolResult
 
 __all__ = ["MEMORY_OFF", "MemoryContext", "MemoryDesk"]
@@ -150,7 +151,8 @@ class MemoryDesk:
         new_id: Callable[[], str] | None = None,
     ) -> None:
         self.store = store
-        self.documents = documents
+        # the persona documents' own desk (DOC-1); the web layer reaches it through here
+        self.documents = DocumentDesk(store=documents, recall=recall) if documents is not None else None
         self.recall = recall
         self.directory = directory
         self.policy = policy if recall.available else msgspec.structs.replace(policy, decay_enabled=False)
@@ -420,24 +422,6 @@ class MemoryDesk:
         if plan.writes:
             await self.store.apply_writes(plan)
             await self._note(plan.writes)
-
-    # --- documents (DOC-1) ----------------------------------------------------------------
-
-    async def add_document(self, persona: str, name: str, text: str) -> DocumentInfo:
-        """Chunk, embed and store a persona document; searched by every turn's one embedding."""
-        if self.documents is None or not self.recall.available:
-            raise Conflict(
-                "Documents need an embedder (HEARTH_EMBEDDER is none).", code="documents_unavailable"
-            )
-        chunks = chunk_document(text)
-        vectors: list[Any] = []
-        for start in range(0, len(chunks), 8):  # the embedder's lock is released between batches
-            vectors.extend(await self.recall.embed_passages([c.text for c in chunks[start : start + 8]]))
-        doc_id = f"doc-{secrets.token_hex(5)}"
-        info = DocumentInfo(id=doc_id, name=name, chunks=len(chunks), chars=len(text))
-        await self.documents.put(persona, info, chunks, self.recall.model, vectors)
-        self.recall.forget_documents(persona)
-        return info
 
     # --- model tools (MEM-6a) -------------------------------------------------------------
 

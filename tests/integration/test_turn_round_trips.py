@@ -192,7 +192,7 @@ async def test_issue_12_lore_memories_and_documents_stay_within_their_round_trip
         await hearth.desk.add(
             persona="ember", target=room, text=fact, pinned=False, source="person", now=DAY0
         )
-    await hearth.desk.add_document("ember", "inn.md", "# The inn\nThe inn has twelve rooms and a cellar.")
+    await hearth.desk.documents.add("ember", "inn.md", "# The inn\nThe inn has twelve rooms and a cellar.")
     await hearth.desk.embedded()
     await hearth.say("Did you see a dragon near the harbor?")
     await hearth.say("My cat Mochi hid under the bed all night.")
