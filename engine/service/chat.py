@@ -5,6 +5,11 @@ It drives the ports and performs what the pure functions decide. A message is fi
 the chat's pending messages oldest first, up to and including its own, so two messages sent at
 once are both answered, in order, even with several web processes; a message another process
 already answered is reported with that turn.
+
+A turn (``engine.turn``) is *gathered* (one read of the chat, which also takes the chat's lock;
+then the memories and the lorebook scan together), *planned* by the pure ``plan_turn``,
+*performed* (the model's stream and its tool rounds, memory tools planned by
+``engine.memory.tools``) and *finished* with one write, which also frees the lock.
 """
 
 from __future__ import annotations
