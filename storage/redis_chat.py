@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, cast
+from typing import Any
 
 import msgspec
 import redis.asyncio as aioredis
@@ -44,6 +44,7 @@ from storage import codec
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.lease import LEASE_TTL, Lease, LeaseLost, lease_of
+from storage.replies import blob, blob_hash, maybe_blob, members
 from storage.scripts import lua
 
 __all__ = ["RedisChatLock", "RedisChatStore", "RedisPersonaStore"]
@@ -91,16 +92,6 @@ async def _run_pipeline(client: aioredis.Redis, calls: Sequence[Call]) -> list[A
     return results
 
 
-def _reply(raw: Any) -> bytes:
-    """A reply as bytes: this client never decodes replies (redis-py types them ``bytes | str``)."""
-    return cast(bytes, raw)
-
-
-def _replies(raw: Any) -> list[Any]:
-    """Several replies (see ``_reply``): bytes, or None for a missing key."""
-    return list(raw)
-
-
 def _stored(chat: str, msg_id: str, position: float, message: NewMessage) -> StoredMessage:
     return StoredMessage(
         id=msg_id,
@@ -132,7 +123,7 @@ class RedisChatStore:
         if not ids:
             return []
         raw = await self._r.hmget(self._k.chat(chat, "msgs"), ids)
-        return [codec.MESSAGE.decode(b) for b in _replies(raw) if b is not None]
+        return [codec.MESSAGE.decode(blob(b)) for b in raw if b is not None]
 
     async def append(
         self, chat: str, message: NewMessage, *, pending: bool, greeting: NewMessage | None
@@ -238,14 +229,14 @@ class RedisChatStore:
             ids = await self._r.zrevrangebyscore(
                 self._k.chat(chat, "log"), position, "-inf", start=0, num=limit
             )
-            found = await self._messages(chat, [i.decode() for i in reversed(_replies(ids))])
+            found = await self._messages(chat, [i.decode() for i in reversed(members(ids))])
         return found
 
     async def history(self, chat: str, limit: int) -> list[StoredMessage]:
         """See ``engine.ports.MessageLog.history``."""
         with map_redis_errors():
             ids = await self._r.zrange(self._k.chat(chat, "log"), -limit, -1)
-            found = await self._messages(chat, [i.decode() for i in _replies(ids)])
+            found = await self._messages(chat, [i.decode() for i in members(ids)])
         return found
 
     async def message(self, chat: str, message: str) -> StoredMessage | None:
@@ -263,7 +254,7 @@ class RedisChatStore:
         """See ``engine.ports.TurnStore.oldest_pending``."""
         with map_redis_errors():
             ids = await self._r.zrangebyscore(self._k.chat(chat, "pending"), "-inf", upto, start=0, num=1)
-            found = await self._messages(chat, [i.decode() for i in _replies(ids)])
+            found = await self._messages(chat, [i.decode() for i in members(ids)])
         return found[0] if found else None
 
     async def drop_pending(self, chat: str, message: str) -> None:
@@ -331,19 +322,19 @@ class RedisChatStore:
         if turn is None:
             return None
         raw = await self._r.hget(self._k.chat(chat, "turns"), turn)
-        return codec.TURN.decode(_reply(raw)) if raw is not None else None
+        return codec.TURN.decode(blob(raw)) if raw is not None else None
 
     async def answer_of(self, chat: str, message: str) -> Turn | None:
         """See ``engine.ports.TurnStore.answer_of``."""
         with map_redis_errors():
             turn_id = await self._r.hget(self._k.chat(chat, "answers"), message)
-            return await self._turn(chat, _reply(turn_id) if turn_id is not None else None)
+            return await self._turn(chat, maybe_blob(turn_id))
 
     async def latest(self, chat: str) -> Turn | None:
         """See ``engine.ports.TurnStore.latest``."""
         with map_redis_errors():
             turn_id = await self._r.get(self._k.chat(chat, "latest"))
-            return await self._turn(chat, _reply(turn_id) if turn_id is not None else None)
+            return await self._turn(chat, maybe_blob(turn_id))
 
 
 class RedisChatLock:
@@ -393,7 +384,7 @@ class RedisPersonaStore:
         """See ``engine.ports.PersonaStore.get``."""
         with map_redis_errors():
             raw = await self._r.hget(self._k.personas(), persona)
-        return codec.PERSONA.decode(_reply(raw)) if raw is not None else None
+        return codec.PERSONA.decode(blob(raw)) if raw is not None else None
 
     async def versioned(self, persona: str) -> tuple[int, Persona] | None:
         """See ``engine.ports.PersonaStore.versioned``; a persona stored before versions gets 1."""
@@ -431,4 +422,4 @@ class RedisPersonaStore:
         """See ``engine.ports.PersonaStore.all``."""
         with map_redis_errors():
             raw = await self._r.hgetall(self._k.personas())
-        return sorted((codec.PERSONA.decode(v) for v in _replies(raw.values())), key=lambda p: p.id)
+        return sorted((codec.PERSONA.decode(v) for v in blob_hash(raw).values()), key=lambda p: p.id)
