@@ -16,19 +16,22 @@ Round trips (issue 12): storing a message is one script (``INCR`` and the writes
 pipelined with the persona's version); everything a turn reads before its LLM call is one
 pipeline (``turn_inputs``: a script over the chat's keys for the pending message, the window,
 the count, the attached books, the lore and summary state, plus the persona's version, the
-learned token ratio and the versions of the books the caller expects); finishing is one
-transaction. A script the server lost (restart, SCRIPT FLUSH) costs one more round trip.
+learned token ratio and the versions of the books the caller expects), and it takes the chat's
+lock when the turn holds it lazily (``RedisChatLock.hold(lazy=True)``); finishing is one script
+that checks the lock's lease, writes everything and frees the lock. A plain turn is thus three
+round trips. A script the server lost (restart, SCRIPT FLUSH) costs one more round trip. The
+scripts are ``storage/lua/chat_*.lua``.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 import msgspec
 import redis.asyncio as aioredis
+from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError
 
 from engine.errors import Conflict
@@ -40,49 +43,16 @@ from engine.summary import SummaryState
 from storage import codec
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
-from storage.lease import LEASE_TTL, Lease, fenced_pipeline
+from storage.lease import LEASE_TTL, Lease, LeaseLost, lease_of
+from storage.replies import blob, blob_hash, maybe_blob, members
+from storage.scripts import lua
 
 __all__ = ["RedisChatLock", "RedisChatStore", "RedisPersonaStore"]
 
 REQUEST_LOG_TTL = 30 * 24 * 3600
 
-# KEYS seq, msgs, log, pending; ARGV: map header, the message's fields but id and position (msgpack
-# map body), pending 1/0, the greeting's blob or ''. The id and position come from the INCR.
-_APPEND = """
-local seq = redis.call('INCR', KEYS[1])
-local id = 'm' .. seq
-local blob = ARGV[1] .. string.char(0xa2) .. 'id' .. string.char(0xa0 + #id) .. id
-  .. string.char(0xa8) .. 'position' .. string.char(0xcb) .. struct.pack('>d', seq) .. ARGV[2]
-if seq == 1 and ARGV[4] ~= '' then
-  redis.call('HSETNX', KEYS[2], 'm0', ARGV[4])
-  redis.call('ZADD', KEYS[3], 'NX', 0, 'm0')
-end
-redis.call('HSET', KEYS[2], id, blob)
-redis.call('ZADD', KEYS[3], seq, id)
-if ARGV[3] == '1' then redis.call('ZADD', KEYS[4], seq, id) end
-return seq
-"""
-
-# KEYS pending, log, msgs, lorebooks, lore_state, summary, summary_v; ARGV upto, limit, pending 1/0
-_TURN_READ = """
-local upto, answered = ARGV[1], false
-if ARGV[3] == '1' then
-  local first = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', upto, 'WITHSCORES', 'LIMIT', 0, 1)
-  if #first == 0 then return {false} end
-  answered = redis.call('HGET', KEYS[3], first[1])
-  upto = first[2]
-end
-local ids = redis.call('ZREVRANGEBYSCORE', KEYS[2], upto, '-inf', 'LIMIT', 0, tonumber(ARGV[2]))
-local msgs = #ids > 0 and redis.call('HMGET', KEYS[3], unpack(ids)) or {}
-return {answered, msgs, redis.call('ZCOUNT', KEYS[2], '-inf', upto), redis.call('GET', KEYS[4]),
-  redis.call('GET', KEYS[5]), redis.call('GET', KEYS[6]), redis.call('GET', KEYS[7])}
-"""
-
-_SCRIPTS = {
-    name: (src, hashlib.sha1(src.encode(), usedforsecurity=False).hexdigest())
-    for name, src in (("append", _APPEND), ("turn_read", _TURN_READ))
-}
 _BOOK_IDS = msgspec.json.Decoder(list[str])
+_BUSY = [b"busy"]  # the turn read's answer when another holder has the chat's lock
 
 
 def _message_parts(message: StoredMessage) -> tuple[bytes, bytes]:
@@ -90,27 +60,32 @@ def _message_parts(message: StoredMessage) -> tuple[bytes, bytes]:
     fields = {k: v for k, v in msgspec.structs.asdict(message).items() if k not in ("id", "position")}
     body = codec.ENCODER.encode(fields)
     if len(fields) + 2 > 15 or body[0] != 0x80 | len(fields):
-        raise AssertionError("StoredMessage outgrew a msgpack fixmap; adapt _APPEND")
+        raise AssertionError("StoredMessage outgrew a msgpack fixmap; adapt lua/chat_append.lua")
     return bytes([0x80 | (len(fields) + 2)]), body[1:]
 
 
-async def _run_pipeline(client: aioredis.Redis, calls: Sequence[tuple[str, Sequence[Any]]]) -> list[Any]:
-    """Run ``calls`` in one pipelined round trip (scripts by name); a lost script is loaded once."""
+Call = tuple[str | AsyncScript, Sequence[Any]]
 
-    async def once(todo: Sequence[tuple[str, Sequence[Any]]]) -> list[Any]:
+
+async def _run_pipeline(client: aioredis.Redis, calls: Sequence[Call]) -> list[Any]:
+    """Run ``calls`` (commands, or registered scripts with their numkeys, keys and args) in one
+    pipelined round trip; a script the server lost is loaded once."""
+
+    async def once() -> list[Any]:
         async with client.pipeline(transaction=False) as pipe:
-            for name, args in todo:
-                if name in _SCRIPTS:
-                    pipe.execute_command("EVALSHA", _SCRIPTS[name][1], *args)
-                else:
+            for name, args in calls:
+                if isinstance(name, str):
                     pipe.execute_command(name, *args)
+                else:  # EVALSHA by hand: a pipeline's own script handling costs a SCRIPT EXISTS trip
+                    pipe.execute_command("EVALSHA", name.sha, *args)
             return list(await pipe.execute(raise_on_error=False))
 
-    results = await once(calls)
+    results = await once()
     if any(isinstance(r, NoScriptError) for r in results):
-        for src, _ in _SCRIPTS.values():
-            await client.script_load(src)
-        results = await once(calls)
+        for name, _ in calls:
+            if not isinstance(name, str):
+                await client.script_load(name.script)
+        results = await once()
     for result in results:
         if isinstance(result, Exception):
             raise result
@@ -123,12 +98,15 @@ class RedisChatStore:
     def __init__(self, client: aioredis.Redis, keys: KeyBuilder) -> None:
         self._r = client
         self._k = keys
+        self._append = client.register_script(lua("chat_append"))
+        self._turn_read = client.register_script(lua("chat_turn_read"))
+        self._finish = client.register_script(lua("chat_finish"))
 
     async def _messages(self, chat: str, ids: list[str]) -> list[StoredMessage]:
         if not ids:
             return []
         raw = await self._r.hmget(self._k.chat(chat, "msgs"), ids)
-        return [codec.MESSAGE.decode(b) for b in raw if b is not None]
+        return [codec.MESSAGE.decode(blob(b)) for b in raw if b is not None]
 
     async def append(
         self, chat: str, message: NewMessage, *, pending: bool, greeting: NewMessage | None
@@ -151,7 +129,7 @@ class RedisChatStore:
                 self._r,
                 [
                     ("HGET", (k.persona_versions(), message.persona)),
-                    ("append", (4, *keys, header, body, "1" if pending else "0", hello)),
+                    (self._append, (4, *keys, header, body, "1" if pending else "0", hello)),
                 ],
             )
         stored = msgspec.structs.replace(draft, id=f"m{seq}", position=float(seq))
@@ -181,16 +159,29 @@ class RedisChatStore:
     ) -> TurnInputs:
         """See ``engine.ports.TurnStore.turn_inputs``."""
         k = self._k
-        parts = ("pending", "log", "msgs", "lorebooks", "lore_state", "summary", "summary_v")
+        parts = ("pending", "log", "msgs", "lorebooks", "lore_state", "summary", "summary_v", "lock")
+        keys = [k.chat(chat, p) for p in parts[:-1]] + [k.lock(chat)]
         wanted = list(dict.fromkeys(books))
-        calls: list[tuple[str, Sequence[Any]]] = [
-            ("turn_read", (7, *(k.chat(chat, p) for p in parts), repr(upto), str(limit), int(pending))),
-            ("HGET", (k.persona_versions(), persona)),
-            ("HGET", (k.token_ratio(), model)),
-            *(("GET", (k.lorebook(b, "version"),)) for b in wanted),
-        ]
-        with map_redis_errors():
-            read, version, ratio, *book_versions = await _run_pipeline(self._r, calls)
+
+        async def attempt(token: str, ttl_ms: int) -> list[Any] | None:
+            calls: list[Call] = [
+                (self._turn_read, (8, *keys, repr(upto), str(limit), int(pending), token, ttl_ms)),
+                ("HGET", (k.persona_versions(), persona)),
+                ("HGET", (k.token_ratio(), model)),
+                *(("GET", (k.lorebook(b, "version"),)) for b in wanted),
+            ]
+            with map_redis_errors():
+                results = await _run_pipeline(self._r, calls)
+            return None if results[0] == _BUSY else results
+
+        lease = lease_of(k.lock(chat))  # a lazy chat lock: this read takes it (issue 12)
+        if lease is None or lease.acquired:
+            found = await attempt("", 0)
+        else:
+            found = await lease.acquire_with(attempt, took=lambda results: len(results[0]) > 1)
+        if found is None:
+            raise Conflict("The chat is busy with another reply; try again.", code="chat_busy")
+        read, version, ratio, *book_versions = found
         common: dict[str, Any] = {
             "persona_version": int(version) if version is not None else None,
             "token_ratio": float(ratio) if ratio is not None else None,
@@ -221,14 +212,14 @@ class RedisChatStore:
             ids = await self._r.zrevrangebyscore(
                 self._k.chat(chat, "log"), position, "-inf", start=0, num=limit
             )
-            found = await self._messages(chat, [i.decode() for i in reversed(ids)])
+            found = await self._messages(chat, [i.decode() for i in reversed(members(ids))])
         return found
 
     async def history(self, chat: str, limit: int) -> list[StoredMessage]:
         """See ``engine.ports.MessageLog.history``."""
         with map_redis_errors():
             ids = await self._r.zrange(self._k.chat(chat, "log"), -limit, -1)
-            found = await self._messages(chat, [i.decode() for i in ids])
+            found = await self._messages(chat, [i.decode() for i in members(ids)])
         return found
 
     async def message(self, chat: str, message: str) -> StoredMessage | None:
@@ -246,7 +237,7 @@ class RedisChatStore:
         """See ``engine.ports.TurnStore.oldest_pending``."""
         with map_redis_errors():
             ids = await self._r.zrangebyscore(self._k.chat(chat, "pending"), "-inf", upto, start=0, num=1)
-            found = await self._messages(chat, [i.decode() for i in ids])
+            found = await self._messages(chat, [i.decode() for i in members(ids)])
         return found[0] if found else None
 
     async def drop_pending(self, chat: str, message: str) -> None:
@@ -271,25 +262,32 @@ class RedisChatStore:
         )
         if stored is not None:
             stored = msgspec.structs.replace(stored, turn=turn.id)
+        parts = ("turns", "pending", "msgs", "log", "answers", "latest", "lore_state")
+        turns, pending, msgs, log_key, answers, latest, lore_key = (k.chat(chat, p) for p in parts)
+        keys = [turns, k.request_log(chat, turn.id), pending, msgs, log_key, answers, latest, lore_key]
+        lease = lease_of(k.lock(chat))
+        token = lease.token if lease is not None and lease.acquired else ""
+        args: list[Any] = [
+            token,  # fenced: a turn whose chat lock was lost meanwhile stores nothing (LeaseLost)
+            turn.id,
+            codec.ENCODER.encode(turn),
+            codec.ENCODER.encode(log),
+            REQUEST_LOG_TTL,
+            stored.id if stored is not None else "",
+            codec.ENCODER.encode(stored) if stored is not None else "",
+            repr(stored.position) if stored is not None else "",
+            codec.ENCODER.encode(lore_state) if lore_state is not None else "",
+            superseded.id if superseded is not None else "",
+            codec.ENCODER.encode(superseded) if superseded is not None else "",
+            (superseded.reply_message or "") if superseded is not None else "",
+            *turn.answers,
+        ]
         with map_redis_errors():
-            # fenced: a turn whose chat lock was lost meanwhile stores nothing (LeaseLost)
-            async with fenced_pipeline(self._r, k.lock(chat)) as tx:
-                tx.hset(k.chat(chat, "turns"), turn.id, codec.ENCODER.encode(turn))
-                tx.set(k.request_log(chat, turn.id), codec.ENCODER.encode(log), ex=REQUEST_LOG_TTL)
-                if turn.answers:
-                    tx.zrem(k.chat(chat, "pending"), *turn.answers)
-                if stored is not None:
-                    tx.hset(k.chat(chat, "msgs"), stored.id, codec.ENCODER.encode(stored))
-                    tx.zadd(k.chat(chat, "log"), {stored.id: stored.position})
-                    tx.hset(k.chat(chat, "answers"), mapping=dict.fromkeys(turn.answers, turn.id))
-                    tx.set(k.chat(chat, "latest"), turn.id)
-                if lore_state is not None:
-                    tx.set(k.chat(chat, "lore_state"), codec.ENCODER.encode(lore_state))
-                if superseded is not None:
-                    tx.hset(k.chat(chat, "turns"), superseded.id, codec.ENCODER.encode(superseded))
-                    if superseded.reply_message:
-                        tx.zrem(k.chat(chat, "log"), superseded.reply_message)
-                await tx.execute()
+            done = await self._finish(keys=[*keys, k.lock(chat)], args=args)
+        if not done:
+            raise LeaseLost("The lock was lost before this could be stored; another holder carries on.")
+        if lease is not None and token:
+            await lease.ended()  # the script released the lock with the writes
         return stored
 
     async def get(self, chat: str, turn: str) -> tuple[Turn, RequestLog] | None:
@@ -307,19 +305,19 @@ class RedisChatStore:
         if turn is None:
             return None
         raw = await self._r.hget(self._k.chat(chat, "turns"), turn)
-        return codec.TURN.decode(raw) if raw is not None else None
+        return codec.TURN.decode(blob(raw)) if raw is not None else None
 
     async def answer_of(self, chat: str, message: str) -> Turn | None:
         """See ``engine.ports.TurnStore.answer_of``."""
         with map_redis_errors():
             turn_id = await self._r.hget(self._k.chat(chat, "answers"), message)
-            return await self._turn(chat, turn_id)
+            return await self._turn(chat, maybe_blob(turn_id))
 
     async def latest(self, chat: str) -> Turn | None:
         """See ``engine.ports.TurnStore.latest``."""
         with map_redis_errors():
             turn_id = await self._r.get(self._k.chat(chat, "latest"))
-            return await self._turn(chat, turn_id)
+            return await self._turn(chat, maybe_blob(turn_id))
 
 
 class RedisChatLock:
@@ -344,10 +342,16 @@ class RedisChatLock:
         self._wait = wait
 
     @asynccontextmanager
-    async def hold(self, chat: str) -> AsyncIterator[None]:
-        """See ``engine.ports.ChatLock.hold``."""
-        async with Lease(self._r, self._k.lock(chat), ttl=self._ttl, wait=self._wait) as lease:
-            if not lease.acquired:
+    async def hold(self, chat: str, *, lazy: bool = False) -> AsyncIterator[None]:
+        """See ``engine.ports.ChatLock.hold``.
+
+        ``lazy``: the lock is taken by the first ``RedisChatStore.turn_inputs`` of the block, in the
+        same round trip as the read (``chat_busy`` is raised there), and a turn's ``finish`` frees
+        it in the same script as its writes; the next read of the block takes it again.
+        """
+        lease = Lease(self._r, self._k.lock(chat), ttl=self._ttl, wait=self._wait, lazy=lazy)
+        async with lease:
+            if not lease.acquired and not lazy:
                 raise Conflict("The chat is busy with another reply; try again.", code="chat_busy")
             yield
 
@@ -363,7 +367,7 @@ class RedisPersonaStore:
         """See ``engine.ports.PersonaStore.get``."""
         with map_redis_errors():
             raw = await self._r.hget(self._k.personas(), persona)
-        return codec.PERSONA.decode(raw) if raw is not None else None
+        return codec.PERSONA.decode(blob(raw)) if raw is not None else None
 
     async def versioned(self, persona: str) -> tuple[int, Persona] | None:
         """See ``engine.ports.PersonaStore.versioned``; a persona stored before versions gets 1."""
@@ -401,4 +405,4 @@ class RedisPersonaStore:
         """See ``engine.ports.PersonaStore.all``."""
         with map_redis_errors():
             raw = await self._r.hgetall(self._k.personas())
-        return sorted((codec.PERSONA.decode(v) for v in raw.values()), key=lambda p: p.id)
+        return sorted((codec.PERSONA.decode(v) for v in blob_hash(raw).values()), key=lambda p: p.id)

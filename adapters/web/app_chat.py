@@ -34,7 +34,7 @@ from engine.memory import global_list, global_personal_list, personal_list, spac
 from engine.offline import OFFLINE_LABEL
 from engine.prompt import fill_macros
 from engine.requestlog import LoreLog, RequestLog
-from engine.service.turn import memory_space
+from engine.turn import memory_space
 
 __all__ = ["CHAT_ROUTES", "model_info"]
 

@@ -53,7 +53,7 @@ from engine.memory import (
     personal_list,
     space_list,
 )
-from engine.service.turn import memory_space
+from engine.turn import memory_space
 
 __all__ = ["LISTS", "MEMORY_ROUTES", "ListName", "list_of", "may_touch"]
 

@@ -420,9 +420,10 @@ async def add_persona_document(
         raise InvalidInput("The document is longer than 2,000,000 characters.", code="file_too_large")
     if state.service.memory is None:
         raise Conflict("Memory is off in this deployment, so documents are too.", code="memory_off")
-    info = await state.service.memory.add_document(
-        found.id, (body.name.strip() or "document")[:200], body.text
-    )
+    documents = state.service.memory.documents
+    if documents is None:
+        raise Conflict("Documents need an embedder (HEARTH_EMBEDDER is none).", code="documents_unavailable")
+    info = await documents.add(found.id, (body.name.strip() or "document")[:200], body.text)
     return msgspec.to_builtins(info)  # type: ignore[no-any-return]
 
 

@@ -46,7 +46,7 @@ from engine.archive.beliefs import LintPair, LintPolicy, SemanticEntry, confiden
 from engine.memory import ScopeList
 from engine.memory.model import MemoryRecord
 from engine.service.archive import ArchiveDesk
-from engine.service.turn import memory_space
+from engine.turn import memory_space
 
 __all__ = ["LINT_BOUNDS", "LINT_ROUTES", "explain_memory", "lint_bounds", "lint_memories"]
 

@@ -54,9 +54,11 @@ class WebState:
         self.chat_controls = chat_controls
         self.persona_extras = personas
         self.proxies = TrustedProxies(settings.trusted_proxies)
-        desk = service.memory
-        jobs = getattr(desk, "documents", None)  # a RedisDocumentStore keeps the jobs too
-        self.ingest = DocumentIngest(desk, jobs, clock) if desk is not None and jobs is not None else None
+        documents = service.memory.documents if service.memory is not None else None
+        jobs = getattr(documents, "store", None)  # a RedisDocumentStore keeps the jobs too
+        self.ingest = (
+            DocumentIngest(documents, jobs, clock) if documents is not None and jobs is not None else None
+        )
 
     def client_ip(self, connection: ASGIConnection[Any, Any, Any, Any]) -> str:
         """The client's address, through trusted proxies (``HEARTH_TRUSTED_PROXIES``)."""

@@ -213,8 +213,12 @@ class ChatStore(MessageLog, TurnStore, Protocol):
 class ChatLock(Protocol):
     """Serializes the turns of one chat across processes."""
 
-    def hold(self, chat: str) -> AbstractAsyncContextManager[None]:
+    def hold(self, chat: str, *, lazy: bool = False) -> AbstractAsyncContextManager[None]:
         """Hold the chat's lock for the duration of the ``async with`` block.
+
+        ``lazy``: the store may take the lock with the block's first ``TurnStore.turn_inputs`` (in
+        the same round trip) and free it with a turn's ``finish``, taking it again on the next
+        read; a lock without that support simply holds it for the whole block.
 
         Raises:
             Conflict: ``chat_busy`` when the lock could not be had in time.

@@ -49,8 +49,8 @@ from engine.errors import NotFound
 from engine.model import StoredMessage
 from engine.ports import ArchiveStore, Clock, PageRecall
 from engine.service.archive_settings import ArchiveSettings
-from engine.service.turn import memory_space
 from engine.summary import extractive_summary
+from engine.turn import memory_space
 
 __all__ = [
     "ArchiveDesk",

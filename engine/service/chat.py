@@ -5,6 +5,11 @@ It drives the ports and performs what the pure functions decide. A message is fi
 the chat's pending messages oldest first, up to and including its own, so two messages sent at
 once are both answered, in order, even with several web processes; a message another process
 already answered is reported with that turn.
+
+A turn (``engine.turn``) is *gathered* (one read of the chat, which also takes the chat's lock;
+then the memories and the lorebook scan together), *planned* by the pure ``plan_turn``,
+*performed* (the model's stream and its tool rounds, memory tools planned by
+``engine.memory.tools``) and *finished* with one write, which also frees the lock.
 """
 
 from __future__ import annotations
@@ -21,15 +26,8 @@ import msgspec
 from engine.errors import Conflict, InvalidInput, LLMUnavailable, LockLost, NotFound, StorageUnavailable
 from engine.lorebook import LoreResult, LoreState, scan_lore
 from engine.memory.compose import DRAFT_LIMIT, check_description, compose_prompt, extract_drafts, parse_drafts
-from engine.model import (
-    IncomingMessage,
-    JournalEntry,
-    MessageStored,
-    ModelSettings,
-    Persona,
-    StoredMessage,
-    Turn,
-)
+from engine.memory.tools import MEMORY_OFF, MemoryContext, decode_input, speaker_names
+from engine.model import IncomingMessage, ModelSettings, Persona, StoredMessage, Turn
 from engine.ports import (
     ChatLock,
     ChatModel,
@@ -42,35 +40,29 @@ from engine.ports import (
     TokenCounter,
     TurnInputs,
 )
-from engine.prompt import (
-    Prompt,
-    assemble_prompt,
-    fill_macros,
-    resolve_template,
-)
-from engine.requestlog import (
-    Context,
-    LoreLog,
-    RequestLog,
-    build_request_log,
-    summarize_context,
-)
-from engine.service.memory import MEMORY_OFF, MemoryContext, MemoryDesk
+from engine.prompt import fill_macros
+from engine.requestlog import Context, RequestLog, summarize_context
+from engine.service.memory import MemoryDesk
 from engine.service.summaries import SummaryDesk
-from engine.service.turn import (
+from engine.tools import SearchArchiveInput, ToolCall, ToolExchange, ToolResult
+from engine.turn import (
     MAX_TOOL_ROUNDS,
+    Commit,
     Draft,
-    Talk,
-    answered_ids,
-    memory_logs,
+    Frame,
+    Gathered,
+    TurnPlan,
+    fail_turn,
+    finish_turn,
+    frame_turn,
     memory_space,
-    prompt_parts,
+    memory_writes,
+    persona_message,
+    plan_turn,
     turn_macros,
 )
-from engine.summary import SummaryState, prompt_summaries
-from engine.tools import ARCHIVE_TOOLS, MEMORY_TOOLS, SearchArchiveInput, ToolCall, ToolExchange, ToolResult
 from engine.validate import TextLimits, check_text
-from engine.window import WindowPolicy, live_window
+from engine.window import WindowPolicy
 
 __all__ = [
     "Accepted",
@@ -226,19 +218,11 @@ class ChatService:
             return None
         text = fill_macros(persona.greeting, char=persona.name, user=user_name)
         (tokens,) = await self.counter.count([text])
-        return NewMessage(
-            role="assistant",
-            user=f"persona:{persona.id}",
-            name=persona.name,
-            text=text,
-            sent_at=sent_at,
-            tokens=tokens,
-            persona=persona.id,
-        )
+        return persona_message(persona, text, sent_at=sent_at, tokens=tokens)
 
     async def _answer(self, stored: StoredMessage) -> AsyncIterator[ReplyEvent]:
         chat = stored.chat
-        async with self._lock.hold(chat):
+        async with self._lock.hold(chat, lazy=True):  # taken by the read, freed by the finish (issue 12)
             while (inputs := await self._read(chat, stored.position, stored.persona)).answered is not None:
                 pending = inputs.answered
                 mine = pending.id == stored.id
@@ -263,9 +247,7 @@ class ChatService:
                     return
         yield await self._already_answered(stored)
 
-    async def _read(
-        self, chat: str, upto: float, persona_id: str, *, pending: bool = True
-    ) -> TurnInputs:
+    async def _read(self, chat: str, upto: float, persona_id: str, *, pending: bool = True) -> TurnInputs:
         """The one read of a turn's inputs (issue 12), with the books this chat had last turn."""
         cached = self._personas.get(persona_id)
         books = (*(cached[1].lorebooks if cached else ()), *self._books.get(chat, ()))
@@ -369,7 +351,7 @@ class ChatService:
                 yield ReplyFailed(code="not_latest_turn", message="A newer reply arrived meanwhile.")
                 return
             if self.memory is not None:  # MEM-7: the old reply's memory writes are undone
-                await self.memory.rollback([w for w in old.journal if not isinstance(w, MessageStored)])
+                await self.memory.rollback(memory_writes(old.journal))
             inputs = await self._read(answered.chat, answered.position, persona.id, pending=False)
             inputs = msgspec.structs.replace(inputs, answered=answered)
             async for event in self._run_turn(answered, persona, old, inputs):
@@ -383,96 +365,74 @@ class ChatService:
     async def _run_turn(
         self, answered: StoredMessage, persona: Persona, replaces: Turn | None, inputs: TurnInputs
     ) -> AsyncIterator[ReplyEvent]:
-        chat, started = answered.chat, self._clock.now()
-        settings = self._settings(persona)
-        summary = inputs.summary if self.summaries else SummaryState()
-        # SUM-3: summarized messages reach the prompt only through their tiers, never twice
-        candidates = [m for m in inputs.messages if m.position > summary.upto]
-        window = live_window(candidates, self.policy.window, settings.context_window)
-        answers = answered_ids(window.messages, answered)
-        # memories (Redis reads, maybe the embedding) run while the lorebooks are scanned
-        memory_task = asyncio.ensure_future(self._memories(persona, answered, window.messages, answers))
-        try:
-            lore = await self._scan_lore(persona, answered, candidates, inputs)
-        finally:
-            memory = await memory_task
-        template = resolve_template(persona.template)
-        parts = msgspec.structs.replace(
-            prompt_parts(persona, window, lore, memory, answered), summaries=prompt_summaries(summary)
-        )
-        prompt = assemble_prompt(parts, template)
-        counts = await self._count_prompt(prompt.messages)
-        turn_id = self._new_id()
-        log = build_request_log(
-            turn=turn_id,
-            chat=chat,
-            persona=persona.id,
-            provider=self.model.provider,
-            model=settings.name if self.model.provider != "offline" else "offline",
-            created_at=started,
-            prompt=prompt,
-            window=window,
-            template=template,
-            message_tokens=counts,
-            lore=tuple(
-                LoreLog(book=d.book, entry=d.entry, name=d.name, included=d.included, reason=d.reason)
-                for d in lore.decisions
-            ),
-            memories=memory_logs(memory),
-            documents=len(memory.documents),
-            summaries=len(summary.tiers),
-        )
-        turn = Turn(
-            id=turn_id,
-            chat=chat,
-            persona=persona.id,
-            answers=answers,
-            position=answered.position,
-            status="done",
-            created_at=started,
-            replaces=replaces.id if replaces else None,
-        )
+        """Gather → plan → perform → finish (``engine.turn``)."""
+        gathered = await self._gather(answered, persona, replaces, inputs)
+        plan = plan_turn(gathered, estimate=self.counter.estimate)
         if self.memory is not None:
-            await self.memory.commit(memory)
+            await self.memory.commit(gathered.memory)
         draft = Draft()
-        talk = Talk(answered=answered, window=window.messages, turn=turn_id, memory=memory)
         try:
-            async for delta in self._converse(prompt, settings, persona, talk, draft):
+            async for delta in self._perform(plan, gathered, draft):
                 yield delta
+            text = "".join(draft.text).strip()
+            if not text:
+                raise LLMUnavailable("The model returned an empty reply.")
         except LLMUnavailable as exc:
-            yield await self._fail(turn, draft.finish(log), exc, draft.journal)
-            return
-        text = "".join(draft.text).strip()
-        if not text:
-            failure = LLMUnavailable("The model returned an empty reply.")
-            yield await self._fail(turn, draft.finish(log), failure, draft.journal)
+            yield await self._fail(gathered, plan, draft, exc)
             return
         (reply_tokens,) = await self.counter.count([text])
-        self._learn_ratio(settings.name, draft)
-        log = msgspec.structs.replace(draft.finish(log), duration_ms=self._elapsed_ms(started))
-        turn = msgspec.structs.replace(
-            turn, reply=text, reply_message=f"r-{turn_id}", journal=tuple(draft.journal)
-        )
-        reply = NewMessage(
-            role="assistant",
-            user=f"persona:{persona.id}",
-            name=persona.name,
+        self._learn_ratio(gathered.settings.name, draft)
+        duration = self._elapsed_ms(gathered.started)
+        commit = finish_turn(
+            gathered,
+            plan,
+            draft,
             text=text,
-            sent_at=self._clock.now(),
-            tokens=reply_tokens,
-            persona=persona.id,
-            reply_to=answered.id,
+            reply_tokens=reply_tokens,
+            now=self._clock.now(),
+            duration_ms=duration,
         )
-        old = msgspec.structs.replace(replaces, status="superseded") if replaces else None
-        state = lore.state
-        keep_state = state if (lore.decisions or state.marks or state.timed or state.before) else None
-        await self.chats.finish(turn, log, reply, old, keep_state)
-        if self.summaries is not None and len(candidates) > len(
-            window.messages
-        ):  # SUM-1: some left the window
-            await self.summaries.store.enqueue(chat)
-        notices = await self.memory.notices(memory_space(chat), log.memory_writes) if self.memory else ()
-        yield ReplyDone(turn=turn_id, reply=text, context=summarize_context(log), notices=notices)
+        await self._finish(commit)
+        if self.summaries is not None and gathered.frame.spilled:  # SUM-1: some left the window
+            await self.summaries.store.enqueue(answered.chat)
+        space = memory_space(answered.chat)
+        notices = await self.memory.notices(space, commit.log.memory_writes) if self.memory else ()
+        yield ReplyDone(turn=plan.turn.id, reply=text, context=summarize_context(commit.log), notices=notices)
+
+    async def _gather(
+        self, answered: StoredMessage, persona: Persona, replaces: Turn | None, inputs: TurnInputs
+    ) -> Gathered:
+        """What the turn plans from: the window over ``inputs``, then its memories and lore together."""
+        started, settings = self._clock.now(), self._settings(persona)
+        frame = frame_turn(
+            inputs,
+            answered,
+            policy=self.policy.window,
+            context_window=settings.context_window,
+            summaries=self.summaries is not None,
+        )
+        # memories (Redis reads, maybe the embedding) run while the lorebooks are scanned
+        memory_task = asyncio.ensure_future(self._memories(persona, frame))
+        try:
+            lore = await self._scan_lore(persona, frame, inputs)
+        finally:
+            memory = await memory_task
+        return Gathered(
+            frame=frame,
+            persona=persona,
+            settings=settings,
+            provider=self.model.provider,
+            lore=lore,
+            memory=memory,
+            turn_id=self._new_id(),
+            started=started,
+            replaces=replaces,
+            memory_tools=self.memory is not None,
+            archive_tools=self.archive_search is not None,
+        )
+
+    async def _finish(self, commit: Commit) -> None:
+        await self.chats.finish(commit.turn, commit.log, commit.reply, commit.superseded, commit.lore_state)
 
     def _learn_ratio(self, model: str, draft: Draft) -> None:
         """Learn the counter's ratio from the reply's usage; store it off the path when it moved."""
@@ -482,17 +442,13 @@ class ChatService:
             self._background.add(task)
             task.add_done_callback(self._background.discard)
 
-    async def _converse(
-        self, prompt: Prompt, settings: ModelSettings, persona: Persona, talk: Talk, draft: Draft
-    ) -> AsyncIterator[ReplyDelta]:
-        """Stream the model's reply, running its memory tools between rounds (MEM-6a)."""
-        tools = MEMORY_TOOLS if talk.memory.can_write and self.memory is not None else ()
-        if self.archive_search is not None:
-            tools = (*tools, *ARCHIVE_TOOLS)
+    async def _perform(self, plan: TurnPlan, g: Gathered, draft: Draft) -> AsyncIterator[ReplyDelta]:
+        """Stream the model's reply, running its tools between rounds (MEM-6a)."""
+        prompt, names = plan.prompt, speaker_names(g.frame.window.messages)
         for _ in range(MAX_TOOL_ROUNDS):
             said: list[str] = []
             calls: list[ToolCall] = []
-            async for event in self.model.stream(prompt, settings, persona.name, tools):
+            async for event in self.model.stream(prompt, g.settings, g.persona.name, plan.tools):
                 if isinstance(event, TextDelta):
                     said.append(event.text)
                     draft.text.append(event.text)
@@ -503,58 +459,45 @@ class ChatService:
                     draft.add_usage(event)
             if not calls:
                 return
-            results = [await self._tool(call, talk, draft) for call in calls]
+            results = [await self._tool(call, g, names, draft) for call in calls]
             exchange = ToolExchange(text="".join(said), calls=tuple(calls), results=tuple(results))
             prompt = msgspec.structs.replace(prompt, exchanges=(*prompt.exchanges, exchange))
 
-    async def _tool(self, call: ToolCall, talk: Talk, draft: Draft) -> ToolResult:
+    async def _tool(self, call: ToolCall, g: Gathered, names: dict[str, str], draft: Draft) -> ToolResult:
+        answered = g.frame.answered
         if call.name == "search_archive" and self.archive_search is not None:
             try:
-                query = msgspec.json.decode(call.arguments, type=SearchArchiveInput).query
-            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                return ToolResult(call_id=call.id, content=f"Not done: {exc}", is_error=True)
-            return ToolResult(call_id=call.id, content=await self.archive_search(talk.answered.chat, query))
+                query = decode_input(call.arguments, SearchArchiveInput).query
+            except InvalidInput as exc:
+                return ToolResult(call_id=call.id, content=f"Not done: {exc.message}", is_error=True)
+            return ToolResult(call_id=call.id, content=await self.archive_search(answered.chat, query))
         if self.memory is None:
             return ToolResult(call_id=call.id, content="Not done: memory is off.", is_error=True)
-        names = {m.name.casefold(): m.user for m in talk.window if m.role == "user"}
         result, writes = await self.memory.run_tool(
-            talk.memory,
-            call,
-            speaker=talk.answered.user,
-            names=names,
-            turn=talk.turn,
-            now=talk.answered.sent_at,
+            g.memory, call, speaker=answered.user, names=names, turn=g.turn_id, now=answered.sent_at
         )
         draft.journal.extend(writes)
         return result
 
-    async def _memories(
-        self,
-        persona: Persona,
-        answered: StoredMessage,
-        window: tuple[StoredMessage, ...],
-        answers: tuple[str, ...],
-    ) -> MemoryContext:
+    async def _memories(self, persona: Persona, frame: Frame) -> MemoryContext:
         """The turn's memories; participants are the authors of the messages it answers (MEM-4)."""
         if self.memory is None:
             return MEMORY_OFF
-        answering = [m for m in window if m.id in answers] or [answered]
+        answered = frame.answered
         return await self.memory.for_turn(
             persona=persona.id,
             limits=persona.memory,
             learn_from_chat=persona.learn_from_chat,
             space=memory_space(answered.chat),
-            participants=tuple(dict.fromkeys(m.user for m in answering)),
-            guests=tuple(dict.fromkeys(m.user for m in answering if m.guest)),
+            participants=frame.participants,
+            guests=frame.guests,
             text=answered.text,
             message_at=answered.sent_at,
         )
 
-    async def _scan_lore(
-        self, persona: Persona, answered: StoredMessage, candidates: list[StoredMessage], inputs: TurnInputs
-    ) -> LoreResult:
+    async def _scan_lore(self, persona: Persona, frame: Frame, inputs: TurnInputs) -> LoreResult:
         """Scan the persona's and the chat's lorebooks over the recent messages (LORE-1..12)."""
-        chat = answered.chat
+        answered = frame.answered
         ids = list(dict.fromkeys([*persona.lorebooks, *inputs.attached]))
         books = await self.lore.compiled(ids, inputs.book_versions) if ids else []
         if not books:
@@ -563,37 +506,28 @@ class ChatService:
         return await asyncio.to_thread(
             scan_lore,
             books,
-            [m.text for m in candidates],
+            [m.text for m in frame.candidates],
             inputs.lore_state,
             # seeded by the answered message, so a regenerate re-renders the same rolls (LORE-10)
-            turn_id=f"{chat}#{answered.id}",
+            turn_id=f"{answered.chat}#{answered.id}",
             message_count=inputs.count,
-            at_greeting=all(m.role == "user" or m.id == "m0" for m in candidates),
+            at_greeting=frame.at_greeting,
             count_tokens=self.counter.estimate,
             macros=turn_macros(persona, answered),  # LORE-17: the message's time, never the clock
         )
 
-    async def _count_prompt(self, messages: tuple[msgspec.Struct, ...]) -> dict[int, int]:
-        texts = [m.text for m in messages]  # type: ignore[attr-defined]
-        counted = await self.counter.count(texts)
-        return dict(enumerate(counted))
-
     def _elapsed_ms(self, started: datetime) -> int:
         return int((self._clock.now() - started).total_seconds() * 1000)
 
-    async def _fail(
-        self, turn: Turn, log: RequestLog, exc: LLMUnavailable, journal: list[JournalEntry]
-    ) -> ReplyFailed:
-        turn = msgspec.structs.replace(turn, status="failed", error_code=exc.code, journal=tuple(journal))
-        log = msgspec.structs.replace(
-            log, error=f"{exc.code}: {exc.message}", duration_ms=self._elapsed_ms(turn.created_at)
-        )
-        await self.chats.finish(turn, log, None, None)
+    async def _fail(self, g: Gathered, plan: TurnPlan, draft: Draft, exc: LLMUnavailable) -> ReplyFailed:
+        duration = self._elapsed_ms(g.started)
+        commit = fail_turn(plan, draft, code=exc.code, message=exc.message, duration_ms=duration)
+        await self._finish(commit)
         return ReplyFailed(
             code=exc.code,
             message=(
                 f"The model could not answer ({exc.message}). "
                 "Your message is saved; send it again or regenerate later."
             ),
-            turn=turn.id,
+            turn=plan.turn.id,
         )

@@ -8,7 +8,7 @@
   choosing another one) rolls them back, and they are not redone when one comes back to it.
 - **Branches**: a branch copies the conversation up to a message into a new chat. Memories are
   shared with the original (MEM-1: the branch's memory space is the original's, see
-  ``engine.service.turn.memory_space``); summaries and lore state start fresh.
+  ``engine.turn.memory_space``); summaries and lore state start fresh.
 """
 
 from __future__ import annotations

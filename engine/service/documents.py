@@ -1,4 +1,9 @@
-"""Persona documents ingested in the background, in small batches (DOC-1; issue 13, finding 3).
+"""Persona documents (DOC-1): their desk, and their ingestion in the background.
+
+``DocumentDesk`` stores a persona's documents with their vectors and lists them; a turn searches
+them with its one embedding through ``Recall.documents`` (``MemoryDesk.for_turn``).
+
+Ingestion runs in the background, in small batches (issue 13, finding 3).
 
 ``POST /api/personas/{id}/documents`` only checks and chunks the upload, records a *job* and
 answers ``202``; a task in the web process then embeds the chunks ``batch`` at a time. The
@@ -28,12 +33,50 @@ import msgspec
 
 from engine.documents import Chunk, DocumentInfo, DocumentJob, chunk_document
 from engine.errors import Conflict, InvalidInput, PersonaBotError
-from engine.ports import Clock, JobStore
-from engine.service.memory import MemoryDesk
+from engine.ports import Clock, DocumentStore, JobStore, MemoryRecall
 
-__all__ = ["DocumentIngest", "DocumentJob", "JobStore"]
+__all__ = ["DocumentDesk", "DocumentIngest", "DocumentJob", "JobStore"]
 
 log = logging.getLogger("hearth.documents")
+
+
+class DocumentDesk:
+    """A persona's documents: chunked, embedded and stored whole, listed (DOC-1)."""
+
+    def __init__(self, *, store: DocumentStore, recall: MemoryRecall) -> None:
+        self.store = store
+        self.recall = recall
+
+    def check_available(self) -> None:
+        """Raises ``Conflict(documents_unavailable)`` without an embedder."""
+        if not self.recall.available:
+            raise Conflict(
+                "Documents need an embedder (HEARTH_EMBEDDER is none).", code="documents_unavailable"
+            )
+
+    async def add(self, persona: str, name: str, text: str) -> DocumentInfo:
+        """Chunk, embed and store a document at once (the API's background path is ``DocumentIngest``).
+
+        Raises:
+            Conflict: ``documents_unavailable``.
+        """
+        self.check_available()
+        chunks = chunk_document(text)
+        vectors: list[Any] = []
+        for start in range(0, len(chunks), 8):  # the embedder's lock is released between batches
+            vectors.extend(await self.recall.embed_passages([c.text for c in chunks[start : start + 8]]))
+        info = DocumentInfo(id=f"doc-{secrets.token_hex(5)}", name=name, chunks=len(chunks), chars=len(text))
+        await self.put(persona, info, chunks, vectors)
+        return info
+
+    async def put(self, persona: str, info: DocumentInfo, chunks: tuple[Chunk, ...], vectors: Any) -> None:
+        """Store a document with its chunks' vectors in one write; the next search sees it."""
+        await self.store.put(persona, info, chunks, self.recall.model, vectors)
+        self.recall.forget_documents(persona)
+
+    async def all(self, persona: str) -> list[DocumentInfo]:
+        """The persona's searchable documents."""
+        return await self.store.all(persona)
 
 
 class DocumentIngest:
@@ -41,7 +84,7 @@ class DocumentIngest:
 
     def __init__(
         self,
-        desk: MemoryDesk,
+        desk: DocumentDesk,
         jobs: JobStore,
         clock: Clock,
         *,
@@ -65,11 +108,7 @@ class DocumentIngest:
             Conflict: ``documents_unavailable`` (no embedder) or ``ingest_busy`` (too many waiting).
             InvalidInput: ``document_empty``.
         """
-        desk = self._desk
-        if desk.documents is None or not desk.recall.available:
-            raise Conflict(
-                "Documents need an embedder (HEARTH_EMBEDDER is none).", code="documents_unavailable"
-            )
+        self._desk.check_available()
         if len(self._tasks) >= self.max_pending:
             raise Conflict(
                 f"{len(self._tasks)} documents are being embedded already; upload this one later.",
@@ -113,9 +152,7 @@ class DocumentIngest:
                     job = await self._update(job, embedded=len(rows))
                     await asyncio.sleep(0)  # let a waiting turn take the embedder first
                 info = DocumentInfo(id=job.id, name=job.name, chunks=job.chunks, chars=job.chars)
-                assert self._desk.documents is not None
-                await self._desk.documents.put(job.persona, info, chunks, self._desk.recall.model, rows)
-                self._desk.recall.forget_documents(job.persona)
+                await self._desk.put(job.persona, info, chunks, rows)
                 await self._update(job, status="done")
         except asyncio.CancelledError:
             raise

@@ -19,28 +19,22 @@ from typing import Any
 
 import msgspec
 
-from engine.documents import DocumentInfo, chunk_document
 from engine.errors import Conflict, InvalidInput, NotFound
 from engine.memory import (
     SEARCH_FAILED,
     ClearPlan,
-    DecayPlan,
     MemoryPolicy,
     MemoryRecord,
     MemoryTurn,
     MemoryWrite,
     NewMemory,
-    ReplyMemories,
     SavePlan,
     ScopeList,
     SearchResult,
     Source,
     WritePlan,
-    check_turn_write,
-    global_list,
     memories_for_reply,
     memory_enabled,
-    personal_list,
     plan_clear_all,
     plan_decay,
     plan_delete,
@@ -50,38 +44,29 @@ from engine.memory import (
     plan_update,
     scope_list_of,
     scopes_in_play,
-    space_list,
     written_id,
 )
 from engine.memory.journal import Deleted, Forgotten, Saved, Updated
+from engine.memory.tools import (
+    MEMORY_OFF,
+    MemoryContext,
+    MemoryStep,
+    SaveStep,
+    UpdateStep,
+    plan_memory_tool,
+    save_reply,
+)
 from engine.model import MemoryLimits
 from engine.notices import NOTICE_LEVELS, render_notices
 from engine.ports import Directory, DocumentStore, MemoryRecall, MemoryStore
 from engine.requestlog import MemoryNote
-from engine.tools import DeleteMemoryInput, SaveMemoryInput, ToolCall, ToolResult, UpdateMemoryInput
+from engine.service.documents import DocumentDesk
+from engine.tools import ToolCall, ToolResult
 
 __all__ = ["MEMORY_OFF", "MemoryContext", "MemoryDesk"]
 
 _RETRIES = 3
 log = logging.getLogger("hearth.memory")
-
-
-class MemoryContext(msgspec.Struct, frozen=True, kw_only=True):
-    """A turn's memories: who is in play, what was stored before, what the reply carries."""
-
-    enabled: bool
-    turn: MemoryTurn | None = None
-    scopes: tuple[ScopeList, ...] = ()
-    records: tuple[MemoryRecord, ...] = ()
-    plan: DecayPlan | None = None
-    reply: ReplyMemories | None = None
-    search_ok: bool = False
-    can_write: bool = False
-    documents: tuple[str, ...] = ()
-    policy: MemoryPolicy | None = None
-
-
-MEMORY_OFF = MemoryContext(enabled=False)
 
 
 class MemoryDesk:
@@ -98,7 +83,8 @@ class MemoryDesk:
         new_id: Callable[[], str] | None = None,
     ) -> None:
         self.store = store
-        self.documents = documents
+        # the persona documents' own desk (DOC-1); the web layer reaches it through here
+        self.documents = DocumentDesk(store=documents, recall=recall) if documents is not None else None
         self.recall = recall
         self.directory = directory
         self.policy = policy if recall.available else msgspec.structs.replace(policy, decay_enabled=False)
@@ -160,7 +146,8 @@ class MemoryDesk:
             if len(self._searched) >= 10_000 and hint not in self._searched:
                 self._searched.clear()  # a hint, not state: bounded by forgetting all at once
             self._searched[hint] = searching
-            query, documents = None, ()
+            query: Any = None
+            documents: tuple[str, ...] = ()
             if searching:
                 try:  # one embedding per turn, shared by memories and documents (DEC-15, DOC-1)
                     query = await (embedding or self.recall.embed(text))
@@ -368,24 +355,6 @@ class MemoryDesk:
             await self.store.apply_writes(plan)
             await self._note(plan.writes)
 
-    # --- documents (DOC-1) ----------------------------------------------------------------
-
-    async def add_document(self, persona: str, name: str, text: str) -> DocumentInfo:
-        """Chunk, embed and store a persona document; searched by every turn's one embedding."""
-        if self.documents is None or not self.recall.available:
-            raise Conflict(
-                "Documents need an embedder (HEARTH_EMBEDDER is none).", code="documents_unavailable"
-            )
-        chunks = chunk_document(text)
-        vectors: list[Any] = []
-        for start in range(0, len(chunks), 8):  # the embedder's lock is released between batches
-            vectors.extend(await self.recall.embed_passages([c.text for c in chunks[start : start + 8]]))
-        doc_id = f"doc-{secrets.token_hex(5)}"
-        info = DocumentInfo(id=doc_id, name=name, chunks=len(chunks), chars=len(text))
-        await self.documents.put(persona, info, chunks, self.recall.model, vectors)
-        self.recall.forget_documents(persona)
-        return info
-
     # --- model tools (MEM-6a) -------------------------------------------------------------
 
     async def run_tool(
@@ -398,78 +367,31 @@ class MemoryDesk:
         turn: str,
         now: datetime,
     ) -> tuple[ToolResult, tuple[MemoryWrite, ...]]:
-        """Run one memory tool call; errors become error results the model can read."""
+        """Run one memory tool call, planned by ``plan_memory_tool``; errors become error results
+        the model can read."""
         try:
-            writes, summary = await self._tool(ctx, call, speaker=speaker, names=names, turn=turn, now=now)
+            step = plan_memory_tool(ctx, call, speaker=speaker, names=names, turn=turn)
+            writes, said = await self._perform(ctx, step, now)
         except (InvalidInput, NotFound, Conflict) as exc:
             return ToolResult(call_id=call.id, content=f"Not done: {exc.message}", is_error=True), ()
-        return ToolResult(call_id=call.id, content=summary), writes
+        return ToolResult(call_id=call.id, content=said), writes
 
-    async def _tool(
-        self,
-        ctx: MemoryContext,
-        call: ToolCall,
-        *,
-        speaker: str,
-        names: dict[str, str],
-        turn: str,
-        now: datetime,
+    async def _perform(
+        self, ctx: MemoryContext, step: MemoryStep, now: datetime
     ) -> tuple[tuple[MemoryWrite, ...], str]:
-        if ctx.turn is None or not ctx.can_write:
-            raise Conflict("memory is off in this chat.", code="memory_off")
-        if call.name == "save_memory":
-            args = _decode(call.arguments, SaveMemoryInput)
-            owner = names.get((args.about or "").casefold(), speaker)
-            target = {
-                "personal": personal_list(ctx.turn.persona, owner, ctx.turn.space),
-                "space": space_list(ctx.turn.persona, ctx.turn.space),
-                "global": global_list(owner),
-            }[args.scope]
-            check_turn_write(ctx.turn, target)
-            new = NewMemory(
-                id=self._new_id(),
-                persona=ctx.turn.persona,
-                target=target,
-                text=args.text,
-                source="model",
-                turn=turn,
+        policy = ctx.policy or self.policy
+        if isinstance(step, SaveStep):
+            saved = await self._save(step.memory(self._new_id()), now, policy)
+            return saved.writes, save_reply(saved)
+        scope, _ = await self.locate(step.id)
+        if isinstance(step, UpdateStep):
+            plan = await self._write(
+                scope,
+                lambda rs: plan_update(rs, step.id, writer="model", now=now, policy=policy, text=step.text),
             )
-            plan = await self._save(new, now, ctx.policy)
-            summary = f"I'll remember that: “{plan.record.text}” [{plan.record.id}]."
-            if plan.forgotten is not None:
-                summary += f" To make room I forgot: “{plan.forgotten.text}”."
-            return plan.writes, summary
-        if call.name in ("update_memory", "delete_memory"):
-            kind = UpdateMemoryInput if call.name == "update_memory" else DeleteMemoryInput
-            args2 = _decode(call.arguments, kind)
-            if args2.id not in {r.id for r in ctx.records}:
-                raise NotFound(
-                    f"there is no memory {args2.id} in this conversation.", code="memory_not_found"
-                )
-            scope, _ = await self.locate(args2.id)
-            if isinstance(args2, UpdateMemoryInput):
-                plan = await self._write(
-                    scope,
-                    lambda rs: plan_update(
-                        rs,
-                        args2.id,
-                        writer="model",
-                        now=now,
-                        policy=ctx.policy or self.policy,
-                        text=args2.text,
-                    ),
-                )
-                return plan.writes, f"Updated memory {args2.id}: “{args2.text}”."
-            plan = await self._write(scope, lambda rs: plan_delete(rs, args2.id, writer="model"))
-            return plan.writes, f"Deleted memory {args2.id}."
-        raise InvalidInput(f"unknown tool {call.name!r}.", code="unknown_tool")
-
-
-def _decode(arguments: str, kind: type[msgspec.Struct]) -> msgspec.Struct:
-    try:
-        return msgspec.json.decode(arguments, type=kind)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        raise InvalidInput(f"the tool input does not fit: {exc}", code="invalid_tool_input") from exc
+            return plan.writes, f"Updated memory {step.id}: “{step.text}”."
+        plan = await self._write(scope, lambda rs: plan_delete(rs, step.id, writer="model"))
+        return plan.writes, f"Deleted memory {step.id}."
 
 
 def _record_of(write: MemoryWrite) -> MemoryRecord:

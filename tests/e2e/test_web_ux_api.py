@@ -384,3 +384,27 @@ async def test_a_charx_card_brings_its_main_icon_as_the_persona_picture(
     assert persona["name"] == "Wren" and persona["avatar"], persona  # CCv3: the nickname is shown
     picture = await alice.http.get(persona["avatar"])
     assert picture.status_code == 200 and picture.content == image_png()  # the icon asset, unchanged
+
+
+async def test_doc_1_a_persona_document_is_added_and_listed_by_the_personas_owner_alone(
+    people: tuple[Visitor, Visitor],
+) -> None:
+    """The browser's document upload goes to the documents' own desk (issue 14) and stays the owner's."""
+    alice, bob = people
+    made = await alice.post("/app/personas", {"name": "Quill", "system_prompt": "You are Quill, a scribe."})
+    assert made.status_code == 201, made.text
+    pid = made.json()["persona"]["id"]
+    text = "# The scriptorium\nQuill keeps the red ink in the third drawer."
+    added = await alice.http.post(
+        f"/app/personas/{pid}/documents", json={"name": "scriptorium", "text": text}, headers=alice.headers()
+    )
+    assert added.status_code == 201, added.text
+    assert added.json()["name"] == "scriptorium" and added.json()["chunks"] >= 1
+    listed = (await alice.http.get(f"/app/personas/{pid}/documents")).json()["documents"]
+    assert [d["id"] for d in listed] == [added.json()["id"]]
+    stolen = await bob.http.post(
+        f"/app/personas/{pid}/documents",
+        json={"name": "mine", "text": "Bob was here."},
+        headers=bob.headers(),
+    )
+    assert stolen.status_code == 404 and error_of(stolen) == "persona_not_found"

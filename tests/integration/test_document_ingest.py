@@ -68,7 +68,8 @@ def ingest(redis: aioredis.Redis, clock: FixedClock, **options: Any) -> tuple[Do
         policy=MemoryPolicy(),
         documents=docs,
     )
-    return DocumentIngest(desk, docs, clock, **options), recall
+    assert desk.documents is not None
+    return DocumentIngest(desk.documents, docs, clock, **options), recall
 
 
 async def finished(service: DocumentIngest, job: str) -> Any:

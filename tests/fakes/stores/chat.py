@@ -192,7 +192,7 @@ class InMemoryChatLock:
         self._locks: dict[str, asyncio.Lock] = {}
 
     @asynccontextmanager
-    async def hold(self, chat: str) -> AsyncIterator[None]:
+    async def hold(self, chat: str, *, lazy: bool = False) -> AsyncIterator[None]:
         """See ``engine.ports.ChatLock.hold``."""
         lock = self._locks.setdefault(chat, asyncio.Lock())
         try:

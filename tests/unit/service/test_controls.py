@@ -8,7 +8,7 @@ import pytest
 
 from engine.errors import Conflict, Forbidden, NotFound
 from engine.service import ReplyDone
-from engine.service.turn import memory_space
+from engine.turn import memory_space
 from tests.fakes.ports import ScriptedChatModel
 from tests.unit.service.world import ROOM, World, drain
 

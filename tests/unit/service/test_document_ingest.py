@@ -65,7 +65,7 @@ def ingest(
         policy=MemoryPolicy(),
         documents=documents,
     )
-    return DocumentIngest(desk, documents, clock, batch=batch, max_pending=max_pending), recall
+    return DocumentIngest(desk.documents, documents, clock, batch=batch, max_pending=max_pending), recall
 
 
 async def finished(service: DocumentIngest, job: str) -> DocumentJob:

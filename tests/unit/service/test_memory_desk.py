@@ -117,5 +117,5 @@ async def test_dec_11_notices_are_as_visible_as_the_space_wants() -> None:
 async def test_documents_need_an_embedder() -> None:
     world = World()
     with pytest.raises(Conflict) as refused:
-        await world.memory.add_document("default", "notes", "# Notes\nSome text.")
+        await world.memory.documents.add("default", "notes", "# Notes\nSome text.")
     assert refused.value.code == "documents_unavailable"

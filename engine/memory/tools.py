@@ -1,0 +1,171 @@
+"""A turn's memories and the model's memory tools over them, pure part (MEM-6a, issue 14).
+
+``MemoryContext`` is what a turn knows of its memories (who is in play, what was stored before,
+what the reply carries). A tool call of the model is decoded into its typed input
+(``decode_memory_tool``) and planned against the context (``plan_memory_tool``): the step says which
+write the memory desk performs, or the call is refused with an ``InvalidInput``, ``NotFound`` or
+``Conflict`` the model reads as an error result. What the model is told afterwards is
+``save_reply`` / ``update_reply`` / ``delete_reply``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TypeVar
+
+import msgspec
+
+from engine.errors import Conflict, InvalidInput, NotFound
+from engine.memory.carry import ReplyMemories
+from engine.memory.decay import DecayPlan
+from engine.memory.model import MemoryPolicy, MemoryRecord, ScopeList, global_list, personal_list, space_list
+from engine.memory.scopes import MemoryTurn, check_turn_write
+from engine.memory.writes import NewMemory, SavePlan
+from engine.model import StoredMessage
+from engine.tools import DeleteMemoryInput, SaveMemoryInput, ToolCall, UpdateMemoryInput
+
+__all__ = [
+    "MEMORY_OFF",
+    "DeleteStep",
+    "MemoryContext",
+    "MemoryInput",
+    "MemoryStep",
+    "SaveStep",
+    "UpdateStep",
+    "decode_input",
+    "decode_memory_tool",
+    "plan_memory_tool",
+    "save_reply",
+    "speaker_names",
+]
+
+
+class MemoryContext(msgspec.Struct, frozen=True, kw_only=True):
+    """A turn's memories: who is in play, what was stored before, what the reply carries."""
+
+    enabled: bool
+    turn: MemoryTurn | None = None
+    scopes: tuple[ScopeList, ...] = ()
+    records: tuple[MemoryRecord, ...] = ()
+    plan: DecayPlan | None = None
+    reply: ReplyMemories | None = None
+    search_ok: bool = False
+    can_write: bool = False
+    documents: tuple[str, ...] = ()
+    policy: MemoryPolicy | None = None
+
+
+MEMORY_OFF = MemoryContext(enabled=False)
+
+MemoryInput = SaveMemoryInput | UpdateMemoryInput | DeleteMemoryInput
+_S = TypeVar("_S", bound=msgspec.Struct)
+
+
+class SaveStep(msgspec.Struct, frozen=True, kw_only=True):
+    """Save ``text`` into ``target`` (room is made by ``plan_save``)."""
+
+    persona: str
+    target: ScopeList
+    text: str
+    turn: str
+
+    def memory(self, memory_id: str) -> NewMemory:
+        """The memory to save, under the id the desk gives it."""
+        return NewMemory(
+            id=memory_id,
+            persona=self.persona,
+            target=self.target,
+            text=self.text,
+            source="model",
+            turn=self.turn,
+        )
+
+
+class UpdateStep(msgspec.Struct, frozen=True, kw_only=True):
+    """Rewrite the memory ``id`` as ``text``."""
+
+    id: str
+    text: str
+
+
+class DeleteStep(msgspec.Struct, frozen=True, kw_only=True):
+    """Delete the memory ``id``."""
+
+    id: str
+
+
+MemoryStep = SaveStep | UpdateStep | DeleteStep
+
+
+def decode_input(arguments: str, kind: type[_S]) -> _S:
+    """A tool call's arguments as ``kind``.
+
+    Raises:
+        InvalidInput: ``invalid_tool_input`` when they do not fit.
+    """
+    try:
+        return msgspec.json.decode(arguments, type=kind)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise InvalidInput(f"the tool input does not fit: {exc}", code="invalid_tool_input") from exc
+
+
+def decode_memory_tool(call: ToolCall) -> MemoryInput:
+    """The typed input of a memory tool call.
+
+    Raises:
+        InvalidInput: ``unknown_tool``, or ``invalid_tool_input`` when the arguments do not fit.
+    """
+    if call.name == "save_memory":
+        return decode_input(call.arguments, SaveMemoryInput)
+    if call.name == "update_memory":
+        return decode_input(call.arguments, UpdateMemoryInput)
+    if call.name == "delete_memory":
+        return decode_input(call.arguments, DeleteMemoryInput)
+    raise InvalidInput(f"unknown tool {call.name!r}.", code="unknown_tool")
+
+
+def speaker_names(window: Iterable[StoredMessage]) -> dict[str, str]:
+    """Display name (casefolded) → user id of the people in the window, for ``about`` (MEM-6a)."""
+    return {m.name.casefold(): m.user for m in window if m.role == "user"}
+
+
+def plan_memory_tool(
+    ctx: MemoryContext,
+    call: ToolCall,
+    *,
+    speaker: str,
+    names: dict[str, str],
+    turn: str,
+) -> MemoryStep:
+    """What a memory tool call of the reply ``turn`` asks of the desk.
+
+    Raises:
+        Conflict: ``memory_off`` when the turn may not write memories.
+        InvalidInput: an unknown tool, input that does not fit, a list the turn may not write.
+        NotFound: ``memory_not_found`` for a memory that is not in this conversation.
+    """
+    if ctx.turn is None or not ctx.can_write:
+        raise Conflict("memory is off in this chat.", code="memory_off")
+    args = decode_memory_tool(call)
+    if isinstance(args, SaveMemoryInput):
+        owner = names.get((args.about or "").casefold(), speaker)
+        target = {
+            "personal": personal_list(ctx.turn.persona, owner, ctx.turn.space),
+            "space": space_list(ctx.turn.persona, ctx.turn.space),
+            "global": global_list(owner),
+        }[args.scope]
+        check_turn_write(ctx.turn, target)
+        return SaveStep(persona=ctx.turn.persona, target=target, text=args.text, turn=turn)
+    if args.id not in {r.id for r in ctx.records}:
+        raise NotFound(f"there is no memory {args.id} in this conversation.", code="memory_not_found")
+    if isinstance(args, UpdateMemoryInput):
+        return UpdateStep(id=args.id, text=args.text)
+    return DeleteStep(id=args.id)
+
+
+def save_reply(plan: SavePlan) -> str:
+    """What the model is told after ``save_memory``."""
+    said = f"I'll remember that: “{plan.record.text}” [{plan.record.id}]."
+    if plan.forgotten is not None:
+        said += f" To make room I forgot: “{plan.forgotten.text}”."
+    return said

@@ -1,0 +1,387 @@
+"""One turn of a chat, planned without IO (issue 14): gather → plan → perform → finish.
+
+The chat service (``engine.service.chat``) *gathers* a turn's inputs: one Redis read
+(``TurnInputs``), then, together, the turn's memories and the lorebook scan over the messages
+``frame_turn`` picked. ``plan_turn`` turns what was gathered into the prompt, its request log,
+the turn record and the tools the model may call. The service *performs* the model call and its
+tool rounds into a ``Draft``, and *finishes* by storing, in one write, what ``finish_turn`` (a
+reply) or ``fail_turn`` (none) returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import Literal
+
+import msgspec
+
+from engine.lorebook import LoreResult, LoreState
+from engine.macros import MacroContext
+from engine.memory import MemoryRecord, MemoryWrite
+from engine.memory.journal import Deleted, Forgotten, Saved, Updated
+from engine.memory.tools import MemoryContext
+from engine.model import JournalEntry, ModelSettings, Persona, StoredMessage, Turn
+from engine.ports import ModelDone, NewMessage, TurnInputs
+from engine.prompt import (
+    MemoryLine,
+    Prompt,
+    PromptMessage,
+    PromptParts,
+    assemble_prompt,
+    fill_macros,
+    resolve_template,
+)
+from engine.requestlog import LoreLog, MemoryLog, MemoryNote, RequestLog, Usage, build_request_log
+from engine.summary import SummaryState, prompt_summaries
+from engine.tools import ARCHIVE_TOOLS, MEMORY_TOOLS, ToolSpec
+from engine.window import Window, WindowPolicy, live_window
+
+__all__ = [
+    "MAX_TOOL_ROUNDS",
+    "Commit",
+    "Draft",
+    "Frame",
+    "Gathered",
+    "TurnPlan",
+    "answered_ids",
+    "fail_turn",
+    "finish_turn",
+    "frame_turn",
+    "memory_logs",
+    "memory_note",
+    "memory_space",
+    "memory_writes",
+    "persona_message",
+    "plan_turn",
+    "prompt_parts",
+    "turn_macros",
+]
+
+
+class Frame(msgspec.Struct, frozen=True, kw_only=True):
+    """Which messages a turn sees (the window) and answers, and who is in it (MEM-4)."""
+
+    answered: StoredMessage
+    candidates: tuple[StoredMessage, ...]  # every message after the summarized ones (SUM-3)
+    window: Window
+    answers: tuple[str, ...]
+    participants: tuple[str, ...]  # the authors of the messages it answers
+    guests: tuple[str, ...]
+    summary: SummaryState
+
+    @property
+    def at_greeting(self) -> bool:
+        """Nothing but the greeting and user messages so far (LORE: entries for the chat's start)."""
+        return all(m.role == "user" or m.id == "m0" for m in self.candidates)
+
+    @property
+    def spilled(self) -> bool:
+        """Some messages left the window: the summaries have work (SUM-1)."""
+        return len(self.candidates) > len(self.window.messages)
+
+
+def frame_turn(
+    inputs: TurnInputs,
+    answered: StoredMessage,
+    *,
+    policy: WindowPolicy,
+    context_window: int,
+    summaries: bool,
+) -> Frame:
+    """The turn's window over what was read; with ``summaries`` on, summarized messages are left
+    to their tiers (SUM-3: never twice in the prompt)."""
+    summary = inputs.summary if summaries else SummaryState()
+    candidates = tuple(m for m in inputs.messages if m.position > summary.upto)
+    window = live_window(candidates, policy, context_window)
+    answers = answered_ids(window.messages, answered)
+    answering = [m for m in window.messages if m.id in answers] or [answered]
+    return Frame(
+        answered=answered,
+        candidates=candidates,
+        window=window,
+        answers=answers,
+        participants=tuple(dict.fromkeys(m.user for m in answering)),
+        guests=tuple(dict.fromkeys(m.user for m in answering if m.guest)),
+        summary=summary,
+    )
+
+
+class Gathered(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything a turn plans from."""
+
+    frame: Frame
+    persona: Persona
+    settings: ModelSettings  # the model name resolved
+    provider: str
+    lore: LoreResult
+    memory: MemoryContext
+    turn_id: str
+    started: datetime
+    replaces: Turn | None = None
+    memory_tools: bool = False  # the memory desk is on (the turn may still not write)
+    archive_tools: bool = False
+
+
+class TurnPlan(msgspec.Struct, frozen=True, kw_only=True):
+    """What to send and how to record it, before the model is called."""
+
+    prompt: Prompt
+    log: RequestLog
+    turn: Turn
+    tools: tuple[ToolSpec, ...]
+
+
+def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
+    """The prompt (PRM-1), its request log (PRM-3) and the turn record of a gathered turn."""
+    frame, persona = g.frame, g.persona
+    template = resolve_template(persona.template)
+    parts = msgspec.structs.replace(
+        prompt_parts(persona, frame.window, g.lore, g.memory, frame.answered),
+        summaries=prompt_summaries(frame.summary),
+    )
+    prompt = assemble_prompt(parts, template)
+    log = build_request_log(
+        turn=g.turn_id,
+        chat=frame.answered.chat,
+        persona=persona.id,
+        provider=g.provider,
+        model=g.settings.name if g.provider != "offline" else "offline",
+        created_at=g.started,
+        prompt=prompt,
+        window=frame.window,
+        template=template,
+        message_tokens={i: estimate(m.text) for i, m in enumerate(prompt.messages)},
+        lore=tuple(
+            LoreLog(book=d.book, entry=d.entry, name=d.name, included=d.included, reason=d.reason)
+            for d in g.lore.decisions
+        ),
+        memories=memory_logs(g.memory),
+        documents=len(g.memory.documents),
+        summaries=len(frame.summary.tiers),
+    )
+    turn = Turn(
+        id=g.turn_id,
+        chat=frame.answered.chat,
+        persona=persona.id,
+        answers=frame.answers,
+        position=frame.answered.position,
+        status="done",
+        created_at=g.started,
+        replaces=g.replaces.id if g.replaces else None,
+    )
+    tools = MEMORY_TOOLS if g.memory.can_write and g.memory_tools else ()
+    return TurnPlan(
+        prompt=prompt, log=log, turn=turn, tools=(*tools, *(ARCHIVE_TOOLS if g.archive_tools else ()))
+    )
+
+
+class Commit(msgspec.Struct, frozen=True, kw_only=True):
+    """The one write that finishes a turn (``TurnStore.finish``)."""
+
+    turn: Turn
+    log: RequestLog
+    reply: NewMessage | None = None
+    superseded: Turn | None = None
+    lore_state: LoreState | None = None
+
+
+def finish_turn(
+    g: Gathered,
+    plan: TurnPlan,
+    draft: Draft,
+    *,
+    text: str,
+    reply_tokens: int,
+    now: datetime,
+    duration_ms: int,
+) -> Commit:
+    """The commit of a turn the model answered with ``text`` (already stripped, not empty)."""
+    persona = g.persona
+    turn = msgspec.structs.replace(
+        plan.turn, reply=text, reply_message=f"r-{plan.turn.id}", journal=tuple(draft.journal)
+    )
+    reply = persona_message(persona, text, sent_at=now, tokens=reply_tokens, reply_to=g.frame.answered.id)
+    state = g.lore.state
+    keep = g.lore.decisions or state.marks or state.timed or state.before  # a state worth storing
+    return Commit(
+        turn=turn,
+        log=msgspec.structs.replace(draft.finish(plan.log), duration_ms=duration_ms),
+        reply=reply,
+        superseded=msgspec.structs.replace(g.replaces, status="superseded") if g.replaces else None,
+        lore_state=state if keep else None,
+    )
+
+
+def persona_message(
+    persona: Persona, text: str, *, sent_at: datetime, tokens: int, reply_to: str | None = None
+) -> NewMessage:
+    """A message the persona says: a reply, or its greeting."""
+    return NewMessage(
+        role="assistant",
+        user=f"persona:{persona.id}",
+        name=persona.name,
+        text=text,
+        sent_at=sent_at,
+        tokens=tokens,
+        persona=persona.id,
+        reply_to=reply_to,
+    )
+
+
+def fail_turn(plan: TurnPlan, draft: Draft, *, code: str, message: str, duration_ms: int) -> Commit:
+    """The commit of a turn the model could not answer: the turn and its log, no reply."""
+    turn = msgspec.structs.replace(plan.turn, status="failed", error_code=code, journal=tuple(draft.journal))
+    log = msgspec.structs.replace(draft.finish(plan.log), error=f"{code}: {message}", duration_ms=duration_ms)
+    return Commit(turn=turn, log=log)
+
+
+def answered_ids(window: tuple[StoredMessage, ...], answered: StoredMessage) -> tuple[str, ...]:
+    """The user messages a turn answers: those after the last reply, up to ``answered``."""
+    ids: list[str] = []
+    for message in reversed(window):
+        if message.role == "assistant":
+            break
+        ids.append(message.id)
+    if answered.id not in ids:
+        ids.insert(0, answered.id)
+    return tuple(reversed(ids))
+
+
+MAX_TOOL_ROUNDS = 3
+
+
+def memory_space(chat: str) -> str:
+    """The space of a chat: a Telegram group for all its forum topics, a branch's original chat
+    (``<chat>=b-<id>``, memories are shared with branches, MEM-1), else the chat itself."""
+    return chat.split("/topic/")[0].split("=b-")[0]
+
+
+class Talk(msgspec.Struct, frozen=True, kw_only=True):
+    """What the tools of one reply need to know."""
+
+    answered: StoredMessage
+    window: tuple[StoredMessage, ...]
+    turn: str
+    memory: MemoryContext
+
+
+class Draft:
+    """The reply being written: text, usage over every round, memory writes."""
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.journal: list[JournalEntry] = []
+        self.usage = Usage()
+        self.attempts = 0
+        self.estimated = 0
+
+    def add_usage(self, done: ModelDone) -> None:
+        u, d = self.usage, done.usage
+        self.usage = Usage(
+            input_tokens=u.input_tokens + d.input_tokens,
+            output_tokens=u.output_tokens + d.output_tokens,
+            cache_creation_input_tokens=u.cache_creation_input_tokens + d.cache_creation_input_tokens,
+            cache_read_input_tokens=u.cache_read_input_tokens + d.cache_read_input_tokens,
+        )
+        self.attempts += done.attempts
+        self.estimated += done.estimated_input
+
+    @property
+    def reported_input(self) -> int:
+        """Every input token the provider reported over the rounds (fresh, cache writes, cache reads)."""
+        u = self.usage
+        return u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens
+
+    def finish(self, log: RequestLog) -> RequestLog:
+        notes = tuple(memory_note(w) for w in memory_writes(self.journal))
+        return msgspec.structs.replace(log, usage=self.usage, attempts=self.attempts, memory_writes=notes)
+
+
+def memory_writes(journal: Iterable[JournalEntry]) -> list[MemoryWrite]:
+    """The memory writes of a turn's journal (MEM-7 undoes them), without its stored messages."""
+    return [w for w in journal if isinstance(w, Saved | Updated | Deleted | Forgotten)]
+
+
+def memory_note(write: MemoryWrite) -> MemoryNote:
+    """The DEC-11 note of one memory write."""
+    if isinstance(write, Saved):
+        return _note("saved", write.after)
+    if isinstance(write, Updated):
+        return _note("updated", write.after)
+    return _note("deleted" if isinstance(write, Deleted) else "forgotten", write.before)
+
+
+def _note(kind: Literal["saved", "updated", "deleted", "forgotten"], record: MemoryRecord) -> MemoryNote:
+    return MemoryNote(kind=kind, id=record.id, scope=record.scope, text=record.text)
+
+
+def turn_macros(persona: Persona, answered: StoredMessage) -> MacroContext:
+    """Macro values of a turn (LORE-17): names, the answered message's time, chat and turn seeds."""
+    return MacroContext(
+        char=persona.name,
+        user=answered.name,
+        now=answered.sent_at,
+        chat_seed=answered.chat,
+        turn_seed=f"{answered.chat}#{answered.id}",
+    )
+
+
+def prompt_parts(
+    persona: Persona, window: Window, lore: LoreResult, memory: MemoryContext, answered: StoredMessage
+) -> PromptParts:
+    stable = memory.reply.stable if memory.reply else None
+    macros = turn_macros(persona, answered)
+    return PromptParts(
+        persona=persona,
+        window=window,
+        pinned=tuple(
+            MemoryLine(id=c.record.id, text=c.record.text) for c in (stable.pinned if stable else ())
+        ),
+        active=tuple(
+            MemoryLine(id=c.record.id, text=c.record.text, recent=c.recent)
+            for c in (stable.active if stable else ())
+        ),
+        recalled=tuple(
+            MemoryLine(id=r.record.id, text=r.record.text)
+            for r in (memory.reply.recalled if memory.reply else ())
+        ),
+        lore=tuple(
+            PromptMessage(
+                role=m.role,
+                text=fill_macros(m.text, char=persona.name, user=answered.name, ctx=macros),
+                slot="lore",
+                source=f"{m.book}/{m.entry}",
+            )
+            for m in lore.messages
+        ),
+        user_name=answered.name,
+        documents=memory.documents,
+        macros=macros,
+        answering=len(set(answered_ids(window.messages, answered)) & {m.id for m in window.messages}),
+    )
+
+
+def memory_logs(memory: MemoryContext) -> tuple[MemoryLog, ...]:
+    if memory.reply is None:
+        return ()
+    stable = memory.reply.stable
+    matched = {h.memory_id: h.similarity for h in (memory.plan.matches if memory.plan else ())}
+    return (
+        *(
+            MemoryLog(
+                id=c.record.id, scope=c.record.scope, state="pinned", similarity=matched.get(c.record.id)
+            )
+            for c in stable.pinned
+        ),
+        *(
+            MemoryLog(
+                id=c.record.id, scope=c.record.scope, state="active", similarity=matched.get(c.record.id)
+            )
+            for c in stable.active
+        ),
+        *(
+            MemoryLog(id=r.record.id, scope=r.record.scope, state="recalled", similarity=r.similarity)
+            for r in memory.reply.recalled
+        ),
+    )
