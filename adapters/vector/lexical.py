@@ -3,9 +3,11 @@
 Theory of operation. ``terms(text)`` turns any text of the five tuned languages into index
 terms: NFKC, case-folded, words of Unicode letters and digits (Hebrew geresh and gershayim
 inside a word are dropped, so ``מוצ'י`` stays one word), then a light, script-aware stem —
-common Russian, Portuguese and English endings are cut (``Оли``/``Оля`` → ``ол``, ``gata``/
-``gatos`` → ``gat``), a Hebrew word also yields its form without one or two prefix letters
-(``לנועה`` → ``נועה``), Vietnamese syllables stay as they are. Single letters and common
+Russian words over 5 letters are cut to 5, shorter ones lose a vowel ending (``Оли``/``Оля`` →
+``ол``); Latin words (not Vietnamese) lose accents and common Portuguese and English endings and
+are cut to 5 letters (``gatas`` → ``gata``, ``treinando`` → ``trein``); a Hebrew word also has
+its forms without one or two prefix letters (``לנועה`` → ``נועה``) and counts once, as its
+commonest form; a text with Vietnamese letters keeps its syllables whole. Single letters and common
 function words of the five languages (``STOPWORDS``) are dropped.
 
 ``Bm25`` is one immutable index over a document set (a memory list, a persona's document
@@ -47,12 +49,6 @@ def _endings(*groups: str) -> tuple[str, ...]:
     return tuple(sorted((e for group in groups for e in group.split()), key=len, reverse=True))
 
 
-_RU_ENDINGS = _endings(
-    "иями ями ами ого его ому ему ыми ими ешь ишь ете ите ует уют ают яют ется ится ость",
-    "ского ской ским ском ский ская ское ские ских ым им ых их",
-    "ая яя ое ее ые ие ой ей ий ый ую юю ам ям ах ях ом ем ов ев ет ит ут ют ат ят ла ло ли ть",
-    "а я о е ы и у ю ь й",
-)
 _STOPWORDS_TEXT = (
     # everyday function words and chat fillers of the five languages (stemmed like any word)
     "yes no maybe ok okay sure thanks thank you please sorry hi hello hey bye see later soon so",
@@ -61,7 +57,7 @@ _STOPWORDS_TEXT = (
     "you he she we they my your his her our their me him us them still just really very too also",
     "да нет ок хорошо спасибо пожалуйста привет пока ты тут там здесь уже ещё всё это что как где когда",
     "он она мы вы они мой твой наш ну по за из но или же ли бы не вот так очень на для от до",
-    "мне меня тебе тебя его её их нам вам",
+    "мне меня тебе тебя его её их нам вам есть",
     "sim não ok obrigado obrigada valeu oi olá tchau tá aí aqui já ainda tudo isso que como onde quando",
     "eu você ele ela nós eles meu minha seu sua os as um uma de do da em no na com por para mas mais",
     "muito até bem se né está estou pra pro",
@@ -110,8 +106,9 @@ def _forms(word: str, vietnamese: bool) -> Word:
     if word.isdigit():
         return (word,)
     script = _script(word)
-    if script == "cyrillic":
-        return (_strip(word.replace("ё", "е"), _RU_ENDINGS, 2)[:STEM_CHARS],)
+    if script == "cyrillic":  # long words cut, short ones lose a vowel ending (Галя/Гали → гал)
+        word = word.replace("ё", "е")
+        return (word[:STEM_CHARS] if len(word) > STEM_CHARS else _strip(word, "аяоеыиуюьй", 2),)
     if script == "hebrew":
         out = [word]
         rest = word
@@ -176,8 +173,9 @@ class Bm25:
     """
 
     def __init__(self, texts: Sequence[str], background: Sequence[str] = ()) -> None:
-        doc_words = [list(dict.fromkeys(words(t))) for t in texts]
-        docs = [Counter(form for word in w for form in word) for w in (words(t) for t in texts)]
+        parsed = [words(t) for t in texts]
+        doc_words = [list(dict.fromkeys(w)) for w in parsed]
+        docs = [Counter(form for word in w for form in word) for w in parsed]
         cohort = [Counter(terms(t)) for t in background]
         self.size = len(docs)
         lengths = np.array([sum(d.values()) for d in docs], dtype=np.float64)
