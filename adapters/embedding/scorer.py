@@ -112,9 +112,14 @@ FUSION: Mapping[str, FusionRule] = MappingProxyType(
             solo_dense=4.0,
         ),
         USEM3_NAME: FusionRule(
-            query_weight=3.0, memory_weight=3.0, threshold=5.8, lead=0.25, min_distinct=0.1
+            query_weight=3.0,
+            memory_weight=3.0,
+            distinct_weight=1.0,
+            threshold=6.1,
+            lead=0.25,
+            min_distinct=0.1,
         ),
-        HASH_NAME: FusionRule(query_weight=3.0, memory_weight=3.0, threshold=9.6, min_distinct=0.1),
+        HASH_NAME: FusionRule(query_weight=3.0, memory_weight=3.0, threshold=9.7, min_distinct=0.1),
     }
 )
 """Hybrid "reasonable match" rule per embedder (RECALL-1; bench/recall_quality.py, docs/RECALL.md)."""

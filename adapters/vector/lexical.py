@@ -75,8 +75,6 @@ _VIETNAMESE = re.compile("[ăđơư\u1ea0-\u1ef9]")
 STEM_CHARS = 5
 """Russian and (non-Vietnamese) Latin stems are cut to this many letters (truncation stemming:
 ``работает``/``работе`` → ``работ``, ``treinando``/``treino`` → ``trein``)."""
-VIETNAMESE_PAIRS = False
-"""Adjacent Vietnamese syllables also form one term (``dị ứng``, ``sinh nhật``)."""
 
 Word = tuple[str, ...]
 """One word's index forms, its own form first (a Hebrew word also without its prefixes)."""
@@ -141,18 +139,11 @@ def words(text: str) -> list[Word]:
     """The index words of ``text`` in order, function words left out (see the module docstring)."""
     raw = _words(text)
     vietnamese = _VIETNAMESE.search(" ".join(raw)) is not None
-    out: list[Word] = []
-    previous: str | None = None
-    for word in raw:
-        if (len(word) < 2 and not word.isdigit()) or word in STOPWORDS:
-            previous = None
-            continue
-        forms = _forms(word, vietnamese)
-        if vietnamese and VIETNAMESE_PAIRS and previous is not None:
-            out.append((f"{previous} {word}",))
-        out.append(forms)
-        previous = word
-    return out
+    return [
+        _forms(word, vietnamese)
+        for word in raw
+        if (len(word) >= 2 or word.isdigit()) and word not in STOPWORDS
+    ]
 
 
 def terms(text: str) -> list[str]:
