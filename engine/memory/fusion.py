@@ -13,15 +13,20 @@ memory in play, a document chunk, an archive page), three numbers:
 
 :func:`fuse` adds them with the non-negative weights of a :class:`FusionRule`, so a fused
 score never decreases when one of its components grows. :func:`decide` keeps a candidate
-when its fused score reaches ``threshold``, its ``distinct_cover`` reaches ``min_distinct``
-(small talk that only names people shares nothing distinctive) and, with ``lead`` set, when
-it leads every other candidate by at least ``lead`` (a message that names someone pulls all of that person's
-memories up together; a message about one of them lifts that one above the rest). The
-decision depends on the *set* of candidates, never on their order; ties are broken by id.
+when its fused score reaches ``threshold``, with ``lead`` set when it leads every other
+candidate by at least ``lead`` (a message that names someone pulls all of that person's
+memories up together; a message about one of them lifts that one above the rest), and when
+its ``distinct_cover`` reaches ``min_distinct`` (the *gate*: small talk that only names people
+shares nothing distinctive). A candidate that shares no distinctive word still passes the gate
+when, with ``solo_lead`` set, it leads every other (there must be one) by ``solo_lead`` and its
+dense score reaches ``solo_dense`` ("what can't Nina eat?" lifts Nina's allergy far above her
+other memories; "ok thanks Nina" lifts them together). The decision depends on the *set* of
+candidates, never on their order; ties are broken by id.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import msgspec
@@ -39,20 +44,27 @@ class FusionRule(msgspec.Struct, frozen=True, kw_only=True):
         dense_weight: weight of the dense score (>= 0).
         query_weight: weight of ``query_cover`` (>= 0).
         memory_weight: weight of ``memory_cover`` (>= 0).
+        distinct_weight: weight of ``distinct_cover`` (>= 0).
         threshold: a candidate's fused score must reach this.
         lead: when set, the fused score must also exceed every other candidate's by this much.
         min_distinct: the smallest ``distinct_cover`` of a match (0 turns the gate off).
+        solo_lead: when set, a candidate below ``min_distinct`` still passes the gate if its
+            fused score exceeds every other candidate's by this much ...
+        solo_dense: ... and its dense score reaches this.
     """
 
     dense_weight: float = 1.0
     query_weight: float = 0.0
     memory_weight: float = 0.0
+    distinct_weight: float = 0.0
     threshold: float = 0.0
     lead: float | None = None
     min_distinct: float = 0.0
+    solo_lead: float | None = None
+    solo_dense: float = 0.0
 
     def __post_init__(self) -> None:
-        if min(self.dense_weight, self.query_weight, self.memory_weight) < 0:
+        if min(self.dense_weight, self.query_weight, self.memory_weight, self.distinct_weight) < 0:
             raise InvalidInput("fusion weights must not be negative", code="invalid_fusion_rule")
 
 
@@ -72,6 +84,7 @@ def fuse(evidence: Evidence, rule: FusionRule) -> float:
         rule.dense_weight * evidence.dense
         + rule.query_weight * evidence.query_cover
         + rule.memory_weight * evidence.memory_cover
+        + rule.distinct_weight * evidence.distinct_cover
     )
 
 
@@ -81,21 +94,25 @@ def decide(candidates: Sequence[Evidence], rule: FusionRule) -> tuple[SearchHit,
     ``similarity`` of a hit is its fused score rounded to 3 decimals. The result is the same
     for any order of ``candidates``. An id given twice keeps its best evidence.
     """
-    best: dict[str, tuple[float, float]] = {}
+    best: dict[str, tuple[float, float, float]] = {}
     for item in candidates:
-        found = (fuse(item, rule), item.distinct_cover)
+        found = (fuse(item, rule), item.distinct_cover, item.dense)
         if item.id not in best or found > best[item.id]:  # ties on score: the larger cover, any order
             best[item.id] = found
-    ranked = sorted(((rid, s) for rid, (s, _) in best.items()), key=lambda pair: (-pair[1], pair[0]))
+    ranked = sorted(((rid, s[0]) for rid, s in best.items()), key=lambda pair: (-pair[1], pair[0]))
     hits: list[SearchHit] = []
     for position, (rid, score) in enumerate(ranked):
         if score < rule.threshold:
             break
-        if best[rid][1] < rule.min_distinct:
+        margin = math.inf
+        if len(ranked) > 1:
+            margin = score - (ranked[1][1] if position == 0 else ranked[0][1])
+        if rule.lead is not None and margin < rule.lead:
             continue
-        if rule.lead is not None and len(ranked) > 1:
-            rival = ranked[1][1] if position == 0 else ranked[0][1]
-            if score - rival < rule.lead:
-                continue
+        _, distinct, dense = best[rid]
+        if distinct < rule.min_distinct and (  # the solo path needs a rival to lead
+            rule.solo_lead is None or len(ranked) < 2 or margin < rule.solo_lead or dense < rule.solo_dense
+        ):
+            continue
         hits.append(SearchHit(memory_id=rid, similarity=round(score, 3)))
     return tuple(hits)

@@ -16,9 +16,12 @@ rules = st.builds(
     FusionRule,
     query_weight=weight,
     memory_weight=weight,
+    distinct_weight=weight,
     threshold=finite,
     lead=st.none() | st.floats(min_value=0, max_value=3, allow_nan=False),
     min_distinct=share,
+    solo_lead=st.none() | st.floats(min_value=0, max_value=3, allow_nan=False),
+    solo_dense=finite,
 )
 evidence = st.builds(
     Evidence,
@@ -30,7 +33,7 @@ evidence = st.builds(
 )
 
 
-@given(rules, evidence, st.sampled_from(["dense", "query_cover", "memory_cover"]), share)
+@given(rules, evidence, st.sampled_from(["dense", "query_cover", "memory_cover", "distinct_cover"]), share)
 def test_recall_1_fused_score_is_monotone_in_each_component(
     rule: FusionRule, item: Evidence, field: str, more: float
 ) -> None:
@@ -50,20 +53,20 @@ def test_recall_1_the_decision_never_depends_on_candidate_order(
 
 
 @given(
-    rules, st.lists(evidence, min_size=1, max_size=12, unique_by=lambda e: e.id), st.integers(0, 11), finite
+    rules,
+    st.lists(evidence, min_size=1, max_size=12, unique_by=lambda e: e.id),
+    st.integers(0, 11),
+    finite,
+    st.sampled_from(["dense", "query_cover", "memory_cover", "distinct_cover"]),
 )
 def test_recall_1_raising_a_candidates_evidence_never_drops_it(
-    rule: FusionRule, items: list[Evidence], pick: int, more: float
+    rule: FusionRule, items: list[Evidence], pick: int, more: float, field: str
 ) -> None:
     item = items[pick % len(items)]
     before = {h.memory_id for h in decide(items, rule)}
-    raised = Evidence(
-        id=item.id,
-        dense=item.dense + abs(more),
-        query_cover=item.query_cover,
-        memory_cover=item.memory_cover,
-        distinct_cover=item.distinct_cover,
-    )
+    value = getattr(item, field) + abs(more)
+    value = value if field == "dense" else min(value, 1.0)
+    raised = Evidence(**{**{f: getattr(item, f) for f in item.__struct_fields__}, field: value})
     after = {h.memory_id for h in decide([raised if e is item else e for e in items], rule)}
     assert item.id not in before or item.id in after
 
@@ -95,7 +98,23 @@ def test_recall_1_small_talk_sharing_only_a_name_is_gated_out() -> None:
     assert [h.memory_id for h in decide([Evidence(id="a", dense=5.0, distinct_cover=0.3)], rule)] == ["a"]
 
 
+def test_recall_1_a_clear_dense_winner_passes_the_gate_without_a_distinctive_word() -> None:
+    rule = FusionRule(threshold=3.0, lead=0.5, min_distinct=0.1, solo_lead=1.5, solo_dense=4.0)
+    # "what can't Nina eat?": her allergy far above her other memories, sharing only the name
+    clear = [Evidence(id="allergy", dense=5.6, distinct_cover=0.05), Evidence(id="job", dense=3.9)]
+    assert [h.memory_id for h in decide(clear, rule)] == ["allergy"]
+    # "ok thanks Nina": her memories lifted together, none by 1.5
+    close = [Evidence(id="allergy", dense=5.0, distinct_cover=0.05), Evidence(id="job", dense=4.2)]
+    assert decide(close, rule) == ()
+    # a clear lead of a weak dense score, or no rival to lead, is not enough
+    weak = [Evidence(id="allergy", dense=3.8, distinct_cover=0.05), Evidence(id="job", dense=1.0)]
+    assert decide(weak, rule) == ()
+    assert decide(clear[:1], rule) == ()
+
+
 def test_recall_1_negative_weights_are_refused() -> None:
     with pytest.raises(InvalidInput) as caught:
         FusionRule(query_weight=-1.0)
+    with pytest.raises(InvalidInput):
+        FusionRule(distinct_weight=-0.5)
     assert caught.value.code == "invalid_fusion_rule"
