@@ -116,6 +116,7 @@ async def test_dec_11_notices_are_as_visible_as_the_space_wants() -> None:
 
 async def test_documents_need_an_embedder() -> None:
     world = World()
+    assert world.memory.documents is not None
     with pytest.raises(Conflict) as refused:
         await world.memory.documents.add("default", "notes", "# Notes\nSome text.")
     assert refused.value.code == "documents_unavailable"

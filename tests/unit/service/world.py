@@ -26,6 +26,7 @@ from tests.fakes.stores import (
     InMemoryChatLock,
     InMemoryChatStore,
     InMemoryData,
+    InMemoryDocumentStore,
     InMemoryLoreStore,
     InMemoryMemoryDirectory,
     InMemoryMemoryStore,
@@ -72,6 +73,7 @@ class World:
             recall=InMemoryRecall(self.memory_store),
             directory=self.directory,
             policy=MemoryPolicy(),
+            documents=InMemoryDocumentStore(),
         )
         self.deep = DeepPass(
             model=self.model,
