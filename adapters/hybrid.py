@@ -38,7 +38,7 @@ Evidences = tuple[Scores, Scores, Scores, Scores]
 """Per candidate: dense, query cover, memory cover, distinct cover."""
 
 
-class QueryVector(np.ndarray):  # type: ignore[type-arg]
+class QueryVector(np.ndarray):
     """A message's query vector that also carries the message text (for the lexical score).
 
     Behaves as the plain ``(dim,)`` float32 array everywhere else.

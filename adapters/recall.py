@@ -131,9 +131,11 @@ class EmbeddingRecall:
         return list(snapshot.records)
 
     async def _background_vectors(self) -> np.ndarray:
-        if self._background is None:
-            self._background = await asyncio.to_thread(embed_background, self._embedder)
-        return self._background
+        if self._background is not None:
+            return self._background
+        background: np.ndarray = await asyncio.to_thread(embed_background, self._embedder)
+        self._background = background
+        return background
 
     async def warm(self) -> None:
         """Embed the scorer's background passages now, not on the first reply (~0.7 s)."""
@@ -180,8 +182,8 @@ class EmbeddingRecall:
             parts.append(scored.evidence(query, text, background))
         if not ids:
             return SearchResult(ok=True)
-        evidence = tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
-        return SearchResult(ok=True, hits=hits(self._rule, ids, evidence))  # type: ignore[arg-type]
+        dense, query_cover, own_cover, distinct = (np.concatenate([p[i] for p in parts]) for i in range(4))
+        return SearchResult(ok=True, hits=hits(self._rule, ids, (dense, query_cover, own_cover, distinct)))
 
     def _memory_set(self, scope: ScopeList, own: Sequence[MemoryRecord], background: np.ndarray) -> ScoredSet:
         """The scored set of one list's searchable memories, cached while list and vectors stand."""

@@ -10,11 +10,17 @@ from typing import Literal
 
 from engine.requestlog import MemoryNote
 
-__all__ = ["NOTICE_LEVELS", "NoticeLevel", "render_notices"]
+__all__ = ["NOTICE_LEVELS", "NoticeLevel", "notice_level", "render_notices"]
 
 NoticeLevel = Literal["off", "brief", "full"]
 NOTICE_LEVELS: tuple[str, ...] = ("off", "brief", "full")
+_LEVELS: dict[str, NoticeLevel] = {"off": "off", "brief": "brief", "full": "full"}
 _VERBS = {"saved": "Saved", "updated": "Updated", "deleted": "Deleted", "forgotten": "Forgot"}
+
+
+def notice_level(stored: str) -> NoticeLevel:
+    """A stored visibility setting as a level; anything unknown reads as ``brief`` (the default)."""
+    return _LEVELS.get(stored, "brief")
 
 
 def render_notices(notes: tuple[MemoryNote, ...], level: NoticeLevel) -> tuple[str, ...]:

@@ -192,7 +192,8 @@ def _prepare(
 def _nearest_mean(sims: Scores) -> Scores:
     """Mean of each row's CSLS_K largest values (all of them when the row is shorter)."""
     k = min(CSLS_K, sims.shape[1])
-    return np.partition(sims, sims.shape[1] - k, axis=1)[:, -k:].mean(axis=1)
+    nearest: Scores = np.partition(sims, sims.shape[1] - k, axis=1)[:, -k:].mean(axis=1)
+    return nearest
 
 
 def csls_scores(
@@ -212,7 +213,8 @@ def csls_scores(
         ValueError: shapes disagree or fewer than two background vectors are given.
     """
     cosines, query_bg, cand_bg = _prepare(query_vec, candidate_vecs, background_vecs)
-    return cosines - 0.5 * (_nearest_mean(query_bg)[0] + _nearest_mean(cand_bg))
+    scores: Scores = cosines - 0.5 * (_nearest_mean(query_bg)[0] + _nearest_mean(cand_bg))
+    return scores
 
 
 def snorm_scores(
@@ -234,7 +236,8 @@ def snorm_scores(
     cosines, query_bg, cand_bg = _prepare(query_vec, candidate_vecs, background_vecs)
     query_z = (cosines - query_bg.mean()) / max(float(query_bg.std()), SIGMA_FLOOR)
     cand_z = (cosines - cand_bg.mean(axis=1)) / np.maximum(cand_bg.std(axis=1), SIGMA_FLOOR)
-    return 0.5 * (query_z + cand_z)
+    scores: Scores = 0.5 * (query_z + cand_z)
+    return scores
 
 
 def candidate_stats(candidate_vecs: npt.ArrayLike, background_vecs: npt.ArrayLike) -> tuple[Scores, Scores]:
@@ -260,7 +263,8 @@ def snorm_from_stats(
     query_bg = (np.asarray(background_vecs, dtype=np.float32) @ query).astype(np.float64)
     cosines = (cands @ query).astype(np.float64)
     query_z = (cosines - query_bg.mean()) / max(float(query_bg.std()), SIGMA_FLOOR)
-    return 0.5 * (query_z + (cosines - stats[0]) / stats[1])
+    scores: Scores = 0.5 * (query_z + (cosines - stats[0]) / stats[1])
+    return scores
 
 
 SCORE_METHODS: Mapping[str, Callable[[npt.ArrayLike, npt.ArrayLike, npt.ArrayLike], Scores]] = (

@@ -192,8 +192,7 @@ async def archive_status(archive: NamedDependency[ArchiveDesk | None], chat: Fro
 @get("/archive/dream-reports")
 async def dream_reports(archive: NamedDependency[ArchiveDesk | None]) -> DreamReports:
     """The newest dream-pass reports (up to 50), newest first: merged, rejected, or why skipped."""
-    # the Redis archive store keeps the reports; the ArchiveStore port does not (yet)
-    reports = await _desk(archive).store.dream_reports()  # type: ignore[attr-defined]
+    reports = await _desk(archive).store.dream_reports()
     return DreamReports(reports=list(reports))
 
 

@@ -49,6 +49,5 @@ async def rebuild_summary(web: NamedDependency[WebState], chat: FromPath[str]) -
 async def deep_reports(web: NamedDependency[WebState], chat: FromPath[str]) -> DeepReports:
     """What the deep memory passes of this chat did, newest first (DEEP-1..4)."""
     store = act.summary_desk(web).store
-    # the Redis summary store keeps the reports; the SummaryStore port does not (yet)
-    reports = await store.reports(qualify_id(chat, what="chat"))  # type: ignore[attr-defined]
+    reports = await store.reports(qualify_id(chat, what="chat"))
     return DeepReports(reports=list(reports))

@@ -142,10 +142,6 @@ class ActivityLog(Protocol):
         ...
 
 
-class ArchiveStore(ArchiveChats, ArchiveLog, SessionPages, PageStore, SweepLease, ActivityLog, Protocol):
-    """What the archive desk, the worker's archive pass and the activity mark need."""
-
-
 class StoredVectors(Protocol):
     """A chat's page vectors (``storage.redis_archive.PageVectors``)."""
 
@@ -182,6 +178,12 @@ class DreamReports(Protocol):
     async def dream_reports(self, limit: int = 50) -> list[DreamReport]:
         """The newest reports, newest first."""
         ...
+
+
+class ArchiveStore(
+    ArchiveChats, ArchiveLog, SessionPages, PageStore, SweepLease, ActivityLog, DreamReports, Protocol
+):
+    """What the archive desk, the worker's archive pass, the activity mark and the report view need."""
 
 
 class DreamStore(ArchiveChats, PageStore, PageVectorStore, ActivityLog, DreamReports, Protocol):

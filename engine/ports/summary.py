@@ -60,10 +60,6 @@ class SummaryQueue(Protocol):
         ...
 
 
-class SummaryStore(SummaryTiers, SummaryLog, SummaryQueue, Protocol):
-    """What the summary desk needs (``RedisSummaryStore``)."""
-
-
 class ReportStore(Protocol):
     """Where deep-pass reports are kept (the newest 50 per chat)."""
 
@@ -74,3 +70,7 @@ class ReportStore(Protocol):
     async def reports(self, chat: str) -> list[DeepReport]:
         """The chat's reports, newest first."""
         ...
+
+
+class SummaryStore(SummaryTiers, SummaryLog, SummaryQueue, ReportStore, Protocol):
+    """What the summary desk and the operator's report view need (``RedisSummaryStore``)."""

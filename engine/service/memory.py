@@ -57,7 +57,7 @@ from engine.memory.tools import (
     save_reply,
 )
 from engine.model import MemoryLimits
-from engine.notices import NOTICE_LEVELS, render_notices
+from engine.notices import notice_level, render_notices
 from engine.ports import Directory, DocumentStore, MemoryRecall, MemoryStore
 from engine.requestlog import MemoryNote
 from engine.service.documents import DocumentDesk
@@ -330,7 +330,7 @@ class MemoryDesk:
         if not notes:
             return ()
         level = await self.directory.notice_level(space)
-        return render_notices(notes, level if level in NOTICE_LEVELS else "brief")  # type: ignore[arg-type]
+        return render_notices(notes, notice_level(level))
 
     async def delete_persona(self, persona: str) -> int:
         """MEM-10: the persona's personal memories become ``global`` ones; returns how many moved."""
