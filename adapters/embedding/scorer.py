@@ -157,7 +157,7 @@ def _prepare(
 def _nearest_mean(sims: Scores) -> Scores:
     """Mean of each row's CSLS_K largest values (all of them when the row is shorter)."""
     k = min(CSLS_K, sims.shape[1])
-    return np.partition(sims, sims.shape[1] - k, axis=1)[:, -k:].mean(axis=1)
+    return np.asarray(np.partition(sims, sims.shape[1] - k, axis=1)[:, -k:].mean(axis=1), dtype=np.float64)
 
 
 def csls_scores(
@@ -177,7 +177,7 @@ def csls_scores(
         ValueError: shapes disagree or fewer than two background vectors are given.
     """
     cosines, query_bg, cand_bg = _prepare(query_vec, candidate_vecs, background_vecs)
-    return cosines - 0.5 * (_nearest_mean(query_bg)[0] + _nearest_mean(cand_bg))
+    return np.asarray(cosines - 0.5 * (_nearest_mean(query_bg)[0] + _nearest_mean(cand_bg)), dtype=np.float64)
 
 
 def snorm_scores(
@@ -199,7 +199,7 @@ def snorm_scores(
     cosines, query_bg, cand_bg = _prepare(query_vec, candidate_vecs, background_vecs)
     query_z = (cosines - query_bg.mean()) / max(float(query_bg.std()), SIGMA_FLOOR)
     cand_z = (cosines - cand_bg.mean(axis=1)) / np.maximum(cand_bg.std(axis=1), SIGMA_FLOOR)
-    return 0.5 * (query_z + cand_z)
+    return np.asarray(0.5 * (query_z + cand_z), dtype=np.float64)
 
 
 def candidate_stats(candidate_vecs: npt.ArrayLike, background_vecs: npt.ArrayLike) -> tuple[Scores, Scores]:
@@ -225,7 +225,7 @@ def snorm_from_stats(
     query_bg = (np.asarray(background_vecs, dtype=np.float32) @ query).astype(np.float64)
     cosines = (cands @ query).astype(np.float64)
     query_z = (cosines - query_bg.mean()) / max(float(query_bg.std()), SIGMA_FLOOR)
-    return 0.5 * (query_z + (cosines - stats[0]) / stats[1])
+    return np.asarray(0.5 * (query_z + (cosines - stats[0]) / stats[1]), dtype=np.float64)
 
 
 SCORE_METHODS: Mapping[str, Callable[[npt.ArrayLike, npt.ArrayLike, npt.ArrayLike], Scores]] = (
