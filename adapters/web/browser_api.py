@@ -4,9 +4,10 @@ One ``Router`` holds every browser endpoint: the session and rooms (``app_chat``
 (``app_auth``), the memory panel (``app_memory``), the lorebook editor (``app_lore``) and the
 conversation-memory view (``app_summary``, SUM-4: read, edit and rebuild the tiers, the count of
 unsummarized messages), personas (``app_personas``) and message controls, branches and the guest
-chat move (``app_messages``). Its guard enforces CSRF on state-changing requests and its ``visitor``
-dependency resolves the session (401 without a valid one). Handlers translate and call the
-service, desk or stores.
+chat move (``app_messages``). Its guard enforces CSRF on state-changing requests, its ``visitor``
+dependency resolves the session (401 without a valid one) and its ``accounts`` dependency the
+account service. Handlers add the ownership checks and call ``adapters.web.actions``, the layer
+the operator's ``/api`` calls as well.
 """
 
 from __future__ import annotations
@@ -14,7 +15,14 @@ from __future__ import annotations
 from litestar import Router
 from litestar.di import Provide
 
-from adapters.web.app_auth import AUTH_ROUTES, csrf_guard, provide_visitor
+from adapters.web.accounts import SignInLimited
+from adapters.web.app_auth import (
+    AUTH_ROUTES,
+    csrf_guard,
+    handle_sign_in_limited,
+    provide_accounts,
+    provide_visitor,
+)
 from adapters.web.app_chat import CHAT_ROUTES
 from adapters.web.app_lore import LORE_ROUTES
 from adapters.web.app_memory import MEMORY_ROUTES
@@ -39,6 +47,10 @@ def browser_router() -> Router:
             *MESSAGE_ROUTES,
         ],
         guards=[csrf_guard],
-        dependencies={"visitor": Provide(provide_visitor)},
+        dependencies={
+            "visitor": Provide(provide_visitor),
+            "accounts": Provide(provide_accounts, sync_to_thread=False),
+        },
+        exception_handlers={SignInLimited: handle_sign_in_limited},
         tags=["browser"],
     )

@@ -1,0 +1,17 @@
+"""Litestar dependency providers of the web adapter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request
+
+from adapters.web.state import WebState
+
+__all__ = ["provide_web"]
+
+
+def provide_web(request: Request[Any, Any, Any]) -> WebState:
+    """The ``web`` dependency: the service and web helpers the app was built around."""
+    state: WebState = request.app.state.web
+    return state
