@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from litestar import Litestar, Response, get
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
 from litestar.exceptions import HTTPException
 from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.static_files import create_static_files_router
@@ -65,7 +65,7 @@ async def index() -> Response[bytes]:
     tags=["ops"],
     responses={503: ResponseSpec(data_container=Health, description="Redis is down")},
 )
-async def healthz(web: WebState) -> Response[Health]:
+async def healthz(web: NamedDependency[WebState]) -> Response[Health]:
     """Liveness and Redis reachability."""
     model = "offline" if web.settings.offline else web.settings.model
     if await web.ping():

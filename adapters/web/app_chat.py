@@ -12,6 +12,8 @@ import re
 from typing import Any
 
 from litestar import Request, Response, get, post
+from litestar.di import NamedDependency
+from litestar.params import FromPath, FromQuery, JSONBody
 from msgspec import UNSET
 
 from adapters.web.accounts import Accounts
@@ -92,10 +94,10 @@ async def _history(web: WebState, session: BrowserSession, chat: str) -> list[Se
 @get("/session")
 async def session_info(
     request: Request[Any, Any, Any],
-    web: WebState,
-    persona: str = "default",
-    room: str = MAIN_ROOM,
-    branch: str | None = None,
+    web: NamedDependency[WebState],
+    persona: FromQuery[str] = "default",
+    room: FromQuery[str] = MAIN_ROOM,
+    branch: FromQuery[str | None] = None,
 ) -> Response[SessionView]:
     """Who this browser is, its chat (room × persona × branch), the CSRF token and the history.
 
@@ -146,7 +148,12 @@ async def session_info(
 
 
 @post("/rooms", status_code=201)
-async def create_room(web: WebState, visitor: BrowserSession, accounts: Accounts, data: NewRoom) -> RoomMade:
+async def create_room(
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    accounts: NamedDependency[Accounts],
+    data: JSONBody[NewRoom],
+) -> RoomMade:
     """Create a room owned by the signed-in user."""
     require_user(visitor)
     room = await accounts.add_room(visitor.slug, data.name, now=web.clock.now())
@@ -190,7 +197,12 @@ async def _memory_texts(web: WebState, visitor: BrowserSession, log: RequestLog)
 
 
 @get("/chats/{chat:str}/turns/{turn:str}")
-async def inspect_turn(web: WebState, visitor: BrowserSession, chat: str, turn: str) -> Inspection:
+async def inspect_turn(
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    chat: FromPath[str],
+    turn: FromPath[str],
+) -> Inspection:
     """The request inspector: what went into one reply and why (PRM-3, LORE-12)."""
     found, log = await turn_log(web, owned_chat(visitor, chat), turn)
     texts = await _memory_texts(web, visitor, log)

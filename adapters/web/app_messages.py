@@ -15,6 +15,8 @@
 from __future__ import annotations
 
 from litestar import delete, post, put
+from litestar.di import NamedDependency
+from litestar.params import FromPath, JSONBody
 
 from adapters.web.accounts import Accounts
 from adapters.web.actions.messages import (
@@ -47,7 +49,11 @@ __all__ = ["MESSAGE_ROUTES", "branch_chat", "root_chat"]
 
 @put("/chats/{chat:str}/messages/{message:str}")
 async def edit_message(
-    web: WebState, visitor: BrowserSession, chat: str, message: str, data: EditBody
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    chat: FromPath[str],
+    message: FromPath[str],
+    data: JSONBody[EditBody],
 ) -> MessageOne:
     """Change the text of one of your own messages."""
     chat_id = owned_chat(visitor, chat)
@@ -56,7 +62,12 @@ async def edit_message(
 
 
 @delete("/chats/{chat:str}/messages/{message:str}", status_code=200)
-async def delete_message(web: WebState, visitor: BrowserSession, chat: str, message: str) -> MessageDeleted:
+async def delete_message(
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    chat: FromPath[str],
+    message: FromPath[str],
+) -> MessageDeleted:
     """Delete one of your own messages (the persona's reply to it stays)."""
     chat_id = owned_chat(visitor, chat)
     controls, _ = controls_of(web)
@@ -65,19 +76,29 @@ async def delete_message(web: WebState, visitor: BrowserSession, chat: str, mess
 
 
 @post("/chats/{chat:str}/turns/{turn:str}/choose", status_code=200)
-async def choose_swipe(web: WebState, visitor: BrowserSession, chat: str, turn: str) -> Chosen:
+async def choose_swipe(
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    chat: FromPath[str],
+    turn: FromPath[str],
+) -> Chosen:
     """Show another alternative of the latest reply; the next turn sees it (MEM-7 per swipe)."""
     return await choose(web, owned_chat(visitor, chat), turn)
 
 
 @post("/chats/{chat:str}/branches", status_code=201)
-async def new_branch(web: WebState, visitor: BrowserSession, chat: str, data: BranchBody) -> BranchMade:
+async def new_branch(
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    chat: FromPath[str],
+    data: JSONBody[BranchBody],
+) -> BranchMade:
     """A new chat with this conversation up to a message; memories stay shared with this one."""
     return await make_branch(web, owned_chat(visitor, chat), data.message, data.title)
 
 
 @post("/guest-chat/ticket", status_code=200)
-async def ticket(web: WebState, visitor: BrowserSession) -> Ticket:
+async def ticket(web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession]) -> Ticket:
     """A guest's claim on its own chats, to move them into the account it signs in to next."""
     if not visitor.guest:
         raise Forbidden("Only a guest has a guest chat to move.", code="not_a_guest")
@@ -85,7 +106,12 @@ async def ticket(web: WebState, visitor: BrowserSession) -> Ticket:
 
 
 @post("/guest-chat/move", status_code=200)
-async def move(web: WebState, visitor: BrowserSession, accounts: Accounts, data: MoveBody) -> Moved:
+async def move(
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    accounts: NamedDependency[Accounts],
+    data: JSONBody[MoveBody],
+) -> Moved:
     """Move the guest's conversations into the signed-in account (issue 16, point 4)."""
     require_user(visitor)
     return await move_guest_chat(web, accounts, visitor, data.ticket)

@@ -24,6 +24,8 @@ from typing import Any
 
 import msgspec
 from litestar import Request, Response, delete, get, post, put
+from litestar.di import NamedDependency
+from litestar.params import FromPath, FromQuery, JSONBody
 
 from adapters.cards import decode_card, encode_card
 from adapters.cards.charx import ZIP_MAGIC, read_icon
@@ -83,13 +85,17 @@ def _image_type(data: bytes) -> str | None:
 
 
 @get("/personas")
-async def list_personas(web: WebState, visitor: BrowserSession) -> PersonaList:
+async def list_personas(
+    web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession]
+) -> PersonaList:
     """The personas this visitor may talk to; ``admin`` says whether they may change shared ones."""
     return await persona_list(web, visitor)
 
 
 @post("/personas", status_code=201)
-async def create_persona(web: WebState, visitor: BrowserSession, data: PersonaBody) -> PersonaOne:
+async def create_persona(
+    web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession], data: JSONBody[PersonaBody]
+) -> PersonaOne:
     """Make a persona: private to the visitor, or shared (admins only)."""
     require_user(visitor)
     persona, owner = await new_persona(web, visitor, data)
@@ -98,7 +104,10 @@ async def create_persona(web: WebState, visitor: BrowserSession, data: PersonaBo
 
 @post("/personas/import", status_code=201)
 async def import_persona(
-    request: Request[Any, Any, Any], web: WebState, visitor: BrowserSession, shared: bool = False
+    request: Request[Any, Any, Any],
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    shared: FromQuery[bool] = False,
 ) -> PersonaOne:
     """Import a character card (PNG, CHARX, JSON) as a persona with its greeting, avatar and book."""
     require_user(visitor)
@@ -125,7 +134,12 @@ async def import_persona(
 
 
 @put("/personas/{persona:str}")
-async def edit_persona(web: WebState, visitor: BrowserSession, persona: str, data: PersonaBody) -> PersonaOne:
+async def edit_persona(
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    persona: FromPath[str],
+    data: JSONBody[PersonaBody],
+) -> PersonaOne:
     """Change a persona the visitor may change (their own; shared ones for admins)."""
     found, owner = await editable(web, visitor, persona)
     books = await books_allowed(web, visitor, checked(data).lorebooks)
@@ -136,7 +150,10 @@ async def edit_persona(web: WebState, visitor: BrowserSession, persona: str, dat
 
 @put("/personas/{persona:str}/avatar")
 async def set_avatar(
-    request: Request[Any, Any, Any], web: WebState, visitor: BrowserSession, persona: str
+    request: Request[Any, Any, Any],
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    persona: FromPath[str],
 ) -> PersonaOne:
     """Replace a persona's picture (PNG, JPEG, WebP or GIF, at most 2 MB)."""
     found, owner = await editable(web, visitor, persona)
@@ -151,7 +168,9 @@ async def set_avatar(
 
 
 @get("/personas/{persona:str}/avatar", media_type="image/png")
-async def get_avatar(web: WebState, visitor: BrowserSession, persona: str) -> Response[bytes]:
+async def get_avatar(
+    web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession], persona: FromPath[str]
+) -> Response[bytes]:
     """A persona's picture (PNG, JPEG, WebP or GIF, as uploaded)."""
     found = await visible_persona(web, visitor, persona)
     image = await web.persona_extras.avatar(found.id) if web.persona_extras else None
@@ -181,7 +200,9 @@ def placeholder_png(size: int = 64, rgb: tuple[int, int, int] = (200, 120, 60)) 
 
 
 @get("/personas/{persona:str}/card", media_type="image/png")
-async def export_persona(web: WebState, visitor: BrowserSession, persona: str) -> Response[bytes]:
+async def export_persona(
+    web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession], persona: FromPath[str]
+) -> Response[bytes]:
     """The persona as a CCv3 character card PNG (its picture, with its first lorebook inside)."""
     found, _ = await editable(web, visitor, persona)
     image = await web.persona_extras.avatar(found.id) if web.persona_extras else None
@@ -195,7 +216,9 @@ async def export_persona(web: WebState, visitor: BrowserSession, persona: str) -
 
 
 @delete("/personas/{persona:str}", status_code=200)
-async def remove_persona(web: WebState, visitor: BrowserSession, persona: str) -> PersonaDeleted:
+async def remove_persona(
+    web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession], persona: FromPath[str]
+) -> PersonaDeleted:
     """Delete a persona; its personal memories become global ones instead of being lost (MEM-10)."""
 
     async def authorize(persona_id: str) -> object:
@@ -205,7 +228,9 @@ async def remove_persona(web: WebState, visitor: BrowserSession, persona: str) -
 
 
 @get("/personas/{persona:str}/documents")
-async def list_documents(web: WebState, visitor: BrowserSession, persona: str) -> DocumentList:
+async def list_documents(
+    web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession], persona: FromPath[str]
+) -> DocumentList:
     """The documents of a persona the visitor may change (DOC-1)."""
     found, _ = await editable(web, visitor, persona)
     return await persona_documents(web, found)
@@ -213,7 +238,10 @@ async def list_documents(web: WebState, visitor: BrowserSession, persona: str) -
 
 @post("/personas/{persona:str}/documents", status_code=201)
 async def add_persona_document(
-    web: WebState, visitor: BrowserSession, persona: str, data: DocumentBody
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    persona: FromPath[str],
+    data: JSONBody[DocumentBody],
 ) -> DocumentInfo:
     """Add a text document the persona may quote from (DOC-1)."""
     found, _ = await editable(web, visitor, persona)

@@ -23,7 +23,9 @@ from typing import Any
 
 import msgspec
 from litestar import WebSocket, websocket
+from litestar.di import NamedDependency, Provide
 from litestar.exceptions import WebSocketDisconnect
+from litestar.params import FromPath
 
 from adapters.cards.jsondoc import check_json_depth
 from adapters.llm.stopping import STOP
@@ -109,8 +111,16 @@ def _read(raw: str) -> InFrame | ErrorFrame:
     return decode_frame(raw)
 
 
-@websocket("/ws/chats/{chat:str}")
-async def chat_socket(socket: WebSocket[Any, Any, Any], chat: str, web: WebState) -> None:
+def provide_socket_web(socket: WebSocket[Any, Any, Any]) -> WebState:
+    """The ``web`` dependency of the socket (the app's provider reads an HTTP request)."""
+    state: WebState = socket.app.state.web
+    return state
+
+
+@websocket("/ws/chats/{chat:str}", dependencies={"web": Provide(provide_socket_web, sync_to_thread=False)})
+async def chat_socket(
+    socket: WebSocket[Any, Any, Any], chat: FromPath[str], web: NamedDependency[WebState]
+) -> None:
     """Stream replies to one browser chat."""
     session = await current_session(web, socket.cookies.get(COOKIE))
     same_site = origin_ok(socket.headers.get("origin"), socket.headers.get("host"))
