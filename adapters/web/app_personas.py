@@ -51,11 +51,11 @@ from adapters.web.actions.personas import (
 from adapters.web.lore_api import store_book
 from adapters.web.schemas.personas import (
     DocumentBody,
-    DocumentList,
     PersonaBody,
     PersonaDeleted,
-    PersonaList,
+    PersonaDocuments,
     PersonaOne,
+    VisiblePersonas,
 )
 from adapters.web.session import BrowserSession, require_user
 from adapters.web.state import WebState
@@ -87,7 +87,7 @@ def _image_type(data: bytes) -> str | None:
 @get("/personas")
 async def list_personas(
     web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession]
-) -> PersonaList:
+) -> VisiblePersonas:
     """The personas this visitor may talk to; ``admin`` says whether they may change shared ones."""
     return await persona_list(web, visitor)
 
@@ -230,7 +230,7 @@ async def remove_persona(
 @get("/personas/{persona:str}/documents")
 async def list_documents(
     web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession], persona: FromPath[str]
-) -> DocumentList:
+) -> PersonaDocuments:
     """The documents of a persona the visitor may change (DOC-1)."""
     found, _ = await editable(web, visitor, persona)
     return await persona_documents(web, found)

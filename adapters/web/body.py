@@ -1,10 +1,14 @@
 """JSON request bodies decoded into msgspec Structs with the API's own errors (API.md).
 
-Handlers declare ``data: SomeBody`` (so ``/schema`` documents the body) and run under
-:data:`JSON_BODY`: the :class:`StrictJSON` DTO decodes with :func:`adapters.web.api.decode_body`
-(strict types, 400 ``invalid_json``, 422 ``invalid_body`` / ``json_too_deep``) instead of
+Handlers declare ``data: JSONBody[SomeBody]`` (so ``/schema`` documents the body) on a layer with
+``dto=StrictJSON, return_dto=None`` and the :func:`body_required` guard (``adapters.web.layers``).
+The :class:`StrictJSON` DTO decodes with :func:`adapters.web.api.decode_body` (strict types, no
+unknown fields, 400 ``invalid_json``, 422 ``invalid_body`` / ``json_too_deep``) instead of
 Litestar's lenient conversion, and :func:`body_required` answers an empty body like a malformed
 one (400 ``invalid_json``) before Litestar would call it a missing ``data`` field.
+
+The body is decoded before the route's dependencies resolve: a bad body is answered before the
+browser session is checked (the ``/app`` router's CSRF guard and the admin guard still run first).
 """
 
 from __future__ import annotations

@@ -21,11 +21,11 @@ from adapters.cards.card import CardPersona
 from adapters.cards.persona import slug
 from adapters.web.schemas.chat import PersonaSummary
 from adapters.web.schemas.personas import (
-    DocumentList,
     PersonaBody,
     PersonaDeleted,
-    PersonaList,
+    PersonaDocuments,
     PersonaView,
+    VisiblePersonas,
 )
 from adapters.web.session import BrowserSession, require_user
 from adapters.web.state import WebState
@@ -139,10 +139,10 @@ async def persona_view(
     )
 
 
-async def persona_list(web: WebState, visitor: BrowserSession) -> PersonaList:
+async def persona_list(web: WebState, visitor: BrowserSession) -> VisiblePersonas:
     """The personas this visitor may talk to."""
     rows = [await persona_view(web, visitor, p, o) for p, o in await visible_personas(web, visitor)]
-    return PersonaList(personas=rows, admin=is_admin(web, visitor), can_create=not visitor.guest)
+    return VisiblePersonas(personas=rows, admin=is_admin(web, visitor), can_create=not visitor.guest)
 
 
 async def persona_summaries(web: WebState, visitor: BrowserSession) -> list[PersonaSummary]:
@@ -276,11 +276,11 @@ async def delete_persona(
     return PersonaDeleted(deleted=found.id, memories_made_global=moved)
 
 
-async def persona_documents(web: WebState, persona: Persona) -> DocumentList:
+async def persona_documents(web: WebState, persona: Persona) -> PersonaDocuments:
     """The persona's searchable documents (DOC-1)."""
     desk = web.service.memory
     docs = await desk.documents.all(persona.id) if desk is not None and desk.documents else []
-    return DocumentList(documents=list(docs))
+    return PersonaDocuments(documents=list(docs))
 
 
 async def add_document(web: WebState, persona: Persona, name: str, text: str) -> DocumentInfo:

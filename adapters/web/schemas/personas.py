@@ -9,13 +9,13 @@ from engine.model import ModelSettings
 
 __all__ = [
     "DocumentBody",
-    "DocumentList",
     "ModelBody",
     "PersonaBody",
     "PersonaDeleted",
-    "PersonaList",
+    "PersonaDocuments",
     "PersonaOne",
     "PersonaView",
+    "VisiblePersonas",
 ]
 
 
@@ -55,7 +55,7 @@ class PersonaView(msgspec.Struct, frozen=True, kw_only=True):
     model: ModelSettings
 
 
-class PersonaList(msgspec.Struct, frozen=True, kw_only=True):
+class VisiblePersonas(msgspec.Struct, frozen=True, kw_only=True):
     """``GET /app/personas``; ``admin``: the visitor may change the shared personas."""
 
     personas: list[PersonaView]
@@ -83,7 +83,7 @@ class DocumentBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     text: str
 
 
-class DocumentList(msgspec.Struct, frozen=True, kw_only=True):
+class PersonaDocuments(msgspec.Struct, frozen=True, kw_only=True):
     """A persona's documents (DOC-1)."""
 
     documents: list[DocumentInfo]
