@@ -38,6 +38,7 @@ __all__ = [
     "avatar_url",
     "books_allowed",
     "card_of",
+    "change_persona",
     "checked",
     "delete_persona",
     "editable",
@@ -234,6 +235,16 @@ async def new_persona(
         await web.persona_extras.set_owner(persona.id, owner)
     await web.service.personas.put(persona)
     return persona, owner
+
+
+async def change_persona(
+    web: WebState, visitor: BrowserSession, persona: Persona, body: PersonaBody
+) -> Persona:
+    """Store the editor's changes to a persona the visitor may change (``editable``)."""
+    books = await books_allowed(web, visitor, checked(body).lorebooks)
+    changed = updated(persona, body, books)
+    await web.service.personas.put(changed)
+    return changed
 
 
 async def card_of(web: WebState, persona: Persona) -> CardPersona:
