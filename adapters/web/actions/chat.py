@@ -13,12 +13,22 @@ from typing import Literal
 
 import msgspec
 
-from adapters.web.schemas.chat import ChatReply, MessageList, TurnView
+from adapters.web.schemas.chat import (
+    ChatReply,
+    InspectedLore,
+    InspectedMemory,
+    Inspection,
+    MessageList,
+    TurnView,
+)
 from adapters.web.schemas.frames import BrowserDone
+from adapters.web.session import BrowserSession
 from adapters.web.state import WebState
+from engine.memory import global_list, global_personal_list, personal_list, space_list
 from engine.model import IncomingMessage, Turn
-from engine.requestlog import Context, RequestLog, WindowLog
+from engine.requestlog import Context, LoreLog, RequestLog, WindowLog
 from engine.service import Accepted, ReplyDone, ReplyEvent, ReplyFailed
+from engine.service.turn import memory_space
 from engine.validate import check_sent_at
 
 __all__ = [
@@ -28,6 +38,7 @@ __all__ = [
     "final_event",
     "history",
     "incoming",
+    "inspection",
     "regenerate",
     "say",
     "stored_only",
@@ -133,3 +144,65 @@ async def browser_done(web: WebState, chat: str, done: ReplyDone, message: str |
         swipes = await web.controls.swipes_of(chat, found[0])
     reply_message = found[0].reply_message if found else None
     return BrowserDone.of(done, reply_message, message, swipes)
+
+
+async def _lore_view(web: WebState, lore: tuple[LoreLog, ...]) -> list[InspectedLore]:
+    books = {b: await web.lore.get(b) for b in dict.fromkeys(d.book for d in lore)}
+    rows = []
+    for d in lore:
+        book = books.get(d.book)
+        entry = next((e for e in book.entries if e.id == d.entry), None) if book else None
+        display = (
+            d.name or (entry.comment if entry else "") or (entry.keys[0] if entry and entry.keys else "")
+        )
+        rows.append(
+            InspectedLore(
+                book=d.book,
+                book_name=book.name if book else d.book,
+                entry=d.entry,
+                name=display or f"entry {d.entry}",
+                included=d.included,
+                reason=d.reason,
+            )
+        )
+    return rows
+
+
+async def _memory_texts(web: WebState, visitor: BrowserSession, log: RequestLog) -> dict[str, str]:
+    desk = web.service.memory
+    if desk is None or visitor.guest or not log.memories:
+        return {}
+    space = memory_space(log.chat)
+    lists = [
+        space_list(log.persona, space),
+        personal_list(log.persona, visitor.user, space),
+        global_personal_list(log.persona, visitor.user),
+        global_list(visitor.user),
+    ]
+    return {r.id: r.text for r in await desk.list(lists)}
+
+
+async def inspection(web: WebState, reader: BrowserSession, chat: str, turn: str) -> Inspection:
+    """What went into one reply and why, with names filled in and the reader's own memories'
+    texts (PRM-3, LORE-12)."""
+    found, log = await turn_log(web, chat, turn)
+    texts = await _memory_texts(web, reader, log)
+    return Inspection(
+        turn=found.id,
+        status=found.status,
+        created_at=log.created_at,
+        provider=log.provider,
+        model=log.model,
+        duration_ms=log.duration_ms,
+        attempts=log.attempts,
+        error=log.error,
+        slots=log.slots,
+        stable_count=log.stable_count,
+        window=log.window,
+        lore=await _lore_view(web, log.lore),
+        memories=[InspectedMemory.of(m, texts.get(m.id)) for m in log.memories],
+        memory_writes=log.memory_writes,
+        summaries=log.summaries,
+        documents=log.documents,
+        usage=log.usage,
+    )
