@@ -8,7 +8,6 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Controller, get, post
 from litestar.connection import ASGIConnection
-from litestar.di import NamedDependency
 from litestar.handlers.base import BaseRouteHandler
 from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, JSONBody, QueryParameter
@@ -16,6 +15,7 @@ from litestar.params import FromPath, JSONBody, QueryParameter
 from adapters.cards.jsondoc import check_json_depth
 from adapters.web.actions.chat import Author, final_event, history, regenerate, say, stored_only, turn_view
 from adapters.web.errors import Refused
+from adapters.web.params import Web
 from adapters.web.schemas.chat import ChatReply, ErrorBody, MessageList, SendMessage, TurnView
 from adapters.web.state import WebState
 from engine.errors import InvalidInput, Unauthorized
@@ -82,9 +82,7 @@ class ChatController(Controller):
     tags = ["chat"]  # noqa: RUF012
 
     @post("/{chat:str}/messages", status_code=200, responses=_FAILED)
-    async def send(
-        self, web: NamedDependency[WebState], chat: FromPath[str], data: JSONBody[SendMessage]
-    ) -> ChatReply:
+    async def send(self, web: Web, chat: FromPath[str], data: JSONBody[SendMessage]) -> ChatReply:
         """Store a message and (unless ``reply`` is false) answer it."""
         chat_id = qualify_id(chat, what="chat")
         user = qualify_id(data.user, what="user")
@@ -97,25 +95,18 @@ class ChatController(Controller):
         return await _answered(accepted.events)
 
     @post("/{chat:str}/turns/{turn:str}/regenerate", status_code=200, responses=_FAILED)
-    async def regenerate(
-        self, web: NamedDependency[WebState], chat: FromPath[str], turn: FromPath[str]
-    ) -> ChatReply:
+    async def regenerate(self, web: Web, chat: FromPath[str], turn: FromPath[str]) -> ChatReply:
         """Answer the latest turn's message again (MEM-7 applies)."""
         return await _answered(await regenerate(web, qualify_id(chat, what="chat"), turn))
 
     @get("/{chat:str}/turns/{turn:str}")
-    async def turn(
-        self, web: NamedDependency[WebState], chat: FromPath[str], turn: FromPath[str]
-    ) -> TurnView:
+    async def turn(self, web: Web, chat: FromPath[str], turn: FromPath[str]) -> TurnView:
         """A turn's request log (PRM-3)."""
         return await turn_view(web, qualify_id(chat, what="chat"), turn)
 
     @get("/{chat:str}/messages")
     async def messages(
-        self,
-        web: NamedDependency[WebState],
-        chat: FromPath[str],
-        limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100,
+        self, web: Web, chat: FromPath[str], limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100
     ) -> MessageList:
         """The chat's newest messages, oldest first."""
         return await history(web, qualify_id(chat, what="chat"), limit)

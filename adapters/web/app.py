@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from litestar import Litestar, Response, get
-from litestar.di import NamedDependency, Provide
+from litestar.di import Provide
 from litestar.exceptions import HTTPException
 from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.static_files import create_static_files_router
@@ -43,6 +43,7 @@ from adapters.web.memory_api import (
     space_blocklist,
     space_settings,
 )
+from adapters.web.params import Web
 from adapters.web.schemas.chat import ErrorDetail, Health
 from adapters.web.state import WebState
 from adapters.web.summary_api import deep_reports, edit_summary, read_summary, rebuild_summary
@@ -65,7 +66,7 @@ async def index() -> Response[bytes]:
     tags=["ops"],
     responses={503: ResponseSpec(data_container=Health, description="Redis is down")},
 )
-async def healthz(web: NamedDependency[WebState]) -> Response[Health]:
+async def healthz(web: Web) -> Response[Health]:
     """Liveness and Redis reachability."""
     model = "offline" if web.settings.offline else web.settings.model
     if await web.ping():

@@ -20,12 +20,12 @@ from urllib.parse import urlsplit
 
 from litestar import Request, Response, post
 from litestar.connection import ASGIConnection
-from litestar.di import NamedDependency
 from litestar.handlers.base import BaseRouteHandler
 from litestar.params import JSONBody
 
 from adapters.web.accounts import Accounts, SignInLimited
 from adapters.web.errors import error_body
+from adapters.web.params import AccountService, Visitor, Web
 from adapters.web.schemas.auth import Credentials, LinkCode, SignedIn, SignedOut, SignOut
 from adapters.web.session import COOKIE, BrowserSession, owned_chat, require_user
 from adapters.web.state import WebState
@@ -83,7 +83,7 @@ def csrf_guard(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandl
         raise Forbidden("The request lacks this session's CSRF token (reload the page).", code="csrf_failed")
 
 
-async def provide_visitor(request: Request[Any, Any, Any], web: NamedDependency[WebState]) -> BrowserSession:
+async def provide_visitor(request: Request[Any, Any, Any], web: Web) -> BrowserSession:
     """The ``visitor`` dependency: the browser's session (guest or user), or 401 ``session_required``."""
     session = await current_session(web, request.cookies.get(COOKIE))
     if session is None:
@@ -100,7 +100,7 @@ def accounts_of(state: WebState) -> Accounts:
     return state.accounts
 
 
-def provide_accounts(web: NamedDependency[WebState]) -> Accounts:
+def provide_accounts(web: Web) -> Accounts:
     """The ``accounts`` dependency (500 ``accounts_unavailable`` in a deployment without them)."""
     return accounts_of(web)
 
@@ -132,10 +132,7 @@ def _signed_in(
 
 @post("/signup", status_code=201)
 async def sign_up(
-    request: Request[Any, Any, Any],
-    web: NamedDependency[WebState],
-    accounts: NamedDependency[Accounts],
-    data: JSONBody[Credentials],
+    request: Request[Any, Any, Any], web: Web, accounts: AccountService, data: JSONBody[Credentials]
 ) -> Response[SignedIn]:
     """Create an account and sign this browser in."""
     ip = web.client_ip(request)
@@ -145,10 +142,7 @@ async def sign_up(
 
 @post("/signin", status_code=200)
 async def sign_in(
-    request: Request[Any, Any, Any],
-    web: NamedDependency[WebState],
-    accounts: NamedDependency[Accounts],
-    data: JSONBody[Credentials],
+    request: Request[Any, Any, Any], web: Web, accounts: AccountService, data: JSONBody[Credentials]
 ) -> Response[SignedIn]:
     """Check the password (rate-limited per username and IP) and sign this browser in."""
     account = await accounts.sign_in(data.username, data.password, ip=web.client_ip(request))
@@ -157,10 +151,7 @@ async def sign_in(
 
 @post("/signout", status_code=200)
 async def sign_out(
-    request: Request[Any, Any, Any],
-    web: NamedDependency[WebState],
-    visitor: NamedDependency[BrowserSession],
-    data: JSONBody[SignOut | None] = None,
+    request: Request[Any, Any, Any], web: Web, visitor: Visitor, data: JSONBody[SignOut | None] = None
 ) -> Response[SignedOut]:
     """Sign out: this cookie is revoked on the server and the browser becomes a fresh guest;
     ``everywhere`` invalidates every session of the account."""
@@ -176,9 +167,7 @@ async def sign_out(
 
 
 @post("/link-code", status_code=201)
-async def link_code(
-    visitor: NamedDependency[BrowserSession], accounts: NamedDependency[Accounts]
-) -> LinkCode:
+async def link_code(visitor: Visitor, accounts: AccountService) -> LinkCode:
     """A single-use code to type as ``/link <code>`` in Telegram, linking that identity to this user."""
     require_user(visitor)
     code = await accounts.link_code(visitor.user)

@@ -11,16 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Request, Response, get, post
-from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery, JSONBody
 
-from adapters.web.accounts import Accounts
 from adapters.web.actions.chat import inspection
 from adapters.web.actions.session import model_info, session_view
 from adapters.web.app_auth import GUEST_COOKIE_AGE, current_session, set_session_cookie
+from adapters.web.params import AccountService, Visitor, Web
 from adapters.web.schemas.chat import Inspection, NewRoom, Room, RoomMade, SessionView
-from adapters.web.session import COOKIE, MAIN_ROOM, BrowserSession, owned_chat, require_user
-from adapters.web.state import WebState
+from adapters.web.session import COOKIE, MAIN_ROOM, owned_chat, require_user
 
 __all__ = ["CHAT_ROUTES", "model_info"]
 
@@ -28,7 +26,7 @@ __all__ = ["CHAT_ROUTES", "model_info"]
 @get("/session")
 async def session_info(
     request: Request[Any, Any, Any],
-    web: NamedDependency[WebState],
+    web: Web,
     persona: FromQuery[str] = "default",
     room: FromQuery[str] = MAIN_ROOM,
     branch: FromQuery[str | None] = None,
@@ -52,10 +50,7 @@ async def session_info(
 
 @post("/rooms", status_code=201)
 async def create_room(
-    web: NamedDependency[WebState],
-    visitor: NamedDependency[BrowserSession],
-    accounts: NamedDependency[Accounts],
-    data: JSONBody[NewRoom],
+    web: Web, visitor: Visitor, accounts: AccountService, data: JSONBody[NewRoom]
 ) -> RoomMade:
     """Create a room owned by the signed-in user."""
     require_user(visitor)
@@ -64,12 +59,7 @@ async def create_room(
 
 
 @get("/chats/{chat:str}/turns/{turn:str}")
-async def inspect_turn(
-    web: NamedDependency[WebState],
-    visitor: NamedDependency[BrowserSession],
-    chat: FromPath[str],
-    turn: FromPath[str],
-) -> Inspection:
+async def inspect_turn(web: Web, visitor: Visitor, chat: FromPath[str], turn: FromPath[str]) -> Inspection:
     """The request inspector: what went into one reply and why (PRM-3, LORE-12)."""
     return await inspection(web, visitor, owned_chat(visitor, chat), turn)
 

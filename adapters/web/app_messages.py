@@ -15,10 +15,8 @@
 from __future__ import annotations
 
 from litestar import delete, post, put
-from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
-from adapters.web.accounts import Accounts
 from adapters.web.actions.messages import (
     branch_chat,
     choose,
@@ -28,6 +26,7 @@ from adapters.web.actions.messages import (
     move_guest_chat,
     root_chat,
 )
+from adapters.web.params import AccountService, Visitor, Web
 from adapters.web.schemas.messages import (
     BranchBody,
     BranchMade,
@@ -40,8 +39,7 @@ from adapters.web.schemas.messages import (
     Moved,
     Ticket,
 )
-from adapters.web.session import BrowserSession, owned_chat, require_user
-from adapters.web.state import WebState
+from adapters.web.session import owned_chat, require_user
 from engine.errors import Forbidden
 
 __all__ = ["MESSAGE_ROUTES", "branch_chat", "root_chat"]
@@ -49,11 +47,7 @@ __all__ = ["MESSAGE_ROUTES", "branch_chat", "root_chat"]
 
 @put("/chats/{chat:str}/messages/{message:str}")
 async def edit_message(
-    web: NamedDependency[WebState],
-    visitor: NamedDependency[BrowserSession],
-    chat: FromPath[str],
-    message: FromPath[str],
-    data: JSONBody[EditBody],
+    web: Web, visitor: Visitor, chat: FromPath[str], message: FromPath[str], data: JSONBody[EditBody]
 ) -> MessageOne:
     """Change the text of one of your own messages."""
     chat_id = owned_chat(visitor, chat)
@@ -63,10 +57,7 @@ async def edit_message(
 
 @delete("/chats/{chat:str}/messages/{message:str}", status_code=200)
 async def delete_message(
-    web: NamedDependency[WebState],
-    visitor: NamedDependency[BrowserSession],
-    chat: FromPath[str],
-    message: FromPath[str],
+    web: Web, visitor: Visitor, chat: FromPath[str], message: FromPath[str]
 ) -> MessageDeleted:
     """Delete one of your own messages (the persona's reply to it stays)."""
     chat_id = owned_chat(visitor, chat)
@@ -76,29 +67,21 @@ async def delete_message(
 
 
 @post("/chats/{chat:str}/turns/{turn:str}/choose", status_code=200)
-async def choose_swipe(
-    web: NamedDependency[WebState],
-    visitor: NamedDependency[BrowserSession],
-    chat: FromPath[str],
-    turn: FromPath[str],
-) -> Chosen:
+async def choose_swipe(web: Web, visitor: Visitor, chat: FromPath[str], turn: FromPath[str]) -> Chosen:
     """Show another alternative of the latest reply; the next turn sees it (MEM-7 per swipe)."""
     return await choose(web, owned_chat(visitor, chat), turn)
 
 
 @post("/chats/{chat:str}/branches", status_code=201)
 async def new_branch(
-    web: NamedDependency[WebState],
-    visitor: NamedDependency[BrowserSession],
-    chat: FromPath[str],
-    data: JSONBody[BranchBody],
+    web: Web, visitor: Visitor, chat: FromPath[str], data: JSONBody[BranchBody]
 ) -> BranchMade:
     """A new chat with this conversation up to a message; memories stay shared with this one."""
     return await make_branch(web, owned_chat(visitor, chat), data.message, data.title)
 
 
 @post("/guest-chat/ticket", status_code=200)
-async def ticket(web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession]) -> Ticket:
+async def ticket(web: Web, visitor: Visitor) -> Ticket:
     """A guest's claim on its own chats, to move them into the account it signs in to next."""
     if not visitor.guest:
         raise Forbidden("Only a guest has a guest chat to move.", code="not_a_guest")
@@ -106,12 +89,7 @@ async def ticket(web: NamedDependency[WebState], visitor: NamedDependency[Browse
 
 
 @post("/guest-chat/move", status_code=200)
-async def move(
-    web: NamedDependency[WebState],
-    visitor: NamedDependency[BrowserSession],
-    accounts: NamedDependency[Accounts],
-    data: JSONBody[MoveBody],
-) -> Moved:
+async def move(web: Web, visitor: Visitor, accounts: AccountService, data: JSONBody[MoveBody]) -> Moved:
     """Move the guest's conversations into the signed-in account (issue 16, point 4)."""
     require_user(visitor)
     return await move_guest_chat(web, accounts, visitor, data.ticket)

@@ -21,7 +21,6 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Request, Response, delete, get, post, put
-from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery, JSONBody, RawBody
 
 from adapters.web.actions.cards import avatar_of, card_png, import_card, set_avatar
@@ -39,6 +38,7 @@ from adapters.web.actions.personas import (
     visible_persona,
     visible_personas,
 )
+from adapters.web.params import Visitor, Web
 from adapters.web.schemas.personas import (
     DocumentBody,
     PersonaBody,
@@ -47,8 +47,7 @@ from adapters.web.schemas.personas import (
     PersonaOne,
     VisiblePersonas,
 )
-from adapters.web.session import BrowserSession, require_user
-from adapters.web.state import WebState
+from adapters.web.session import require_user
 from engine.documents import DocumentInfo
 
 __all__ = [
@@ -61,17 +60,13 @@ __all__ = [
 
 
 @get("/personas")
-async def list_personas(
-    web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession]
-) -> VisiblePersonas:
+async def list_personas(web: Web, visitor: Visitor) -> VisiblePersonas:
     """The personas this visitor may talk to; ``admin`` says whether they may change shared ones."""
     return await persona_list(web, visitor)
 
 
 @post("/personas", status_code=201)
-async def create_persona(
-    web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession], data: JSONBody[PersonaBody]
-) -> PersonaOne:
+async def create_persona(web: Web, visitor: Visitor, data: JSONBody[PersonaBody]) -> PersonaOne:
     """Make a persona: private to the visitor, or shared (admins only)."""
     require_user(visitor)
     persona, owner = await new_persona(web, visitor, data)
@@ -81,8 +76,8 @@ async def create_persona(
 @post("/personas/import", status_code=201)
 async def import_persona(
     request: Request[Any, Any, Any],
-    web: NamedDependency[WebState],
-    visitor: NamedDependency[BrowserSession],
+    web: Web,
+    visitor: Visitor,
     body: RawBody,
     shared: FromQuery[bool] = False,
 ) -> PersonaOne:
@@ -95,10 +90,7 @@ async def import_persona(
 
 @put("/personas/{persona:str}")
 async def edit_persona(
-    web: NamedDependency[WebState],
-    visitor: NamedDependency[BrowserSession],
-    persona: FromPath[str],
-    data: JSONBody[PersonaBody],
+    web: Web, visitor: Visitor, persona: FromPath[str], data: JSONBody[PersonaBody]
 ) -> PersonaOne:
     """Change a persona the visitor may change (their own; shared ones for admins)."""
     found, owner = await editable(web, visitor, persona)
@@ -107,12 +99,7 @@ async def edit_persona(
 
 
 @put("/personas/{persona:str}/avatar")
-async def put_avatar(
-    web: NamedDependency[WebState],
-    visitor: NamedDependency[BrowserSession],
-    persona: FromPath[str],
-    body: RawBody,
-) -> PersonaOne:
+async def put_avatar(web: Web, visitor: Visitor, persona: FromPath[str], body: RawBody) -> PersonaOne:
     """Replace a persona's picture (PNG, JPEG, WebP or GIF, at most 2 MB)."""
     found, owner = await editable(web, visitor, persona)
     await set_avatar(web, found, body)
@@ -120,9 +107,7 @@ async def put_avatar(
 
 
 @get("/personas/{persona:str}/avatar", media_type="image/png")
-async def get_avatar(
-    web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession], persona: FromPath[str]
-) -> Response[bytes]:
+async def get_avatar(web: Web, visitor: Visitor, persona: FromPath[str]) -> Response[bytes]:
     """A persona's picture (PNG, JPEG, WebP or GIF, as uploaded)."""
     image, media_type = await avatar_of(web, await visible_persona(web, visitor, persona))
     headers = {"Cache-Control": "private, max-age=60", "X-Content-Type-Options": "nosniff"}
@@ -130,9 +115,7 @@ async def get_avatar(
 
 
 @get("/personas/{persona:str}/card", media_type="image/png")
-async def export_persona(
-    web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession], persona: FromPath[str]
-) -> Response[bytes]:
+async def export_persona(web: Web, visitor: Visitor, persona: FromPath[str]) -> Response[bytes]:
     """The persona as a CCv3 character card PNG (its picture, with its first lorebook inside)."""
     found, _ = await editable(web, visitor, persona)
     png, filename = await card_png(web, found)
@@ -141,9 +124,7 @@ async def export_persona(
 
 
 @delete("/personas/{persona:str}", status_code=200)
-async def remove_persona(
-    web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession], persona: FromPath[str]
-) -> PersonaDeleted:
+async def remove_persona(web: Web, visitor: Visitor, persona: FromPath[str]) -> PersonaDeleted:
     """Delete a persona; its personal memories become global ones instead of being lost (MEM-10)."""
 
     async def authorize(persona_id: str) -> object:
@@ -153,9 +134,7 @@ async def remove_persona(
 
 
 @get("/personas/{persona:str}/documents")
-async def list_documents(
-    web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession], persona: FromPath[str]
-) -> PersonaDocuments:
+async def list_documents(web: Web, visitor: Visitor, persona: FromPath[str]) -> PersonaDocuments:
     """The documents of a persona the visitor may change (DOC-1)."""
     found, _ = await editable(web, visitor, persona)
     return await persona_documents(web, found)
@@ -163,10 +142,7 @@ async def list_documents(
 
 @post("/personas/{persona:str}/documents", status_code=201)
 async def add_persona_document(
-    web: NamedDependency[WebState],
-    visitor: NamedDependency[BrowserSession],
-    persona: FromPath[str],
-    data: JSONBody[DocumentBody],
+    web: Web, visitor: Visitor, persona: FromPath[str], data: JSONBody[DocumentBody]
 ) -> DocumentInfo:
     """Add a text document the persona may quote from (DOC-1)."""
     found, _ = await editable(web, visitor, persona)

@@ -23,7 +23,7 @@ from typing import Any
 
 import msgspec
 from litestar import WebSocket, websocket
-from litestar.di import NamedDependency, Provide
+from litestar.di import Provide
 from litestar.exceptions import WebSocketDisconnect
 from litestar.params import FromPath
 
@@ -32,6 +32,7 @@ from adapters.llm.stopping import STOP
 from adapters.web.actions.chat import Author, browser_done, regenerate, say
 from adapters.web.actions.personas import visible_persona
 from adapters.web.app_auth import current_session, origin_ok
+from adapters.web.params import Web
 from adapters.web.schemas.frames import (
     ErrorFrame,
     InFrame,
@@ -118,9 +119,7 @@ def provide_socket_web(socket: WebSocket[Any, Any, Any]) -> WebState:
 
 
 @websocket("/ws/chats/{chat:str}", dependencies={"web": Provide(provide_socket_web, sync_to_thread=False)})
-async def chat_socket(
-    socket: WebSocket[Any, Any, Any], chat: FromPath[str], web: NamedDependency[WebState]
-) -> None:
+async def chat_socket(socket: WebSocket[Any, Any, Any], chat: FromPath[str], web: Web) -> None:
     """Stream replies to one browser chat."""
     session = await current_session(web, socket.cookies.get(COOKIE))
     same_site = origin_ok(socket.headers.get("origin"), socket.headers.get("host"))
