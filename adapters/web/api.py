@@ -8,12 +8,14 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Controller, get, post
 from litestar.connection import ASGIConnection
+from litestar.di import Provide
 from litestar.handlers.base import BaseRouteHandler
 from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, JSONBody, QueryParameter
 
 from adapters.cards.jsondoc import check_json_depth
 from adapters.web.actions.chat import Author, final_event, history, regenerate, say, stored_only, turn_view
+from adapters.web.deps import provide_web
 from adapters.web.errors import Refused
 from adapters.web.params import Web
 from adapters.web.schemas.chat import ChatReply, ErrorBody, MessageList, SendMessage, TurnView
@@ -79,6 +81,7 @@ class ChatController(Controller):
 
     path = "/api/chats"
     guards = [admin_guard]  # noqa: RUF012
+    dependencies = {"web": Provide(provide_web, sync_to_thread=False)}  # noqa: RUF012 - layers.py imports this module
     tags = ["chat"]  # noqa: RUF012
 
     @post("/{chat:str}/messages", status_code=200, responses=_FAILED)

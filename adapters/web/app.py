@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 from litestar import Litestar, Response, get
-from litestar.di import Provide
 from litestar.exceptions import HTTPException
 from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.static_files import create_static_files_router
@@ -16,7 +15,6 @@ from adapters.web.archive_api import ARCHIVE_ROUTES
 from adapters.web.body import StrictJSON
 from adapters.web.browser_api import browser_router
 from adapters.web.chat_ws import chat_socket
-from adapters.web.deps import provide_web
 from adapters.web.errors import (
     Refused,
     handle_domain_error,
@@ -24,6 +22,7 @@ from adapters.web.errors import (
     handle_refused,
     handle_unexpected_error,
 )
+from adapters.web.layers import web_dependency
 from adapters.web.lint_api import LINT_ROUTES
 from adapters.web.lore_api import (
     LorebookController,
@@ -63,6 +62,7 @@ async def index() -> Response[bytes]:
 
 @get(
     "/healthz",
+    dependencies=web_dependency(),
     tags=["ops"],
     responses={503: ResponseSpec(data_container=Health, description="Redis is down")},
 )
@@ -91,8 +91,10 @@ def create_app(
         extra_routes: more route handlers (the Telegram webhook when it is configured).
 
     Returns:
-        The Litestar app. Handlers take the state as the ``web`` dependency and their JSON
-        bodies as ``data`` Structs (``adapters.web.body.StrictJSON``); ``/schema`` documents both.
+        The Litestar app. Handlers take the state as the ``web`` dependency (given by each
+        group of routes, ``adapters.web.layers.web_dependency``: Litestar refuses one provider
+        on two layers of a route) and their JSON bodies as ``data`` Structs, decoded by
+        ``adapters.web.body.StrictJSON`` app-wide; ``/schema`` documents both.
     """
     app = Litestar(
         route_handlers=[
@@ -124,7 +126,6 @@ def create_app(
             create_static_files_router(path="/static", directories=[STATIC]),
             *(extra_routes or []),
         ],
-        dependencies={"web": Provide(provide_web, sync_to_thread=False)},
         dto=StrictJSON,  # every ``data`` body is decoded strictly, with the API's errors
         exception_handlers={
             Refused: handle_refused,

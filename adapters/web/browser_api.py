@@ -6,8 +6,9 @@ conversation-memory view (``app_summary``, SUM-4: read, edit and rebuild the tie
 unsummarized messages), personas (``app_personas``) and message controls, branches and the guest
 chat move (``app_messages``). Its guard enforces CSRF on state-changing requests, its ``visitor``
 dependency resolves the session (401 without a valid one) and its ``accounts`` dependency the
-account service. Handlers add the ownership checks and call ``adapters.web.actions``, the layer
-the operator's ``/api`` calls as well.
+account service; each group of routes brings the ``web`` state (``layers.web_dependency``).
+Handlers add the ownership checks and call ``adapters.web.actions``, the layer the operator's
+``/api`` calls as well.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from adapters.web.app_memory import MEMORY_ROUTES
 from adapters.web.app_messages import MESSAGE_ROUTES
 from adapters.web.app_personas import PERSONA_ROUTES
 from adapters.web.app_summary import SUMMARY_ROUTES
+from adapters.web.layers import web_dependency
 
 __all__ = ["browser_router"]
 
@@ -38,13 +40,14 @@ def browser_router() -> Router:
     return Router(
         path="/app",
         route_handlers=[
-            *CHAT_ROUTES,
-            *AUTH_ROUTES,
+            Router(
+                path="/",
+                route_handlers=[*CHAT_ROUTES, *AUTH_ROUTES, *PERSONA_ROUTES, *MESSAGE_ROUTES],
+                dependencies=web_dependency(),
+            ),
             *MEMORY_ROUTES,
             *LORE_ROUTES,
             *SUMMARY_ROUTES,
-            *PERSONA_ROUTES,
-            *MESSAGE_ROUTES,
         ],
         guards=[csrf_guard],
         dependencies={
