@@ -83,9 +83,14 @@ def csrf_guard(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandl
         raise Forbidden("The request lacks this session's CSRF token (reload the page).", code="csrf_failed")
 
 
-async def provide_visitor(request: Request[Any, Any, Any], web: Web) -> BrowserSession:
-    """The ``visitor`` dependency: the browser's session (guest or user), or 401 ``session_required``."""
-    session = await current_session(web, request.cookies.get(COOKIE))
+async def provide_visitor(request: Request[Any, Any, Any]) -> BrowserSession:
+    """The ``visitor`` dependency: the browser's session (guest or user), or 401 ``session_required``.
+
+    It reads the state itself: the ``/app`` router provides it to route groups that bring their
+    own ``web`` dependency.
+    """
+    state: WebState = request.app.state.web
+    session = await current_session(state, request.cookies.get(COOKIE))
     if session is None:
         raise Unauthorized(
             "Open the chat page first: this browser has no valid session.", code="session_required"
