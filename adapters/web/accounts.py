@@ -184,12 +184,12 @@ class Accounts:
         self,
         store: RedisAccountStore,
         *,
-        hasher: PasswordHasher | None = None,
-        policy: AccountPolicy | None = None,
+        hasher: PasswordHasher,
+        policy: AccountPolicy,
     ) -> None:
         self.store = store
-        self.policy = policy or AccountPolicy()
-        self._hasher = hasher or PasswordHasher()
+        self.policy = policy
+        self._hasher = hasher
         self._dummy: str | None = None
         self._dummy_lock = asyncio.Lock()
         self._hashing = asyncio.Semaphore(self.policy.max_hashes)

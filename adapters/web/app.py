@@ -5,16 +5,24 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from litestar import Litestar, Request, Response, get
+from litestar import Litestar, Response, get
 from litestar.exceptions import HTTPException
-from litestar.openapi import OpenAPIConfig
+from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.static_files import create_static_files_router
 
 from adapters.web.api import ChatController
 from adapters.web.archive_api import ARCHIVE_ROUTES
+from adapters.web.body import StrictJSON
 from adapters.web.browser_api import browser_router
 from adapters.web.chat_ws import chat_socket
-from adapters.web.errors import error_body, handle_domain_error, handle_http_error, handle_unexpected_error
+from adapters.web.errors import (
+    Refused,
+    handle_domain_error,
+    handle_http_error,
+    handle_refused,
+    handle_unexpected_error,
+)
+from adapters.web.layers import web_dependency
 from adapters.web.lint_api import LINT_ROUTES
 from adapters.web.lore_api import (
     LorebookController,
@@ -34,6 +42,8 @@ from adapters.web.memory_api import (
     space_blocklist,
     space_settings,
 )
+from adapters.web.params import Web
+from adapters.web.schemas.chat import ErrorDetail, Health
 from adapters.web.state import WebState
 from adapters.web.summary_api import deep_reports, edit_summary, read_summary, rebuild_summary
 from engine.errors import PersonaBotError
@@ -50,21 +60,19 @@ async def index() -> Response[bytes]:
     return Response(_INDEX.read_bytes(), media_type="text/html; charset=utf-8")
 
 
-@get("/healthz", tags=["ops"])
-async def healthz(request: Request[Any, Any, Any]) -> Response[dict[str, Any]]:
+@get(
+    "/healthz",
+    dependencies=web_dependency(),
+    tags=["ops"],
+    responses={503: ResponseSpec(data_container=Health, description="Redis is down")},
+)
+async def healthz(web: Web) -> Response[Health]:
     """Liveness and Redis reachability."""
-    state: WebState = request.app.state.web
-    redis_ok = await state.ping()
-    body = {
-        "status": "ok" if redis_ok else "unavailable",
-        "redis": "ok" if redis_ok else "down",
-        "model": "offline" if state.settings.offline else state.settings.model,
-    }
-    if not redis_ok:
-        return Response(
-            {**body, **error_body("storage_unavailable", "Redis is unreachable.")}, status_code=503
-        )
-    return Response(body)
+    model = "offline" if web.settings.offline else web.settings.model
+    if await web.ping():
+        return Response(Health(status="ok", redis="ok", model=model))
+    down = ErrorDetail(code="storage_unavailable", message="Redis is unreachable.")
+    return Response(Health(status="unavailable", redis="down", model=model, error=down), status_code=503)
 
 
 def create_app(
@@ -83,7 +91,10 @@ def create_app(
         extra_routes: more route handlers (the Telegram webhook when it is configured).
 
     Returns:
-        The Litestar app.
+        The Litestar app. Handlers take the state as the ``web`` dependency (given by each
+        group of routes, ``adapters.web.layers.web_dependency``: Litestar refuses one provider
+        on two layers of a route) and their JSON bodies as ``data`` Structs, decoded by
+        ``adapters.web.body.StrictJSON`` app-wide; ``/schema`` documents both.
     """
     app = Litestar(
         route_handlers=[
@@ -115,7 +126,9 @@ def create_app(
             create_static_files_router(path="/static", directories=[STATIC]),
             *(extra_routes or []),
         ],
+        dto=StrictJSON,  # every ``data`` body is decoded strictly, with the API's errors
         exception_handlers={
+            Refused: handle_refused,
             PersonaBotError: handle_domain_error,
             HTTPException: handle_http_error,
             Exception: handle_unexpected_error,

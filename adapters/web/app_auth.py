@@ -18,19 +18,19 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-import msgspec
 from litestar import Request, Response, post
 from litestar.connection import ASGIConnection
-from litestar.di import NamedDependency
 from litestar.handlers.base import BaseRouteHandler
+from litestar.params import JSONBody
 
 from adapters.web.accounts import Accounts, SignInLimited
-from adapters.web.api import decode_body
 from adapters.web.errors import error_body
-from adapters.web.session import COOKIE, BrowserSession
+from adapters.web.params import AccountService, Visitor, Web
+from adapters.web.schemas.auth import Credentials, LinkCode, SignedIn, SignedOut, SignOut
+from adapters.web.session import COOKIE, BrowserSession, owned_chat, require_user
 from adapters.web.state import WebState
 from engine.errors import ConfigError, Forbidden, Unauthorized
-from engine.validate import qualify_id
+from storage.redis_accounts import Account
 
 __all__ = [
     "AUTH_ROUTES",
@@ -38,8 +38,10 @@ __all__ = [
     "accounts_of",
     "csrf_guard",
     "current_session",
+    "handle_sign_in_limited",
     "origin_ok",
     "owned_chat",
+    "provide_accounts",
     "provide_visitor",
     "require_user",
     "set_session_cookie",
@@ -82,27 +84,18 @@ def csrf_guard(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandl
 
 
 async def provide_visitor(request: Request[Any, Any, Any]) -> BrowserSession:
-    """The browser's session (guest or user), or 401 ``session_required``."""
-    session = await current_session(request.app.state.web, request.cookies.get(COOKIE))
+    """The ``visitor`` dependency: the browser's session (guest or user), or 401 ``session_required``.
+
+    It reads the state itself: the ``/app`` router provides it to route groups that bring their
+    own ``web`` dependency.
+    """
+    state: WebState = request.app.state.web
+    session = await current_session(state, request.cookies.get(COOKIE))
     if session is None:
         raise Unauthorized(
             "Open the chat page first: this browser has no valid session.", code="session_required"
         )
     return session
-
-
-def require_user(visitor: NamedDependency[BrowserSession]) -> None:
-    """403 ``sign_in_required`` for guests (nothing is remembered for them, MEM-8)."""
-    if visitor.guest:
-        raise Forbidden("Sign in to keep memories and lorebooks.", code="sign_in_required")
-
-
-def owned_chat(visitor: NamedDependency[BrowserSession], chat: str) -> str:
-    """The qualified chat id if it is one of the visitor's chats, else 403 ``not_your_chat``."""
-    chat_id = qualify_id(chat, what="chat")
-    if not visitor.owns(chat_id):
-        raise Forbidden("This is not your chat.", code="not_your_chat")
-    return chat_id
 
 
 def accounts_of(state: WebState) -> Accounts:
@@ -112,103 +105,78 @@ def accounts_of(state: WebState) -> Accounts:
     return state.accounts
 
 
+def provide_accounts(web: Web) -> Accounts:
+    """The ``accounts`` dependency (500 ``accounts_unavailable`` in a deployment without them)."""
+    return accounts_of(web)
+
+
 def set_session_cookie(
-    response: Response[Any], request: Request[Any, Any, Any], value: str, age: int
+    response: Response[Any], web: WebState, request: Request[Any, Any, Any], value: str, age: int
 ) -> None:
     """Set the session cookie: HttpOnly, SameSite=Lax, Secure over HTTPS (seen through trusted proxies)."""
-    secure = request.app.state.web.is_https(request)
+    secure = web.is_https(request)
     response.set_cookie(COOKIE, value, max_age=age, httponly=True, samesite="lax", secure=secure)
 
 
-class Credentials(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Body of ``POST /app/signup`` and ``POST /app/signin``."""
-
-    username: str
-    password: str
-
-
-class SignOut(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Body of ``POST /app/signout``."""
-
-    everywhere: bool = False
-
-
-def _ip(request: Request[Any, Any, Any]) -> str:
-    return str(request.app.state.web.client_ip(request))
-
-
-def _limited(exc: SignInLimited) -> Response[Any]:
+def handle_sign_in_limited(_: Request[Any, Any, Any], exc: SignInLimited) -> Response[dict[str, object]]:
+    """429 with ``retry_after`` in the error and a ``Retry-After`` header."""
     body = error_body(exc.code, exc.message, retry_after=exc.retry_after)
     return Response(body, status_code=429, headers={"Retry-After": str(max(exc.retry_after, 1))})
 
 
-async def _signed_in(
-    request: Request[Any, Any, Any], state: WebState, account: Any, status: int
-) -> Response[Any]:
-    accounts = accounts_of(state)
-    session = accounts.session(state.signer, account, now=state.clock.now().timestamp())
-    response: Response[Any] = Response(
-        {"user": session.user, "username": account.username, "guest": False}, status_code=status
+def _signed_in(
+    request: Request[Any, Any, Any], web: WebState, accounts: Accounts, account: Account, status: int
+) -> Response[SignedIn]:
+    session = accounts.session(web.signer, account, now=web.clock.now().timestamp())
+    response = Response(SignedIn(user=session.user, username=account.username), status_code=status)
+    set_session_cookie(
+        response, web, request, web.signer.dump(session), accounts.policy.session_days * 86_400
     )
-    set_session_cookie(response, request, state.signer.dump(session), accounts.policy.session_days * 86_400)
     return response
 
 
 @post("/signup", status_code=201)
-async def sign_up(request: Request[Any, Any, Any]) -> Response[Any]:
+async def sign_up(
+    request: Request[Any, Any, Any], web: Web, accounts: AccountService, data: JSONBody[Credentials]
+) -> Response[SignedIn]:
     """Create an account and sign this browser in."""
-    state: WebState = request.app.state.web
-    body: Credentials = decode_body(await request.body(), Credentials)
-    try:
-        account = await accounts_of(state).sign_up(
-            body.username, body.password, ip=_ip(request), now=state.clock.now()
-        )
-    except SignInLimited as exc:
-        return _limited(exc)
-    return await _signed_in(request, state, account, 201)
+    ip = web.client_ip(request)
+    account = await accounts.sign_up(data.username, data.password, ip=ip, now=web.clock.now())
+    return _signed_in(request, web, accounts, account, 201)
 
 
 @post("/signin", status_code=200)
-async def sign_in(request: Request[Any, Any, Any]) -> Response[Any]:
+async def sign_in(
+    request: Request[Any, Any, Any], web: Web, accounts: AccountService, data: JSONBody[Credentials]
+) -> Response[SignedIn]:
     """Check the password (rate-limited per username and IP) and sign this browser in."""
-    state: WebState = request.app.state.web
-    body: Credentials = decode_body(await request.body(), Credentials)
-    try:
-        account = await accounts_of(state).sign_in(body.username, body.password, ip=_ip(request))
-    except SignInLimited as exc:
-        return _limited(exc)
-    return await _signed_in(request, state, account, 200)
+    account = await accounts.sign_in(data.username, data.password, ip=web.client_ip(request))
+    return _signed_in(request, web, accounts, account, 200)
 
 
 @post("/signout", status_code=200)
 async def sign_out(
-    request: Request[Any, Any, Any], visitor: NamedDependency[BrowserSession]
-) -> Response[Any]:
+    request: Request[Any, Any, Any], web: Web, visitor: Visitor, data: JSONBody[SignOut | None] = None
+) -> Response[SignedOut]:
     """Sign out: this cookie is revoked on the server and the browser becomes a fresh guest;
     ``everywhere`` invalidates every session of the account."""
-    state: WebState = request.app.state.web
-    raw = await request.body()
-    body: SignOut = decode_body(raw, SignOut) if raw.strip() else SignOut()
     if not visitor.guest:
-        accounts = accounts_of(state)
-        await accounts.sign_out(visitor, now=state.clock.now().timestamp())
-        if body.everywhere:
+        accounts = accounts_of(web)
+        await accounts.sign_out(visitor, now=web.clock.now().timestamp())
+        if data is not None and data.everywhere:
             await accounts.sign_out_everywhere(visitor.slug)
-    guest = state.signer.new()
-    response: Response[Any] = Response({"user": guest.user, "guest": True})
-    set_session_cookie(response, request, state.signer.dump(guest), GUEST_COOKIE_AGE)
+    guest = web.signer.new()
+    response = Response(SignedOut(user=guest.user))
+    set_session_cookie(response, web, request, web.signer.dump(guest), GUEST_COOKIE_AGE)
     return response
 
 
 @post("/link-code", status_code=201)
-async def link_code(
-    request: Request[Any, Any, Any], visitor: NamedDependency[BrowserSession]
-) -> dict[str, Any]:
+async def link_code(visitor: Visitor, accounts: AccountService) -> LinkCode:
     """A single-use code to type as ``/link <code>`` in Telegram, linking that identity to this user."""
     require_user(visitor)
-    accounts = accounts_of(request.app.state.web)
     code = await accounts.link_code(visitor.user)
-    return {"code": code, "command": f"/link {code}", "expires_in": accounts.policy.link_ttl}
+    return LinkCode(code=code, command=f"/link {code}", expires_in=accounts.policy.link_ttl)
 
 
 AUTH_ROUTES = [sign_up, sign_in, sign_out, link_code]

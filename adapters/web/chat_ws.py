@@ -1,5 +1,6 @@
 """The browser chat's streaming WebSocket (PLT-4, API.md); the page's session is ``app_chat``.
 
+Frames are the tagged unions of ``adapters.web.schemas.frames``, decoded with msgspec.
 Frames in: ``{"type": "message", "text", "persona"?}``, ``{"type": "regenerate", "turn"}``,
 ``{"type": "stop"}`` (stop generating: the reply so far is kept).
 Frames out: ``{"type": "delta", "text"}``…, then ``{"type": "done", "turn", "reply", "context"}``
@@ -22,28 +23,40 @@ from typing import Any
 
 import msgspec
 from litestar import WebSocket, websocket
+from litestar.di import Provide
 from litestar.exceptions import WebSocketDisconnect
 from litestar.params import FromPath
 
 from adapters.cards.jsondoc import check_json_depth
 from adapters.llm.stopping import STOP
-from adapters.web.api import incoming
+from adapters.web.actions.chat import Author, browser_done, regenerate, say
+from adapters.web.actions.personas import visible_persona
 from adapters.web.app_auth import current_session, origin_ok
-from adapters.web.app_personas import visible_persona
+from adapters.web.params import Web
+from adapters.web.schemas.frames import (
+    ErrorFrame,
+    InFrame,
+    MessageFrame,
+    OutFrame,
+    RegenerateFrame,
+    StopFrame,
+    decode_frame,
+)
 from adapters.web.session import COOKIE, BrowserSession
 from adapters.web.state import WebState
 from engine.errors import PersonaBotError
-from engine.service import ReplyEvent
+from engine.service import ReplyDone, ReplyEvent
 
 __all__ = ["chat_socket"]
 
 log = logging.getLogger("hearth.web")
-_FRAME = msgspec.json.Decoder(dict[str, Any])
 _ENCODE = msgspec.json.Encoder()
 _RUNNING: set[asyncio.Task[bool]] = set()  # replies outlive a closed socket: keep them referenced
 
+Decorate = Callable[[ReplyDone], Awaitable[OutFrame]]
 
-async def _send(socket: WebSocket[Any, Any, Any], frame: dict[str, Any]) -> bool:
+
+async def _send(socket: WebSocket[Any, Any, Any], frame: OutFrame) -> bool:
     try:
         await socket.send_data(_ENCODE.encode(frame).decode(), mode="text")
     except Exception:
@@ -51,20 +64,11 @@ async def _send(socket: WebSocket[Any, Any, Any], frame: dict[str, Any]) -> bool
     return True
 
 
-Decorate = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
-
-
-def _ids(state: WebState, chat: str, message: str | None) -> Decorate:
+def _ids(web: WebState, chat: str, message: str | None) -> Decorate:
     """Adds to a ``done`` frame the ids the page needs for its message controls."""
 
-    async def decorate(frame: dict[str, Any]) -> dict[str, Any]:
-        found = await state.service.chats.get(chat, frame["turn"])
-        extra: dict[str, Any] = {"reply_message": found[0].reply_message if found else None}
-        if message is not None:
-            extra["message"] = message
-        if state.controls is not None and found is not None:
-            extra["swipes"] = msgspec.to_builtins(await state.controls.swipes_of(chat, found[0]))
-        return {**frame, **extra}
+    async def decorate(done: ReplyDone) -> OutFrame:
+        return await browser_done(web, chat, done, message)
 
     return decorate
 
@@ -75,51 +79,49 @@ async def _relay(
     alive = True
     async for event in events:
         if alive:
-            frame = msgspec.to_builtins(event)
-            if decorate is not None and frame.get("type") == "done":
-                frame = await decorate(frame)
+            frame: OutFrame = event
+            if decorate is not None and isinstance(event, ReplyDone):
+                frame = await decorate(event)
             alive = await _send(socket, frame)
     return alive
 
 
 async def _handle(
     socket: WebSocket[Any, Any, Any],
-    state: WebState,
+    web: WebState,
     session: BrowserSession,
     chat: str,
-    frame: dict[str, Any],
+    frame: MessageFrame | RegenerateFrame,
 ) -> bool:
-    kind = frame.get("type")
-    if kind == "message":
-        text, persona = frame.get("text"), frame.get("persona") or "default"
-        if not isinstance(text, str) or not isinstance(persona, str):
-            return await _send(
-                socket, {"type": "error", "code": "invalid_frame", "message": "text must be a string."}
-            )
-        await visible_persona(state, session, persona)
-        name = "You" if session.guest else session.slug
-        message = incoming(chat, session.user, name, text, state.clock.now(), guest=session.guest)
-        accepted = await state.service.accept(message, persona)
-        return await _relay(socket, accepted.events, _ids(state, chat, accepted.message.id))
-    if kind == "regenerate":
-        turn = frame.get("turn")
-        if not isinstance(turn, str):
-            return await _send(
-                socket, {"type": "error", "code": "invalid_frame", "message": "turn must be a string."}
-            )
-        if state.controls is None:
-            return await _relay(socket, await state.service.regenerate(chat, turn))
-        return await _relay(socket, await state.controls.regenerate(chat, turn), _ids(state, chat, None))
-    return await _send(
-        socket, {"type": "error", "code": "invalid_frame", "message": f"Unknown frame type {kind!r}."}
-    )
+    if isinstance(frame, MessageFrame):
+        persona = frame.persona or "default"
+        await visible_persona(web, session, persona)
+        author = Author(user=session.user, name="You" if session.guest else session.slug, guest=session.guest)
+        accepted = await say(web, chat, author, frame.text, persona)
+        return await _relay(socket, accepted.events, _ids(web, chat, accepted.message.id))
+    events = await regenerate(web, chat, frame.turn, keep_alternatives=True)
+    return await _relay(socket, events, _ids(web, chat, None) if web.controls is not None else None)
 
 
-@websocket("/ws/chats/{chat:str}")
-async def chat_socket(socket: WebSocket[Any, Any, Any], chat: FromPath[str]) -> None:
-    """Stream replies to one browser chat."""
+def _read(raw: str) -> InFrame | ErrorFrame:
+    """The frame, or the error that answers it (too deep, not JSON, not a frame)."""
+    try:
+        check_json_depth(raw.encode(), what="frame")
+    except PersonaBotError as exc:
+        return ErrorFrame(code=exc.code, message=exc.message)
+    return decode_frame(raw)
+
+
+def provide_socket_web(socket: WebSocket[Any, Any, Any]) -> WebState:
+    """The ``web`` dependency of the socket (the app's provider reads an HTTP request)."""
     state: WebState = socket.app.state.web
-    session = await current_session(state, socket.cookies.get(COOKIE))
+    return state
+
+
+@websocket("/ws/chats/{chat:str}", dependencies={"web": Provide(provide_socket_web, sync_to_thread=False)})
+async def chat_socket(socket: WebSocket[Any, Any, Any], chat: FromPath[str], web: Web) -> None:
+    """Stream replies to one browser chat."""
+    session = await current_session(web, socket.cookies.get(COOKIE))
     same_site = origin_ok(socket.headers.get("origin"), socket.headers.get("host"))
     if session is None or not same_site or not session.owns(chat):
         await socket.close(code=4403, reason="not your chat")
@@ -131,23 +133,16 @@ async def chat_socket(socket: WebSocket[Any, Any, Any], chat: FromPath[str]) -> 
             raw = await socket.receive_data(mode="text")
         except WebSocketDisconnect:
             return  # a reply still running finishes and is stored
-        try:
-            check_json_depth(raw.encode(), what="frame")
-            frame = _FRAME.decode(raw)
-        except msgspec.DecodeError:
-            await _send(
-                socket, {"type": "error", "code": "invalid_json", "message": "The frame is not JSON."}
-            )
+        frame = _read(raw)
+        if isinstance(frame, ErrorFrame):
+            await _send(socket, frame)
             continue
-        except PersonaBotError as exc:
-            await _send(socket, {"type": "error", "code": exc.code, "message": exc.message})
-            continue
-        if frame.get("type") == "stop":
+        if isinstance(frame, StopFrame):
             for event in stops.values():
                 event.set()
             continue
         stop = asyncio.Event()
-        task = asyncio.create_task(_guarded(socket, state, session, chat, frame, stop))
+        task = asyncio.create_task(_guarded(socket, web, session, chat, frame, stop))
         stops[task] = stop
         _RUNNING.add(task)
         task.add_done_callback(lambda done: stops.pop(done, None))
@@ -156,20 +151,18 @@ async def chat_socket(socket: WebSocket[Any, Any, Any], chat: FromPath[str]) -> 
 
 async def _guarded(
     socket: WebSocket[Any, Any, Any],
-    state: WebState,
+    web: WebState,
     session: BrowserSession,
     chat: str,
-    frame: dict[str, Any],
+    frame: MessageFrame | RegenerateFrame,
     stop: asyncio.Event,
 ) -> bool:
     STOP.set(stop)  # this task's context: the model stream ends when the person stops it
     try:
-        return await _handle(socket, state, session, chat, frame)
+        return await _handle(socket, web, session, chat, frame)
     except PersonaBotError as exc:
         log.info("chat frame refused: %s", exc.code)
-        return await _send(socket, {"type": "error", "code": exc.code, "message": exc.message})
+        return await _send(socket, ErrorFrame(code=exc.code, message=exc.message))
     except Exception:
         log.exception("chat frame failed")
-        return await _send(
-            socket, {"type": "error", "code": "internal_error", "message": "Something broke on our side."}
-        )
+        return await _send(socket, ErrorFrame(code="internal_error", message="Something broke on our side."))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import Any
 
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
@@ -22,9 +23,11 @@ from engine.errors import (
 
 __all__ = [
     "STATUS",
+    "Refused",
     "error_body",
     "handle_domain_error",
     "handle_http_error",
+    "handle_refused",
     "handle_unexpected_error",
     "status_of",
 ]
@@ -59,7 +62,36 @@ def error_body(code: str, message: str, **extra: object) -> dict[str, object]:
     return {"error": {"code": code, "message": message, **extra}}
 
 
-def handle_domain_error(_: Request, exc: PersonaBotError) -> Response[dict[str, object]]:
+class Refused(Exception):
+    """An answer in the API's error shape with its own status, extra fields and headers.
+
+    For answers no domain error maps to: a turn the model failed (502 with its ``turn``), too
+    many sign-in attempts (429 with ``Retry-After``).
+    """
+
+    def __init__(
+        self, status: int, code: str, message: str, *, headers: dict[str, str] | None = None, **extra: object
+    ) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+        self.headers = headers or {}
+        self.extra = extra
+
+
+def handle_refused(_: Request[Any, Any, Any], exc: Refused) -> Response[dict[str, object]]:
+    """Render a refusal."""
+    return Response(
+        error_body(exc.code, exc.message, **exc.extra), status_code=exc.status, headers=exc.headers
+    )
+
+
+def _no_body(exc: ValidationException) -> bool:
+    """Whether Litestar refused a request for lack of the ``data`` its handler needs."""
+    extra = exc.extra if isinstance(exc.extra, list) else []
+    return any(isinstance(e, dict) and e.get("key") == "data" and e.get("source") == "body" for e in extra)
+
+
+def handle_domain_error(_: Request[Any, Any, Any], exc: PersonaBotError) -> Response[dict[str, object]]:
     """Render a domain error."""
     status = status_of(exc)
     if status >= 500:
@@ -71,10 +103,14 @@ def _snake(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "error"
 
 
-def handle_http_error(_: Request, exc: HTTPException) -> Response[dict[str, object]]:
+def handle_http_error(_: Request[Any, Any, Any], exc: HTTPException) -> Response[dict[str, object]]:
     """Render Litestar's own errors (unknown route, bad body, too large) in the API's shape."""
     if isinstance(exc, ValidationException):
         detail = str(exc.detail)
+        if _no_body(exc):  # an empty body is no JSON at all (bodies are decoded by adapters.web.body)
+            return Response(
+                error_body("invalid_json", "The body is not valid JSON (UTF-8)."), status_code=400
+            )
         if "malformed" in detail.lower() or ("json" in detail.lower() and "decode" in detail.lower()):
             return Response(error_body("invalid_json", "The body is not valid JSON."), status_code=400)
         extra = exc.extra if isinstance(exc.extra, list) else []
@@ -87,7 +123,7 @@ def handle_http_error(_: Request, exc: HTTPException) -> Response[dict[str, obje
     )
 
 
-def handle_unexpected_error(request: Request, exc: Exception) -> Response[dict[str, object]]:
+def handle_unexpected_error(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, object]]:
     """Any other exception: logged with its traceback, answered 500 ``internal_error`` (API.md shape).
 
     More specific handlers registered on the app (domain errors, Litestar's own, Redis errors →

@@ -14,6 +14,7 @@ from adapters.cards import decode_card
 from adapters.cards.jsondoc import check_json_depth
 from adapters.cards.persona import persona_from_card
 from adapters.web.actions import lore as act
+from adapters.web.actions import personas as personas_actions
 from adapters.web.actions.lore import compile_off_loop, find_book, imported, store_book
 from adapters.web.api import decode_body
 from adapters.web.layers import operator_guards, operator_route, web_dependency
@@ -25,11 +26,11 @@ from adapters.web.schemas.lore import (
     EntryView,
     Imported,
     PersonaBooks,
-    PersonaDeleted,
     PersonaList,
 )
+from adapters.web.schemas.personas import PersonaDeleted
 from adapters.web.state import WebState
-from engine.errors import Conflict, InvalidInput
+from engine.errors import InvalidInput
 from engine.lorebook import LoreBook, pairs_to_dict
 from engine.model import Persona
 from engine.validate import qualify_id
@@ -137,12 +138,7 @@ async def attach_persona_lorebooks(
 @operator_route(delete, "/api/personas/{persona:str}", tags=["personas"], status_code=200)
 async def delete_persona(web: NamedDependency[WebState], persona: FromPath[str]) -> PersonaDeleted:
     """Delete a persona; its personal memories become global ones instead of being lost (MEM-10)."""
-    if persona == "default":
-        raise Conflict("The default persona cannot be deleted.", code="persona_required")
-    found = await web.service.persona(persona)
-    moved = await web.service.memory.delete_persona(found.id) if web.service.memory else 0
-    await web.service.personas.delete(found.id)
-    return PersonaDeleted(deleted=found.id, memories_made_global=moved)
+    return await personas_actions.delete_persona(web, persona)
 
 
 def is_card(content_type: str, body: bytes) -> bool:

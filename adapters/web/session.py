@@ -28,6 +28,9 @@ import time
 
 import msgspec
 
+from engine.errors import Forbidden
+from engine.validate import qualify_id
+
 __all__ = [
     "COOKIE",
     "MAIN_ROOM",
@@ -35,6 +38,8 @@ __all__ = [
     "BrowserSession",
     "SessionSigner",
     "chat_for",
+    "owned_chat",
+    "require_user",
 ]
 
 COOKIE = "hearth_session"
@@ -85,6 +90,20 @@ def chat_for(session: BrowserSession, persona: str, room: str = MAIN_ROOM) -> st
             raise ValueError(f"bad room slug {room!r}")
         base = f"{base}+{room}"
     return base if persona == "default" else f"{base}.{persona}"
+
+
+def require_user(visitor: BrowserSession) -> None:
+    """403 ``sign_in_required`` for guests (nothing is remembered for them, MEM-8)."""
+    if visitor.guest:
+        raise Forbidden("Sign in to keep memories and lorebooks.", code="sign_in_required")
+
+
+def owned_chat(visitor: BrowserSession, chat: str) -> str:
+    """The qualified chat id if it is one of the visitor's chats, else 403 ``not_your_chat``."""
+    chat_id = qualify_id(chat, what="chat")
+    if not visitor.owns(chat_id):
+        raise Forbidden("This is not your chat.", code="not_your_chat")
+    return chat_id
 
 
 class SessionSigner:

@@ -146,7 +146,7 @@ async def test_plt_6_bad_input_gets_a_clear_4xx_and_nothing_is_written(
     assert calls(anthropic_fake) == []
 
 
-@pytest.mark.parametrize("raw", [b'{"user": "alice", "text": ', b"\xff\xfe not utf-8", b"[1, 2"])
+@pytest.mark.parametrize("raw", [b'{"user": "alice", "text": ', b"\xff\xfe not utf-8", b"[1, 2", b""])
 async def test_plt_6_malformed_json_is_400(api: HearthClient, raw: bytes) -> None:
     chat = room()
     response = await api.http.post(

@@ -33,7 +33,6 @@ __all__ = [
     "EntryView",
     "Imported",
     "PersonaBooks",
-    "PersonaDeleted",
     "PersonaList",
 ]
 
@@ -136,13 +135,6 @@ class PersonaBooks(msgspec.Struct, frozen=True, kw_only=True):
 
     persona: str
     books: list[str]
-
-
-class PersonaDeleted(msgspec.Struct, frozen=True, kw_only=True):
-    """A deleted persona and how many personal memories became global ones (MEM-10)."""
-
-    deleted: str
-    memories_made_global: int
 
 
 class PersonaList(msgspec.Struct, frozen=True, kw_only=True):

@@ -162,9 +162,10 @@ async def test_concurrent_sign_ins_never_run_more_hashes_than_the_cap(store: Red
 
 
 async def test_old_hash_parameters_are_upgraded_on_sign_in(store: RedisAccountStore) -> None:
-    await Accounts(store, hasher=CHEAP).sign_up("alice", PASSWORD, ip="10.0.0.1", now=NOW)
+    weaker = Accounts(store, hasher=CHEAP, policy=AccountPolicy())
+    await weaker.sign_up("alice", PASSWORD, ip="10.0.0.1", now=NOW)
     stronger = PasswordHasher(time_cost=2, memory_cost=2048, parallelism=1)
-    await Accounts(store, hasher=stronger).sign_in("alice", PASSWORD, ip="10.0.0.1")
+    await Accounts(store, hasher=stronger, policy=AccountPolicy()).sign_in("alice", PASSWORD, ip="10.0.0.1")
     stored = await store.get("alice")
     assert stored is not None and not stronger.check_needs_rehash(stored.password_hash)
 

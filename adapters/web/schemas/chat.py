@@ -1,0 +1,229 @@
+"""Request and response types of the chat endpoints, ``/api`` and ``/app`` (API.md Chat, PLT-4).
+
+The JSON they encode to is the contract's: field names and order, ``null`` where a value is
+missing. ``UNSET`` fields are left out of the JSON (a history message's ``swipes`` appears only
+on replies that have alternatives).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from engine.model import StoredMessage
+from engine.requestlog import Context, MemoryLog, MemoryNote, RequestLog, SlotLog, Usage, WindowLog
+
+__all__ = [
+    "Branch",
+    "ChatReply",
+    "ErrorBody",
+    "ErrorDetail",
+    "Health",
+    "InspectedLore",
+    "InspectedMemory",
+    "Inspection",
+    "MessageList",
+    "ModelInfo",
+    "NewRoom",
+    "PersonaCard",
+    "PersonaSummary",
+    "Room",
+    "RoomMade",
+    "SendMessage",
+    "SessionMessage",
+    "SessionView",
+    "TurnView",
+]
+
+
+class SendMessage(msgspec.Struct, frozen=True, kw_only=True):
+    """Body of ``POST /api/chats/{chat}/messages`` (unknown fields are ignored)."""
+
+    user: str
+    text: str
+    name: str | None = None
+    persona: str | None = None
+    sent_at: datetime | None = None
+    reply: bool = True
+
+
+class ChatReply(msgspec.Struct, frozen=True, kw_only=True):
+    """A turn's result; ``message`` is the stored message's id when no reply was asked."""
+
+    turn: str | None
+    reply: str | None
+    context: Context
+    message: str | None = None
+    notices: tuple[str, ...] = ()
+
+
+class TurnView(msgspec.Struct, frozen=True, kw_only=True):
+    """``GET /api/chats/{chat}/turns/{turn}``: a turn's request log (PRM-3)."""
+
+    turn: str
+    status: str
+    request: RequestLog
+
+
+class MessageList(msgspec.Struct, frozen=True, kw_only=True):
+    """``GET /api/chats/{chat}/messages``: the newest messages, oldest first."""
+
+    messages: list[StoredMessage]
+
+
+class ErrorDetail(msgspec.Struct, frozen=True, kw_only=True):
+    """The inside of the API's ``{"error": {...}}``."""
+
+    code: str
+    message: str
+
+
+class ErrorBody(msgspec.Struct, frozen=True, kw_only=True):
+    """The API's error answer, ``{"error": {"code", "message"}}`` (some add fields, e.g. ``turn``)."""
+
+    error: ErrorDetail
+
+
+class Health(msgspec.Struct, frozen=True, kw_only=True):
+    """``GET /healthz``; with Redis down also the error (503)."""
+
+    status: Literal["ok", "unavailable"]
+    redis: Literal["ok", "down"]
+    model: str
+    error: ErrorDetail | UnsetType = UNSET
+
+
+class Room(msgspec.Struct, frozen=True, kw_only=True):
+    """A room of the browser's account (``main`` for everybody)."""
+
+    slug: str
+    title: str
+
+
+class NewRoom(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``POST /app/rooms``."""
+
+    name: str
+
+
+class RoomMade(msgspec.Struct, frozen=True, kw_only=True):
+    """``POST /app/rooms``."""
+
+    room: Room
+
+
+class Branch(msgspec.Struct, frozen=True, kw_only=True):
+    """A branch of a chat: its id, title and chat id."""
+
+    id: str
+    title: str
+    chat: str
+
+
+class PersonaCard(msgspec.Struct, frozen=True, kw_only=True):
+    """The persona the session talks to, its greeting filled in for the reader."""
+
+    id: str
+    name: str
+    greeting: str
+    avatar: str | None
+
+
+class PersonaSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """A persona in the picker."""
+
+    id: str
+    name: str
+    private: bool
+    avatar: str | None
+
+
+class ModelInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """Which model answers, labelled for people (RUN-2)."""
+
+    name: str
+    offline: bool
+    label: str
+
+
+class SessionMessage(msgspec.Struct, frozen=True, kw_only=True):
+    """A history message as the page shows it; ``swipes`` only on replies with alternatives."""
+
+    id: str
+    role: Literal["user", "assistant"]
+    name: str
+    text: str
+    sent_at: datetime
+    turn: str | None
+    mine: bool
+    swipes: list[str] | UnsetType = UNSET
+
+
+class SessionView(msgspec.Struct, frozen=True, kw_only=True):
+    """``GET /app/session``: who this browser is, its chat, the CSRF token and the history."""
+
+    user: str
+    guest: bool
+    username: str | None
+    chat: str
+    room: str
+    rooms: list[Room]
+    branch: str | None
+    branches: list[Branch]
+    csrf: str
+    memory: bool
+    persona: PersonaCard
+    personas: list[PersonaSummary]
+    model: ModelInfo
+    messages: list[SessionMessage]
+
+
+class InspectedLore(msgspec.Struct, frozen=True, kw_only=True):
+    """A lore decision with the entry's display name and its book's name."""
+
+    book: str
+    book_name: str
+    entry: str
+    name: str
+    included: bool
+    reason: str
+
+
+class InspectedMemory(msgspec.Struct, frozen=True, kw_only=True):
+    """A memory that entered the request; ``text`` when it is the reader's to see."""
+
+    id: str
+    scope: Literal["space", "personal", "global"]
+    state: Literal["pinned", "active", "recalled"]
+    similarity: float | None
+    text: str | None
+
+    @classmethod
+    def of(cls, log: MemoryLog, text: str | None) -> InspectedMemory:
+        """The logged memory with its text (or None)."""
+        return cls(id=log.id, scope=log.scope, state=log.state, similarity=log.similarity, text=text)
+
+
+class Inspection(msgspec.Struct, frozen=True, kw_only=True):
+    """``GET /app/chats/{chat}/turns/{turn}``: the request inspector (PRM-3, LORE-12)."""
+
+    turn: str
+    status: str
+    created_at: datetime
+    provider: str
+    model: str
+    duration_ms: int | None
+    attempts: int
+    error: str | None
+    slots: tuple[SlotLog, ...]
+    stable_count: int
+    window: WindowLog
+    lore: list[InspectedLore]
+    memories: list[InspectedMemory]
+    memory_writes: tuple[MemoryNote, ...]
+    summaries: int
+    documents: int
+    usage: Usage | None

@@ -1,0 +1,116 @@
+"""The browser chat's WebSocket frames (PLT-4, API.md): tagged unions on ``type``.
+
+In: ``message`` ``{text, persona?}``, ``regenerate`` ``{turn}``, ``stop``; unknown fields are
+ignored. Out: the service's ``delta``, ``done`` and ``error`` events; the browser's ``done``
+(:class:`BrowserDone`) also carries the reply's message id, the sent message's id and the
+reply's alternatives; :class:`ErrorFrame` is a frame the socket itself refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from engine.requestlog import Context
+from engine.service import ReplyDelta, ReplyDone, ReplyFailed
+from engine.service.controls import Swipes
+
+__all__ = [
+    "BrowserDone",
+    "ErrorFrame",
+    "InFrame",
+    "MessageFrame",
+    "OutFrame",
+    "RegenerateFrame",
+    "StopFrame",
+    "decode_frame",
+]
+
+
+class MessageFrame(msgspec.Struct, frozen=True, kw_only=True, tag="message", tag_field="type"):
+    """Say something; ``persona`` empty or null means ``default``."""
+
+    text: str
+    persona: str | None = None
+
+
+class RegenerateFrame(msgspec.Struct, frozen=True, kw_only=True, tag="regenerate", tag_field="type"):
+    """Write the latest reply again (the old one stays an alternative)."""
+
+    turn: str
+
+
+class StopFrame(msgspec.Struct, frozen=True, kw_only=True, tag="stop", tag_field="type"):
+    """Stop generating: the reply so far is kept."""
+
+
+InFrame = MessageFrame | RegenerateFrame | StopFrame
+
+
+class ErrorFrame(msgspec.Struct, frozen=True, kw_only=True, tag="error", tag_field="type"):
+    """A frame the socket refused, or a turn that failed before it began."""
+
+    code: str
+    message: str
+
+
+class BrowserDone(msgspec.Struct, frozen=True, kw_only=True, tag="done", tag_field="type"):
+    """The browser's ``done``: the service's fields and the ids the page's message controls need."""
+
+    turn: str
+    reply: str
+    context: Context
+    notices: tuple[str, ...]
+    reply_message: str | None
+    message: str | UnsetType = UNSET
+    swipes: Swipes | UnsetType = UNSET
+
+    @classmethod
+    def of(
+        cls,
+        done: ReplyDone,
+        reply_message: str | None,
+        message: str | None,
+        swipes: Swipes | None,
+    ) -> BrowserDone:
+        """``done`` with the ids (``message`` and ``swipes`` are left out when None)."""
+        return cls(
+            turn=done.turn,
+            reply=done.reply,
+            context=done.context,
+            notices=done.notices,
+            reply_message=reply_message,
+            message=UNSET if message is None else message,
+            swipes=UNSET if swipes is None else swipes,
+        )
+
+
+OutFrame = ReplyDelta | ReplyDone | ReplyFailed | BrowserDone | ErrorFrame
+
+_FRAME: msgspec.json.Decoder[InFrame] = msgspec.json.Decoder(InFrame)
+_KIND = msgspec.json.Decoder(dict[str, Any])
+_FIELD = {"message": "text", "regenerate": "turn"}
+
+
+def decode_frame(raw: str) -> InFrame | ErrorFrame:
+    """The frame, or the error frame that answers it.
+
+    Not JSON, or JSON that is not an object → ``invalid_json``; an unknown ``type`` or a field of
+    the wrong type → ``invalid_frame`` naming it.
+    """
+    try:
+        return _FRAME.decode(raw)
+    except msgspec.ValidationError:
+        pass
+    except msgspec.DecodeError:
+        return ErrorFrame(code="invalid_json", message="The frame is not JSON.")
+    try:
+        kind = _KIND.decode(raw).get("type")
+    except msgspec.DecodeError:  # valid JSON, but no object
+        return ErrorFrame(code="invalid_json", message="The frame is not JSON.")
+    field = _FIELD.get(kind) if isinstance(kind, str) else None
+    if field is None:
+        return ErrorFrame(code="invalid_frame", message=f"Unknown frame type {kind!r}.")
+    return ErrorFrame(code="invalid_frame", message=f"{field} must be a string.")
