@@ -4,7 +4,9 @@ Each scope list is one Redis Cluster hash tag, ``<prefix>:mem:{<list id>}:<part>
 :class:`MemoryKeys`), so one Lua script can touch all parts of a list atomically:
 
 - ``meta``  HASH ``rev`` (bumped by every record write), ``vrev`` (bumped whenever the stored
-  vectors change), ``seq`` (save order), ``model`` (the embedder the vectors belong to).
+  vectors change), ``crev`` (bumped whenever decay changes a counter), ``gen`` (set by the first
+  write: names this incarnation of the list), ``seq`` (save order), ``model`` (the embedder the
+  vectors belong to).
 - ``ids``   ZSET id → save order; ``recs`` HASH id → msgpack ``MemoryRecord``.
 - ``ctr``   HASH of decay counters kept outside the blob so Lua updates them without decoding
   msgpack: ``u:<id>`` unused days, ``d:<id>`` last counted day (date ordinal), ``m:<id>`` last
@@ -21,6 +23,11 @@ so a refusal can duplicate a memory but never lose it. Decay does not bump ``rev
 own decay never makes its save conflict. Two workers applying the same day's search count each
 memory's day once: a day is added only while the stored last counted day is earlier (DEC-5).
 
+Each store keeps the lists it last read (records decoded, counters applied) under a tag of
+``gen``, ``rev``, ``vrev`` and ``crev``; ``snapshot`` sends the tag, and the read script sends
+back nothing more while the tag stands, only the counters when only ``crev`` moved, else the
+whole list — so another process's write or decay is seen on the next read (issue 12).
+
 Round trips per turn: ``snapshot`` 1 (records, versions and any stale vectors), ``apply_decay``
 1, ``apply_save``/``apply_writes`` 1; +1 once after the server lost its script cache.
 """
@@ -28,6 +35,7 @@ Round trips per turn: ``snapshot`` 1 (records, versions and any stale vectors), 
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -72,6 +80,8 @@ Vectors = npt.NDArray[np.float32]
 _RECORD = msgspec.msgpack.Decoder(MemoryRecord)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _PARTS = ("meta", "ids", "recs", "ctr", "vecs")
+_COPIES = 1024
+"""How many lists' last read a store keeps (``snapshot`` sends only what changed since)."""
 
 _SCRIPT_FILES = {
     "read": "memory_read",
@@ -231,17 +241,37 @@ def _counters(record: MemoryRecord, ctr: Mapping[str, Any]) -> MemoryRecord:
     )
 
 
-def _decode_list(result: Sequence[Any]) -> tuple[list[MemoryRecord], ListState]:
-    rev, vrev, model, ids, recs, ctr, vecs, full = result
+class _Copy(msgspec.Struct, frozen=True, kw_only=True):
+    """This process's copy of one list as last read: the read script's ``base`` tag and counter
+    revision, the records as stored (``plain``) and with their counters (``records``), and the
+    list's state without vectors."""
+
+    base: str
+    crev: str
+    plain: tuple[MemoryRecord, ...]
+    records: tuple[MemoryRecord, ...]
+    state: ListState
+
+
+def _decode_list(result: Sequence[Any], copy: _Copy | None) -> tuple[_Copy, ListVectors | None]:
+    """One read script's reply on top of the copy the caller sent its tag of."""
+    mode, rev, vrev, model, base, crev, ids, recs, ctr, vecs = result
+    if int(mode) < 2 and copy is not None:
+        if int(mode) == 0:
+            return copy, None
+        counters = _pairs(ctr)
+        records = tuple(_counters(r, counters) for r in copy.plain)
+        return msgspec.structs.replace(copy, crev=_text(crev), records=records), None
     blobs, counters = _pairs(recs), _pairs(ctr)
     order = [_text(i) for i in ids]
-    records = [_counters(_RECORD.decode(blobs[i]), counters) for i in order if i in blobs]
-    vectors = _matrix(_pairs(vecs)) if full else None
+    plain = tuple(_RECORD.decode(blobs[i]) for i in order if i in blobs)
+    vectors = _matrix(_pairs(vecs)) if int(mode) == 3 else None
     vector_ids = frozenset(vectors.ids if vectors else (_text(v) for v in vecs))
     state = ListState(
         version=int(rev), vector_version=int(vrev), model=_text(model) or None, vector_ids=vector_ids
     )
-    return records, msgspec.structs.replace(state, vectors=vectors)
+    records = tuple(_counters(r, counters) for r in plain)
+    return _Copy(base=_text(base), crev=_text(crev), plain=plain, records=records, state=state), vectors
 
 
 def _matrix(raw: Mapping[str, bytes]) -> ListVectors:
@@ -296,6 +326,8 @@ class RedisMemoryStore:
         self._r = client
         self._k = MemoryKeys(keys=keys)
         self._scripts = {call: client.register_script(lua(name)) for call, name in _SCRIPT_FILES.items()}
+        # lists as last read (issue 12): an unchanged list is neither sent again nor decoded
+        self._copies: OrderedDict[ScopeList, _Copy] = OrderedDict()
 
     @classmethod
     def from_url(cls, url: str, keys: KeyBuilder) -> RedisMemoryStore:
@@ -359,15 +391,37 @@ class RedisMemoryStore:
         """
         unique = list(dict.fromkeys(scopes))
         known = {s: v for s, v in (cached or {}).items() if v is not None}
-        calls = [
-            ("read", [5, *self._k.parts(s, *_PARTS), model or "", str(known.get(s, ""))]) for s in unique
+        copies = [self._copies.get(s) for s in unique]
+        calls: list[Call] = [
+            (
+                "read",
+                [
+                    5,
+                    *self._k.parts(s, *_PARTS),
+                    model or "",
+                    str(known.get(s, "")),
+                    copy.base if copy else "",
+                    copy.crev if copy else "",
+                ],
+            )
+            for s, copy in zip(unique, copies, strict=True)
         ]
         records: list[MemoryRecord] = []
         lists: dict[ScopeList, ListState] = {}
-        for scope, result in zip(unique, await self._run(calls), strict=True):
-            found, lists[scope] = _decode_list(result)
-            records.extend(found)
+        for scope, copy, result in zip(unique, copies, await self._run(calls), strict=True):
+            found, vectors = _decode_list(result, copy)
+            self._keep(scope, found)
+            lists[scope] = msgspec.structs.replace(found.state, vectors=vectors) if vectors else found.state
+            records.extend(found.records)
         return MemorySnapshot(records=tuple(records), lists=lists)
+
+    def _keep(self, scope: ScopeList, copy: _Copy) -> None:
+        """Remember a list as read (the newest ``_COPIES`` lists; one without a tag is not kept)."""
+        self._copies.pop(scope, None)
+        if copy.base:
+            self._copies[scope] = copy
+            while len(self._copies) > _COPIES:
+                self._copies.popitem(last=False)
 
     async def load(self, scopes: Sequence[ScopeList]) -> list[MemoryRecord]:
         """The records of ``scopes`` (list order, then save order), in one round trip."""
@@ -463,7 +517,7 @@ class RedisMemoryStore:
                 by_list.setdefault(lists[change.memory_id], []).extend([kind, change.memory_id, day, matched])
         day = str(plan.day.toordinal())
         calls: list[Call] = [
-            ("decay", [2, *self._k.parts(s, "recs", "ctr"), day, str(len(args) // 4), *args])
+            ("decay", [3, *self._k.parts(s, "recs", "ctr", "meta"), day, str(len(args) // 4), *args])
             for s, args in by_list.items()
         ]
         results = await self._run(calls) if calls else []

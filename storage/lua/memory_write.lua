@@ -42,5 +42,9 @@ for b = 3, 2 + n * 7, 7 do
   end
 end
 rev = redis.call('HINCRBY', KEYS[1], 'rev', 1)
+if not redis.call('HGET', KEYS[1], 'gen') then  -- names this incarnation of the list (read tags)
+  local now = redis.call('TIME')
+  redis.call('HSET', KEYS[1], 'gen', now[1] .. '.' .. now[2])
+end
 if vchanged then redis.call('HINCRBY', KEYS[1], 'vrev', 1) end
 return {1, '', '', rev}

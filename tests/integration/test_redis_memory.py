@@ -493,3 +493,34 @@ async def test_dec_3_the_index_is_rebuilt_only_when_the_vector_version_changes(
     await other.put_vectors("use", list(first.records), vectors(2, seed=3))  # the embedder changed
     await load_memory_vectors(store, index, [SPACE], "e5")
     assert index.search([memory_key(SPACE, "e5")], vectors(2)[1], 1, allowed_ids=None) == []
+
+
+# --- copies of lists read before (issue 12) ------------------------------------------------
+
+
+async def test_a_list_read_before_shows_another_processs_decay_and_writes_on_the_next_read(
+    store: RedisMemoryStore, other: RedisMemoryStore
+) -> None:
+    await seed(store, mem("s1"), mem("s2"))
+    first = await store.snapshot([SPACE])
+    assert await store.snapshot([SPACE]) == first  # unchanged: the copy stands
+    hit = SearchResult(hits=(SearchHit(memory_id="s1", similarity=0.9),))
+    seen = await other.snapshot([SPACE])
+    await other.apply_decay(plan_decay(seen.records, [SPACE], hit, at(1, 13), MemoryPolicy()), seen.records)
+    decayed = by_id((await store.snapshot([SPACE])).records)
+    assert (decayed["s1"].unused_days, decayed["s1"].last_matched_at) == (0, at(1, 13))
+    assert (decayed["s2"].unused_days, decayed["s2"].last_counted_day) == (1, at(1).date())
+    assert by_id(await store.load([SPACE])) == by_id(await other.load([SPACE]))
+    await seed(other, mem("s3", text="Alice moved to Lyon"))
+    assert (await other.apply_writes([Deleted(before=decayed["s1"])])).ok
+    assert [r.id for r in await store.load([SPACE])] == ["s2", "s3"]
+
+
+async def test_a_list_wiped_and_written_again_to_the_same_revision_is_read_afresh(
+    redis: aioredis.Redis, store: RedisMemoryStore
+) -> None:
+    await seed(store, mem("s1", text="Alice keeps bees"))
+    assert [r.text for r in await store.load([SPACE])] == ["Alice keeps bees"]
+    await redis.flushdb()  # e.g. a restore from an older backup, or another deployment's flush
+    await seed(store, mem("s1", text="Alice keeps goats"))  # the same revision as before
+    assert [r.text for r in await store.load([SPACE])] == ["Alice keeps goats"]
