@@ -180,7 +180,7 @@ class EmbeddingRecall:
             parts.append(scored.evidence(query, text, background))
         if not ids:
             return SearchResult(ok=True)
-        evidence = tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
+        evidence = tuple(np.concatenate([p[i] for p in parts]) for i in range(len(parts[0])))
         return SearchResult(ok=True, hits=hits(self._rule, ids, evidence))  # type: ignore[arg-type]
 
     def _memory_set(self, scope: ScopeList, own: Sequence[MemoryRecord], background: np.ndarray) -> ScoredSet:
