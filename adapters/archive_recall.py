@@ -153,8 +153,8 @@ class PageRecall:
             return []
         vector = (await asyncio.to_thread(self._embedder.embed_queries, [query[:1500]]))[0]
         dense = np.maximum.reduceat(found.chunks.evidence(vector, "", self._background)[0], found.starts)
-        _, query_cover, own_cover, distinct = found.pages.evidence(vector, query, self._background)
-        evidence = (dense, query_cover, own_cover, distinct)
+        _, query_cover, own_cover, distinct, content = found.pages.evidence(vector, query, self._background)
+        evidence = (dense, query_cover, own_cover, distinct, content)
         ranked = hits(self._rule, found.pages.ids, evidence, lead=False)
         return [(h.memory_id, h.similarity) for h in ranked][:limit]
 

@@ -34,8 +34,9 @@ from engine.memory.fusion import Evidence, FusionRule, decide
 __all__ = ["Evidences", "QueryVector", "ScoredSet", "ScoredSets", "hits", "query_text"]
 
 Scores = npt.NDArray[np.float64]
-Evidences = tuple[Scores, Scores, Scores, Scores]
-"""Per candidate: dense, query cover, memory cover, distinct cover."""
+Evidences = tuple[Scores, Scores, Scores, Scores, Scores]
+"""Per candidate: dense, query cover, memory cover, distinct cover, the message's content for
+the candidate's set (``Bm25.content``; 1 without a message text: dense evidence only)."""
 
 
 class QueryVector(np.ndarray):
@@ -73,16 +74,19 @@ class ScoredSet(msgspec.Struct, frozen=True, kw_only=True, eq=False):
     lexical: Bm25
 
     def evidence(self, query: npt.ArrayLike, text: str, background: npt.ArrayLike) -> Evidences:
-        """``(dense, query_cover, memory_cover, distinct_cover)`` of every candidate, in ``ids`` order."""
+        """``(dense, query_cover, memory_cover, distinct_cover, content)`` of every candidate, in
+        ``ids`` order."""
         if not self.ids:
             empty = np.zeros(0)
-            return empty, empty, empty, empty
+            return empty, empty, empty, empty, empty
         dense = snorm_from_stats(query, self.matrix, background, (self.mean, self.std))
         if text.strip():
             query_cover, own_cover, distinct = self.lexical.cover(text)
+            content = np.full(len(self.ids), self.lexical.content(text))
         else:
             query_cover = own_cover = distinct = np.zeros(len(self.ids))
-        return dense, query_cover, own_cover, distinct
+            content = np.ones(len(self.ids))
+        return dense, query_cover, own_cover, distinct, content
 
 
 def build_set(
@@ -150,7 +154,7 @@ def hits(
     rule: FusionRule, ids: Sequence[str], evidence: Evidences, *, lead: bool = True
 ) -> tuple[SearchHit, ...]:
     """The reasonable matches among every candidate, best first (see the module docstring)."""
-    dense, query_cover, own_cover, distinct = evidence
+    dense, query_cover, own_cover, distinct, content = evidence
     if len(ids) == 0:
         return ()
     if not lead:
@@ -170,6 +174,7 @@ def hits(
                 query_cover=float(query_cover[i]),
                 memory_cover=float(own_cover[i]),
                 distinct_cover=float(distinct[i]),
+                content=float(content[i]),
             )
             for i in sorted(keep)
         ],

@@ -182,8 +182,11 @@ class EmbeddingRecall:
             parts.append(scored.evidence(query, text, background))
         if not ids:
             return SearchResult(ok=True)
-        dense, query_cover, own_cover, distinct = (np.concatenate([p[i] for p in parts]) for i in range(4))
-        return SearchResult(ok=True, hits=hits(self._rule, ids, (dense, query_cover, own_cover, distinct)))
+        dense, query_cover, own_cover, distinct, content = (
+            np.concatenate([p[i] for p in parts]) for i in range(5)
+        )
+        evidence = (dense, query_cover, own_cover, distinct, content)
+        return SearchResult(ok=True, hits=hits(self._rule, ids, evidence))
 
     def _memory_set(self, scope: ScopeList, own: Sequence[MemoryRecord], background: np.ndarray) -> ScoredSet:
         """The scored set of one list's searchable memories, cached while list and vectors stand."""

@@ -29,7 +29,7 @@ import re
 import threading
 import unicodedata
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -207,6 +207,38 @@ class Bm25:
                 out[found[0]] += self._idf[term] * found[1]
         return out
 
+    def _held(self, query: str) -> Iterator[tuple[float, npt.NDArray[np.bool_] | None]]:
+        """Per distinct query word: its weight (commonest known form; unseen: the rarest) and
+        which documents hold any of its forms (None: none)."""
+        for word in dict.fromkeys(words(query)):
+            known = [f for f in word if f in self._idf]
+            weight = min((self._idf[f] for f in known), default=self._unseen)
+            held: npt.NDArray[np.bool_] | None = None
+            for form in known:
+                found = self._postings.get(form)
+                if found is None:
+                    continue
+                if held is None:
+                    held = np.zeros(self.size, dtype=np.bool_)
+                held[found[0]] = True
+            yield weight, held
+
+    def content(self, query: str) -> float:
+        """The share of the query's IDF weight in words that fewer than two documents hold.
+
+        A word several documents of the set share is, in a memory list, mostly the name of a
+        person the list is about ("Kate" in each of Kate's memories): a message made only of
+        such words and function words ("ok thanks Kate", "thanks Kate, see you later") names
+        people without saying anything about them, and has content 0. A message without any
+        index word has content 0 too.
+        """
+        total = rest = 0.0
+        for weight, held in self._held(query):
+            total += weight
+            if held is None or np.count_nonzero(held) < 2:
+                rest += weight
+        return rest / total if total > 0 else 0.0
+
     def cover(
         self, query: str
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
@@ -226,18 +258,8 @@ class Bm25:
         shared = np.zeros(self.size, dtype=np.float64)
         distinct = np.zeros(self.size, dtype=np.float64)
         total = 0.0
-        for word in dict.fromkeys(words(query)):
-            known = [f for f in word if f in self._idf]
-            weight = min((self._idf[f] for f in known), default=self._unseen)
+        for weight, held in self._held(query):
             total += weight
-            held: npt.NDArray[np.bool_] | None = None
-            for form in known:
-                found = self._postings.get(form)
-                if found is None:
-                    continue
-                if held is None:
-                    held = np.zeros(self.size, dtype=np.bool_)
-                held[found[0]] = True
             if held is not None:
                 shared[held] += weight
                 distinct[held] += weight / np.count_nonzero(held)

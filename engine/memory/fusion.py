@@ -9,7 +9,10 @@ memory in play, a document chunk, an archive page), three numbers:
   count against it at the highest weight;
 - ``memory_cover``: the share of the candidate's own term weight that the message contains;
 - ``distinct_cover``: the same, each shared term divided by how many candidates of the
-  candidate's list hold it (a person's name, shared by all their memories, adds little).
+  candidate's list hold it (a person's name, shared by all their memories, adds little);
+- ``content``: the share of the message's term weight in words that fewer than two candidates
+  of the candidate's list hold — 0 for a message that only names the list's people among
+  function words ("ok thanks Kate").
 
 :func:`fuse` adds them with the non-negative weights of a :class:`FusionRule`, so a fused
 score never decreases when one of its components grows. :func:`decide` keeps a candidate
@@ -20,7 +23,9 @@ its ``distinct_cover`` reaches ``min_distinct`` (the *gate*: small talk that onl
 shares nothing distinctive). A candidate that shares no distinctive word still passes the gate
 when, with ``solo_lead`` set, it leads every other (there must be one) by ``solo_lead`` and its
 dense score reaches ``solo_dense`` ("what can't Nina eat?" lifts Nina's allergy far above her
-other memories; "ok thanks Nina" lifts them together). The decision depends on the *set* of
+other memories; "ok thanks Nina" lifts them together). With ``min_content`` set, a candidate
+passes only when the message's ``content`` for its list reaches it (a message that says
+nothing but the people's names recalls nothing). The decision depends on the *set* of
 candidates, never on their order; ties are broken by id.
 """
 
@@ -51,6 +56,7 @@ class FusionRule(msgspec.Struct, frozen=True, kw_only=True):
         solo_lead: when set, a candidate below ``min_distinct`` still passes the gate if its
             fused score exceeds every other candidate's by this much ...
         solo_dense: ... and its dense score reaches this.
+        min_content: the smallest ``content`` of the message for a match's list (0: off).
     """
 
     dense_weight: float = 1.0
@@ -62,6 +68,7 @@ class FusionRule(msgspec.Struct, frozen=True, kw_only=True):
     min_distinct: float = 0.0
     solo_lead: float | None = None
     solo_dense: float = 0.0
+    min_content: float = 0.0
 
     def __post_init__(self) -> None:
         if min(self.dense_weight, self.query_weight, self.memory_weight, self.distinct_weight) < 0:
@@ -76,6 +83,7 @@ class Evidence(msgspec.Struct, frozen=True, kw_only=True):
     query_cover: float = 0.0
     memory_cover: float = 0.0
     distinct_cover: float = 0.0
+    content: float = 1.0
 
 
 def fuse(evidence: Evidence, rule: FusionRule) -> float:
@@ -94,9 +102,9 @@ def decide(candidates: Sequence[Evidence], rule: FusionRule) -> tuple[SearchHit,
     ``similarity`` of a hit is its fused score rounded to 3 decimals. The result is the same
     for any order of ``candidates``. An id given twice keeps its best evidence.
     """
-    best: dict[str, tuple[float, float, float]] = {}
+    best: dict[str, tuple[float, float, float, float]] = {}
     for item in candidates:
-        found = (fuse(item, rule), item.distinct_cover, item.dense)
+        found = (fuse(item, rule), item.distinct_cover, item.dense, item.content)
         if item.id not in best or found > best[item.id]:  # ties on score: the larger cover, any order
             best[item.id] = found
     ranked = sorted(((rid, s[0]) for rid, s in best.items()), key=lambda pair: (-pair[1], pair[0]))
@@ -109,7 +117,9 @@ def decide(candidates: Sequence[Evidence], rule: FusionRule) -> tuple[SearchHit,
             margin = score - (ranked[1][1] if position == 0 else ranked[0][1])
         if rule.lead is not None and margin < rule.lead:
             continue
-        _, distinct, dense = best[rid]
+        _, distinct, dense, content = best[rid]
+        if content < rule.min_content:
+            continue
         if distinct < rule.min_distinct and (  # the solo path needs a rival to lead
             rule.solo_lead is None or len(ranked) < 2 or margin < rule.solo_lead or dense < rule.solo_dense
         ):

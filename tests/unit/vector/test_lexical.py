@@ -47,6 +47,15 @@ def test_covers_count_unknown_names_against_the_query_and_shared_names_less() ->
     assert distinct[0] == own[0] > 0  # "mochi" is in one
 
 
+def test_content_is_zero_for_a_message_that_only_names_the_lists_people() -> None:
+    index = Bm25(["Kate works as a translator", "Kate moved to Porto", "Omar plays the drums"])
+    assert index.content("ok thanks Kate") == 0.0  # "kate" is in two memories, the rest function words
+    assert index.content("thanks Kate, see you later") == 0.0
+    assert index.content("ok thanks") == 0.0
+    assert 0.5 < index.content("how is Kate's job going?") < 1.0
+    assert index.content("is Omar still drumming?") == 1.0  # "omar" is in one memory only
+
+
 def test_a_hebrew_word_counts_once_with_or_without_its_prefix() -> None:
     index = Bm25(["לנועה יש חתולה", "נועה עברה לחיפה"])
     asked, own, _ = index.cover("איך החתולה של נועה?")
@@ -78,13 +87,15 @@ def test_recall_1_the_shortlist_decides_like_every_candidate(
 ) -> None:
     rng = np.random.default_rng(seed)
     n = len(dense)
-    evidence = (np.array(dense), rng.random(n), rng.random(n), rng.random(n))
-    rule = FusionRule(query_weight=2.0, memory_weight=1.0, threshold=threshold, lead=lead, min_distinct=0.3)
+    evidence = (np.array(dense), rng.random(n), rng.random(n), rng.random(n), rng.random(n))
+    rule = FusionRule(
+        query_weight=2.0, memory_weight=1.0, threshold=threshold, lead=lead, min_distinct=0.3, min_content=0.2
+    )
     ids = [f"m{i:02d}" for i in range(n)]
     every = decide(
         [
-            Evidence(id=i, dense=d, query_cover=q, memory_cover=m, distinct_cover=c)
-            for i, d, q, m, c in zip(ids, *(a.tolist() for a in evidence), strict=True)
+            Evidence(id=i, dense=d, query_cover=q, memory_cover=m, distinct_cover=c, content=k)
+            for i, d, q, m, c, k in zip(ids, *(a.tolist() for a in evidence), strict=True)
         ],
         rule,
     )

@@ -22,6 +22,7 @@ rules = st.builds(
     min_distinct=share,
     solo_lead=st.none() | st.floats(min_value=0, max_value=3, allow_nan=False),
     solo_dense=finite,
+    min_content=share,
 )
 evidence = st.builds(
     Evidence,
@@ -30,6 +31,7 @@ evidence = st.builds(
     query_cover=share,
     memory_cover=share,
     distinct_cover=share,
+    content=share,
 )
 
 
@@ -96,6 +98,16 @@ def test_recall_1_small_talk_sharing_only_a_name_is_gated_out() -> None:
     name_only = Evidence(id="a", dense=5.0, distinct_cover=0.04)
     assert decide([name_only], rule) == ()
     assert [h.memory_id for h in decide([Evidence(id="a", dense=5.0, distinct_cover=0.3)], rule)] == ["a"]
+
+
+def test_recall_1_a_message_that_only_names_the_lists_people_recalls_nothing() -> None:
+    rule = FusionRule(query_weight=3.0, threshold=3.5, lead=1.0, min_content=0.1)
+    # "ok thanks Kate": Kate's job memory leads her others, but the message says nothing else
+    thanks = [Evidence(id="job", dense=3.0, query_cover=1.0, content=0.0), Evidence(id="cat", dense=1.5)]
+    assert decide(thanks, rule) == ()
+    # "how is Kate's job going?": the same lead, and words besides the name
+    asked = [Evidence(id="job", dense=3.0, query_cover=0.5, content=0.9), Evidence(id="cat", dense=1.0)]
+    assert [h.memory_id for h in decide(asked, rule)] == ["job"]
 
 
 def test_recall_1_a_clear_dense_winner_passes_the_gate_without_a_distinctive_word() -> None:
