@@ -155,7 +155,7 @@ class PageRecall:
         dense = np.maximum.reduceat(found.chunks.evidence(vector, "", self._background)[0], found.starts)
         _, query_cover, own_cover, distinct, content = found.pages.evidence(vector, query, self._background)
         evidence = (dense, query_cover, own_cover, distinct, content)
-        ranked = hits(self._rule, found.pages.ids, evidence, lead=False)
+        ranked = hits(self._rule, found.pages.ids, evidence, lead=False, limit=limit)
         return [(h.memory_id, h.similarity) for h in ranked][:limit]
 
     async def _pages(self, chat: str, allowed: set[str], background: Vectors) -> _PageSet:

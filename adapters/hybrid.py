@@ -150,10 +150,36 @@ def _best_two(fused: Scores) -> list[int]:
     return [first, second if second < first else second + 1]
 
 
+def _within_limit(
+    rule: FusionRule, fused: Scores, distinct: Scores, content: Scores, limit: int
+) -> npt.NDArray[np.intp]:
+    """Where a match is decided candidate by candidate (no lead, no solo path), the candidates
+    that can be among the ``limit`` best matches: those that pass on their own evidence and
+    score at least the ``limit``-th best of them (ties kept). Anything else cannot be returned."""
+    passing = np.flatnonzero(
+        (fused >= rule.threshold) & (content >= rule.min_content) & (distinct >= rule.min_distinct)
+    )
+    if len(passing) <= limit:
+        return passing.astype(np.intp)
+    cut = np.partition(fused[passing], len(passing) - limit)[len(passing) - limit]
+    within: npt.NDArray[np.intp] = passing[fused[passing] >= cut]
+    return within
+
+
 def hits(
-    rule: FusionRule, ids: Sequence[str], evidence: Evidences, *, lead: bool = True
+    rule: FusionRule,
+    ids: Sequence[str],
+    evidence: Evidences,
+    *,
+    lead: bool = True,
+    limit: int | None = None,
 ) -> tuple[SearchHit, ...]:
-    """The reasonable matches among every candidate, best first (see the module docstring)."""
+    """The reasonable matches among every candidate, best first (see the module docstring).
+
+    ``limit``: the caller reads only that many; for a rule without lead or solo path (documents,
+    archive pages) the candidates that cannot be among them are dropped before ``decide``, so a
+    search over 10,000 chunks decides over a handful (the result's first ``limit`` are the same).
+    """
     dense, query_cover, own_cover, distinct, content = evidence
     if len(ids) == 0:
         return ()
@@ -165,7 +191,10 @@ def hits(
         + rule.memory_weight * own_cover
         + rule.distinct_weight * distinct
     )
-    keep = set(_best_two(fused)) | set(np.flatnonzero(fused >= rule.threshold).tolist())
+    if limit is not None and rule.lead is None and rule.solo_lead is None and not np.isnan(fused).any():
+        keep = set(_within_limit(rule, fused, distinct, content, limit).tolist())
+    else:
+        keep = set(_best_two(fused)) | set(np.flatnonzero(fused >= rule.threshold).tolist())
     return decide(
         [
             Evidence(

@@ -217,7 +217,8 @@ class EmbeddingRecall:
         if not texts or scored is None or not scored.ids:
             return ()
         background = await self._background_vectors()
-        found = hits(self._passages, scored.ids, scored.evidence(query, query_text(query), background))
+        evidence = scored.evidence(query, query_text(query), background)
+        found = hits(self._passages, scored.ids, evidence, limit=self._chunks)
         return tuple(texts[h.memory_id] for h in found if h.memory_id in texts)[: self._chunks]
 
     async def has_documents(self, persona: str) -> bool:

@@ -100,3 +100,24 @@ def test_recall_1_the_shortlist_decides_like_every_candidate(
         rule,
     )
     assert hits(rule, ids, evidence) == every
+
+
+@given(
+    dense=st.lists(st.floats(-3, 6, allow_nan=False), min_size=0, max_size=60),
+    seed=st.integers(0, 2**16),
+    threshold=st.floats(-1, 4),
+    limit=st.integers(1, 5),
+    ties=st.booleans(),
+)
+def test_doc_1_the_first_chunks_are_the_same_when_only_they_are_asked_for(
+    dense: list[float], seed: int, threshold: float, limit: int, ties: bool
+) -> None:
+    # a document or archive rule (no lead, no solo path) decides chunk by chunk: asking for the
+    # first `limit` lets the search drop what cannot be among them, and returns the same first ones
+    rng = np.random.default_rng(seed)
+    n = len(dense)
+    values = np.round(np.array(dense), 0) if ties else np.array(dense)  # many equal scores
+    evidence = (values, rng.random(n), rng.random(n), rng.random(n), rng.random(n))
+    rule = FusionRule(query_weight=1.0, threshold=threshold, min_distinct=0.2, min_content=0.1)
+    ids = [f"c{i:03d}" for i in range(n)][::-1]  # ids against index order: ties go by id
+    assert hits(rule, ids, evidence, limit=limit)[:limit] == hits(rule, ids, evidence)[:limit]
