@@ -18,7 +18,8 @@ docs/LOREBOOKS.md. ``compile_book`` leaves out what it cannot apply and lists it
 from __future__ import annotations
 
 from engine.lorebook.activation import probability_roll
-from engine.lorebook.compile import CompiledBook, book_issues, compile_book, validate_book
+from engine.lorebook.compile import book_issues, compile_book, validate_book
+from engine.lorebook.compiled import CompiledBook
 from engine.lorebook.model import (
     DEFAULT_SCAN_DEPTH,
     DEFAULT_TOKEN_BUDGET,

@@ -32,7 +32,7 @@ from hashlib import blake2b
 
 import msgspec
 
-from engine.lorebook.compile import CompiledEntry
+from engine.lorebook.compiled import CompiledEntry
 from engine.lorebook.match import Hits, chat_hit
 from engine.lorebook.model import LoreDecision, LoreTimed
 

@@ -53,13 +53,6 @@ from engine.lorebook.text import is_no_space_char, normalize_key
 from engine.macros import has_macros
 
 __all__ = [
-    "EDGE_FREE",
-    "EDGE_INFLECTED",
-    "EDGE_WORD",
-    "CompiledBook",
-    "CompiledEntry",
-    "DynamicKey",
-    "LiteralHit",
     "book_issues",
     "compile_book",
     "id_sort_key",

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 import msgspec
 
 from engine.lorebook.activation import Activation
-from engine.lorebook.compile import CompiledEntry
+from engine.lorebook.compiled import CompiledEntry
 from engine.lorebook.model import LoreDecision, LoreMessage
 
 __all__ = ["Counted", "apply_budget", "order_key", "rank_key", "render"]

@@ -48,7 +48,8 @@ from engine.lorebook.activation import (
     probability_roll,
     roll,
 )
-from engine.lorebook.compile import CompiledBook, CompiledEntry, id_sort_key
+from engine.lorebook.compile import id_sort_key
+from engine.lorebook.compiled import CompiledBook, CompiledEntry
 from engine.lorebook.inject import apply_budget, rank_key, render
 from engine.lorebook.match import Hits, ResolvedKey, build_buffer, match_buffer, match_text, resolve_dynamic
 from engine.lorebook.model import LoreDecision, LoreMark, LoreResult, LoreState, LoreTimed
