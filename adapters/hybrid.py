@@ -73,13 +73,22 @@ class ScoredSet(msgspec.Struct, frozen=True, kw_only=True, eq=False):
     std: Scores
     lexical: Bm25
 
-    def evidence(self, query: npt.ArrayLike, text: str, background: npt.ArrayLike) -> Evidences:
+    def dense(self, query: npt.ArrayLike, background: npt.ArrayLike) -> Scores:
+        """The dense half of ``evidence`` (numpy alone: it may run in a thread, GIL released)."""
+        if not self.ids:
+            return np.zeros(0)
+        return snorm_from_stats(query, self.matrix, background, (self.mean, self.std))
+
+    def evidence(
+        self, query: npt.ArrayLike, text: str, background: npt.ArrayLike, *, dense: Scores | None = None
+    ) -> Evidences:
         """``(dense, query_cover, memory_cover, distinct_cover, content)`` of every candidate, in
-        ``ids`` order."""
+        ``ids`` order; ``dense``: the dense half already computed (``ScoredSet.dense``)."""
         if not self.ids:
             empty = np.zeros(0)
             return empty, empty, empty, empty, empty
-        dense = snorm_from_stats(query, self.matrix, background, (self.mean, self.std))
+        if dense is None:
+            dense = self.dense(query, background)
         if text.strip():
             query_cover, own_cover, distinct = self.lexical.cover(text)
             content = np.full(len(self.ids), self.lexical.content(text))

@@ -149,6 +149,8 @@ class EmbeddingRecall:
         carries that text (``QueryVector``) for the lexical half of the score.
         """
         head = text[:QUERY_CHARS]
+        if getattr(self._embedder, "inline", False):  # microseconds: a thread hand-off costs more
+            return QueryVector.of(self._embedder.embed_queries([head])[0], head)
         return QueryVector.of((await asyncio.to_thread(self._embedder.embed_queries, [head]))[0], head)
 
     async def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
@@ -217,7 +219,10 @@ class EmbeddingRecall:
         if not texts or scored is None or not scored.ids:
             return ()
         background = await self._background_vectors()
-        evidence = scored.evidence(query, query_text(query), background)
+        # the matrix product over thousands of chunks in a thread (numpy releases the GIL), so the
+        # turn's memory reads and search go on meanwhile; the lexical half here (issue 12)
+        dense = await asyncio.to_thread(scored.dense, query, background)
+        evidence = scored.evidence(query, query_text(query), background, dense=dense)
         found = hits(self._passages, scored.ids, evidence, limit=self._chunks)
         return tuple(texts[h.memory_id] for h in found if h.memory_id in texts)[: self._chunks]
 

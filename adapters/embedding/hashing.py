@@ -62,6 +62,10 @@ class HashEmbedder:
         dim: number of hash buckets (the vector size).
     """
 
+    inline = True
+    """A query (at most ``QUERY_CHARS`` characters) takes well under a millisecond: embed it on
+    the caller's thread (``EmbeddingRecall.embed``)."""
+
     def __init__(self, dim: int = 512) -> None:
         self.dim = dim
         self.name = HASH_NAME if dim == 512 else f"hash/char34-word-{dim}"

@@ -24,6 +24,7 @@ are dropped.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import threading
@@ -137,6 +138,20 @@ def _words(text: str) -> list[str]:
 
 def words(text: str) -> list[Word]:
     """The index words of ``text`` in order, function words left out (see the module docstring)."""
+    if len(text) <= _MEMO_CHARS:  # a turn's message is looked up in every list and document set
+        return list(_memo_words(text))
+    return _index_words(text)
+
+
+_MEMO_CHARS = 2048
+
+
+@functools.lru_cache(maxsize=1024)
+def _memo_words(text: str) -> tuple[Word, ...]:
+    return tuple(_index_words(text))
+
+
+def _index_words(text: str) -> list[Word]:
     raw = _words(text)
     vietnamese = _VIETNAMESE.search(" ".join(raw)) is not None
     return [
@@ -189,6 +204,7 @@ class Bm25:
         self._weight = np.array(
             [sum(min(self._idf[f] for f in word) for word in w) for w in doc_words], dtype=np.float64
         )
+        self._last: tuple[str, list[tuple[float, npt.NDArray[np.bool_] | None]]] | None = None
         self._postings = {
             t: (np.asarray(r, dtype=np.int64), np.asarray(w, dtype=np.float64))
             for t, (r, w) in postings.items()
@@ -207,9 +223,18 @@ class Bm25:
                 out[found[0]] += self._idf[term] * found[1]
         return out
 
-    def _held(self, query: str) -> Iterator[tuple[float, npt.NDArray[np.bool_] | None]]:
+    def _held(self, query: str) -> list[tuple[float, npt.NDArray[np.bool_] | None]]:
         """Per distinct query word: its weight (commonest known form; unseen: the rarest) and
-        which documents hold any of its forms (None: none)."""
+        which documents hold any of its forms (None: none). The last query's answer is kept:
+        ``cover`` and ``content`` ask it of the same message one after the other."""
+        last = self._last
+        if last is not None and last[0] == query:
+            return last[1]
+        found = list(self._held_words(query))
+        self._last = (query, found)
+        return found
+
+    def _held_words(self, query: str) -> Iterator[tuple[float, npt.NDArray[np.bool_] | None]]:
         for word in dict.fromkeys(words(query)):
             known = [f for f in word if f in self._idf]
             weight = min((self._idf[f] for f in known), default=self._unseen)

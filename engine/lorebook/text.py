@@ -95,6 +95,9 @@ def is_word_char(char: str) -> bool:
 def normalize_text(text: str, *, fold: bool) -> str:
     """Normalize scanned text: collapse whitespace (and trim), NFC, case-fold when ``fold``.
 
+    A chat message is scanned on every turn while it stays within the scan depth, so texts of
+    a message's size are normalized once and remembered (a pure function: the same result).
+
     Args:
         text: Raw text (a message or an entry's content).
         fold: Case-fold (entries that are not case-sensitive).
@@ -102,6 +105,20 @@ def normalize_text(text: str, *, fold: bool) -> str:
     Returns:
         The normalized text.
     """
+    if len(text) <= _MEMO_CHARS:
+        return _normalized(text, fold)
+    return _normalize(text, fold)
+
+
+_MEMO_CHARS = 4096
+
+
+@lru_cache(maxsize=4096)
+def _normalized(text: str, fold: bool) -> str:
+    return _normalize(text, fold)
+
+
+def _normalize(text: str, fold: bool) -> str:
     text = unicodedata.normalize("NFC", " ".join(text.split()))
     if fold:
         text = unicodedata.normalize("NFC", text.casefold())

@@ -15,6 +15,7 @@ then the memories and the lorebook scan together), *planned* by the pure ``plan_
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import secrets
 from collections import OrderedDict
@@ -75,6 +76,11 @@ __all__ = [
 ]
 
 log = logging.getLogger("hearth.service")
+
+INLINE_SCAN_ENTRIES = 20_000
+"""Lorebooks scanned on the event loop, not in a thread, when none recurses and they hold at
+most this many entries together: such a scan takes a few milliseconds (5,000 entries ~1.5 ms),
+less than a thread hand-off and the GIL contention it brings (issue 12)."""
 
 
 class ServicePolicy(msgspec.Struct, frozen=True, kw_only=True):
@@ -413,6 +419,7 @@ class ChatService:
         )
         # memories (Redis reads, maybe the embedding) run while the lorebooks are scanned
         memory_task = asyncio.ensure_future(self._memories(persona, frame))
+        await asyncio.sleep(0)  # the memory reads leave first, then the lorebooks are scanned
         try:
             lore = await self._scan_lore(persona, frame, inputs)
         finally:
@@ -502,8 +509,7 @@ class ChatService:
         books = await self.lore.compiled(ids, inputs.book_versions) if ids else []
         if not books:
             return LoreResult(state=LoreState())
-        # in a thread, so the turn's memory reads and embedding go on meanwhile
-        return await asyncio.to_thread(
+        scan = functools.partial(
             scan_lore,
             books,
             [m.text for m in frame.candidates],
@@ -515,6 +521,10 @@ class ChatService:
             count_tokens=self.counter.estimate,
             macros=turn_macros(persona, answered),  # LORE-17: the message's time, never the clock
         )
+        if any(b.recursive for b in books) or sum(len(b.entries) for b in books) > INLINE_SCAN_ENTRIES:
+            # a scan that may take long runs in a thread: the other chats of the process go on
+            return await asyncio.to_thread(scan)
+        return scan()  # a few milliseconds at most: a thread hand-off would cost more (issue 12)
 
     def _elapsed_ms(self, started: datetime) -> int:
         return int((self._clock.now() - started).total_seconds() * 1000)

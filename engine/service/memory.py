@@ -121,9 +121,12 @@ class MemoryDesk:
         """
         hint = (persona, space)
         early = self.recall.available and self._searched.get(hint, False)
-        embedding = asyncio.ensure_future(self.recall.embed(text)) if early else None
-        if embedding is not None:  # a failure of an embedding nobody awaits is not an error
-            embedding.add_done_callback(lambda t: t.cancelled() or t.exception())
+        # the query, then the document search, go on while Redis is read (issue 12)
+        query_task = asyncio.ensure_future(self.recall.embed(text)) if early else None
+        docs_task = asyncio.ensure_future(self._documents(query_task, persona)) if query_task else None
+        for task in (query_task, docs_task):  # a failure of a task nobody awaits is not an error
+            if task is not None:
+                task.add_done_callback(lambda t: t.cancelled() or t.exception())
         try:
             opted_out, blocked = await self.directory.filters(participants, space)
             turn = MemoryTurn(
@@ -148,24 +151,28 @@ class MemoryDesk:
             self._searched[hint] = searching
             query: Any = None
             documents: tuple[str, ...] = ()
+            search = SearchResult(ok=True)
             if searching:
                 try:  # one embedding per turn, shared by memories and documents (DEC-15, DOC-1)
-                    query = await (embedding or self.recall.embed(text))
-                    embedding = None
-                    documents = await self.recall.documents(query, persona) if has_documents else ()
+                    query = await (query_task or self.recall.embed(text))
                 except Exception:
                     query = None
+                if docs_task is None and query is not None:
+                    docs_task = asyncio.ensure_future(self._documents(query, persona))
+                if enabled:  # the memories are searched while the documents are
+                    search = SEARCH_FAILED if query is None else await self._search(query, records, scopes)
+                if docs_task is not None and query is not None:
+                    try:
+                        documents = await docs_task
+                    except Exception:
+                        log.exception("the document search of %s failed", persona)
+                    docs_task = None
         finally:
-            if embedding is not None:
-                embedding.cancel()
+            for task in (query_task, docs_task):
+                if task is not None and not task.done():
+                    task.cancel()
         if not enabled:
             return MemoryContext(enabled=False, documents=documents)
-        search = SEARCH_FAILED if searching and query is None else SearchResult(ok=True)
-        if query is not None:
-            try:
-                search = await self.recall.search(query, records, scopes)
-            except Exception:
-                search = SEARCH_FAILED
         policy = self.policy_for(limits)
         plan = plan_decay(records, scopes, search, message_at, policy)
         reply = memories_for_reply(records, scopes, plan, message_at, policy)
@@ -181,6 +188,25 @@ class MemoryDesk:
             documents=documents,
             policy=policy,
         )
+
+    async def _documents(self, query: Any, persona: str) -> tuple[str, ...]:
+        """The persona's document chunks the turn's query matches (DOC-1); ``query`` may still
+        be on its way (a task)."""
+        if isinstance(query, asyncio.Future):
+            query = await query
+        if not await self.recall.has_documents(persona):
+            return ()
+        found: tuple[str, ...] = await self.recall.documents(query, persona)
+        return found
+
+    async def _search(
+        self, query: Any, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
+    ) -> SearchResult:
+        try:
+            found: SearchResult = await self.recall.search(query, records, scopes)
+            return found
+        except Exception:
+            return SEARCH_FAILED
 
     async def commit(self, ctx: MemoryContext) -> None:
         """Apply the turn's counter changes (at most once per UTC day per memory, DEC-5)."""

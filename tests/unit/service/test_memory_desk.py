@@ -3,11 +3,27 @@ persona deletion (MEM-10), privacy (DEC-10) and notices (DEC-11)."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Sequence
+
+import numpy as np
 import pytest
 
 from engine.errors import Conflict, NotFound
-from engine.memory import global_list, personal_list, space_list
+from engine.memory import (
+    MemoryPolicy,
+    MemoryRecord,
+    ScopeList,
+    SearchHit,
+    SearchResult,
+    global_list,
+    personal_list,
+    space_list,
+)
+from engine.ports import Vector
 from engine.requestlog import MemoryNote
+from engine.service.memory import MemoryDesk
+from tests.fakes.stores.memory import InMemoryRecall
 from tests.unit.service.world import ROOM, World
 
 ALICE = "web:alice"
@@ -120,3 +136,54 @@ async def test_documents_need_an_embedder() -> None:
     with pytest.raises(Conflict) as refused:
         await world.memory.documents.add("default", "notes", "# Notes\nSome text.")
     assert refused.value.code == "documents_unavailable"
+
+
+class _BrokenDocuments(InMemoryRecall):
+    """Embeds; every memory matches; the persona has documents, but their search breaks."""
+
+    async def search(
+        self, query: Vector, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
+    ) -> SearchResult:
+        return SearchResult(ok=True, hits=tuple(SearchHit(memory_id=r.id, similarity=5.0) for r in records))
+
+    async def has_documents(self, persona: str) -> bool:
+        return True
+
+    async def documents(self, query: Vector, persona: str) -> tuple[str, ...]:
+        raise RuntimeError("the document index is broken")
+
+
+async def test_dec_8_a_broken_document_search_keeps_the_turns_memory_search(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The query, the memory search and the document search run side by side (issue 12): a
+    document search that fails costs the turn its documents only — the memory still counts as
+    used, and the failure is logged with its traceback."""
+    world = World()
+    store = world.memory_store
+    recall = _BrokenDocuments(store, passages=lambda texts: np.ones((len(texts), 4), dtype=np.float32))
+    desk = MemoryDesk(store=store, recall=recall, directory=world.directory, policy=MemoryPolicy())
+    now = world.clock.now()
+    saved = await desk.add(
+        persona="default",
+        target=SPACE,
+        text="Juno's cat is called Mochi",
+        pinned=False,
+        source="person",
+        now=now,
+    )
+    for turn in range(2):  # the second turn starts the query and the documents early
+        with caplog.at_level(logging.ERROR, logger="hearth.memory"):
+            ctx = await desk.for_turn(
+                persona="default",
+                learn_from_chat=True,
+                space=ROOM,
+                participants=(ALICE,),
+                guests=(),
+                text="how is Mochi doing?",
+                message_at=now,
+            )
+        assert ctx.search_ok and ctx.documents == (), turn
+        assert ctx.plan is not None and [m.memory_id for m in ctx.plan.matches] == [saved.record.id], turn
+        assert "the document search of default failed" in caplog.text and "RuntimeError" in caplog.text
+        caplog.clear()
