@@ -71,11 +71,13 @@ class NoRecall:
         """Never called when ``available`` is False."""
         return SearchResult(ok=False)
 
-    async def documents(self, query: object, persona: str) -> tuple[str, ...]:
+    async def documents(
+        self, query: object, persona: str, seen: tuple[int, str | None] | None = None
+    ) -> tuple[str, ...]:
         """No embedder: documents are not searched."""
         return ()
 
-    async def has_documents(self, persona: str) -> bool:
+    async def has_documents(self, persona: str, seen: tuple[int, str | None] | None = None) -> bool:
         """No embedder: documents are not searched."""
         return False
 
@@ -205,7 +207,9 @@ class EmbeddingRecall:
 
         return self._sets.get(key, version, build)
 
-    async def documents(self, query: np.ndarray, persona: str) -> tuple[str, ...]:
+    async def documents(
+        self, query: np.ndarray, persona: str, seen: tuple[int, str | None] | None = None
+    ) -> tuple[str, ...]:
         """The persona's document chunks that match the query best (DOC-1), best first.
 
         Every chunk is scored exactly with the fused score (RECALL-1, ``passage_rule``); up to
@@ -215,7 +219,7 @@ class EmbeddingRecall:
         """
         if self._documents is None:
             return ()
-        texts, scored = await self._document_cache(persona, query.shape[0])
+        texts, scored = await self._document_cache(persona, query.shape[0], seen)
         if not texts or scored is None or not scored.ids:
             return ()
         background = await self._background_vectors()
@@ -226,22 +230,26 @@ class EmbeddingRecall:
         found = hits(self._passages, scored.ids, evidence, limit=self._chunks)
         return tuple(texts[h.memory_id] for h in found if h.memory_id in texts)[: self._chunks]
 
-    async def has_documents(self, persona: str) -> bool:
-        """Whether the persona has documents to search (cached like ``documents``: mostly no IO)."""
+    async def has_documents(self, persona: str, seen: tuple[int, str | None] | None = None) -> bool:
+        """Whether the persona has documents to search (cached like ``documents``: mostly no IO;
+        none when the turn read their version, ``seen``)."""
         if self._documents is None:
             return False
-        return bool(await self._document_cache(persona, self._embedder.dim))
+        texts, scored = await self._document_cache(persona, self._embedder.dim, seen)
+        return bool(texts) and scored is not None and bool(scored.ids)
 
     def forget_documents(self, persona: str) -> None:
         """Drop this process's cached documents of a persona (it just uploaded one)."""
         self._docs.pop(persona, None)
 
-    async def _document_cache(self, persona: str, dim: int) -> tuple[dict[str, str], ScoredSet | None]:
+    async def _document_cache(
+        self, persona: str, dim: int, seen: tuple[int, str | None] | None = None
+    ) -> tuple[dict[str, str], ScoredSet | None]:
         assert self._documents is not None
         cached = self._docs.get(persona)
-        if cached is not None and time.monotonic() - cached[1] < DOCUMENT_CHECK_SECS:
+        if seen is None and cached is not None and time.monotonic() - cached[1] < DOCUMENT_CHECK_SECS:
             return cached[2], cached[3]
-        version, model = await self._documents.version(persona)
+        version, model = seen if seen is not None else await self._documents.version(persona)
         if cached is not None and cached[0] == version:
             self._docs[persona] = (version, time.monotonic(), cached[2], cached[3])
             return cached[2], cached[3]

@@ -62,6 +62,11 @@ class KeyBuilder(msgspec.Struct, frozen=True, kw_only=True):
         """
         return f"{self.prefix}:{{lore}}:book:{book}:{part}"
 
+    def document(self, persona: str, part: str) -> str:
+        """A key of one persona's documents: ``meta`` (version, embedder), ``docs``, ``chunks``,
+        ``vecs``; all in the persona's slot."""
+        return f"{self.prefix}:doc:{{{persona}}}:{part}"
+
     def lorebooks(self) -> str:
         """The hash of lorebook summaries by id (in the lorebooks' slot)."""
         return f"{self.prefix}:{{lore}}:books"

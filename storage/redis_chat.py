@@ -168,6 +168,7 @@ class RedisChatStore:
                 (self._turn_read, (8, *keys, repr(upto), str(limit), int(pending), token, ttl_ms)),
                 ("HGET", (k.persona_versions(), persona)),
                 ("HGET", (k.token_ratio(), model)),
+                ("HMGET", (k.document(persona, "meta"), "version", "model")),
                 *(("GET", (k.lorebook(b, "version"),)) for b in wanted),
             ]
             with map_redis_errors():
@@ -181,10 +182,11 @@ class RedisChatStore:
             found = await lease.acquire_with(attempt, took=lambda results: len(results[0]) > 1)
         if found is None:
             raise Conflict("The chat is busy with another reply; try again.", code="chat_busy")
-        read, version, ratio, *book_versions = found
+        read, version, ratio, (doc_version, doc_model), *book_versions = found
         common: dict[str, Any] = {
             "persona_version": int(version) if version is not None else None,
             "token_ratio": float(ratio) if ratio is not None else None,
+            "documents": (int(doc_version or 0), doc_model.decode() if doc_model else None),
             "book_versions": {b: int(v) for b, v in zip(wanted, book_versions, strict=True) if v is not None},
         }
         if len(read) == 1:
@@ -252,6 +254,8 @@ class RedisChatStore:
         reply: NewMessage | None,
         superseded: Turn | None,
         lore_state: LoreState | None = None,
+        *,
+        token_ratio: tuple[str, float] | None = None,
     ) -> StoredMessage | None:
         """See ``engine.ports.TurnStore.finish``."""
         k, chat = self._k, turn.chat
@@ -282,8 +286,12 @@ class RedisChatStore:
             (superseded.reply_message or "") if superseded is not None else "",
             *turn.answers,
         ]
+        script_keys = [*keys, k.lock(chat)]
+        calls: list[Call] = [(self._finish, (len(script_keys), *script_keys, *args))]
+        if token_ratio is not None:  # the same round trip (another slot: not in the script)
+            calls.append(("HSET", (k.token_ratio(), token_ratio[0], f"{token_ratio[1]:.5f}")))
         with map_redis_errors():
-            done = await self._finish(keys=[*keys, k.lock(chat)], args=args)
+            done = (await _run_pipeline(self._r, calls))[0]
         if not done:
             raise LeaseLost("The lock was lost before this could be stored; another holder carries on.")
         if lease is not None and token:

@@ -49,10 +49,10 @@ class RedisDocumentStore:
 
     def __init__(self, client: aioredis.Redis, keys: KeyBuilder) -> None:
         self._r = client
-        self._prefix = keys.prefix
+        self._keys = keys
 
     def _key(self, persona: str, part: str) -> str:
-        return f"{self._prefix}:doc:{{{persona}}}:{part}"
+        return self._keys.document(persona, part)
 
     async def put(
         self,

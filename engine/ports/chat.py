@@ -79,6 +79,7 @@ class TurnInputs(msgspec.Struct, frozen=True, kw_only=True):
     persona_version: int | None = None  # of the persona asked for; None: it does not exist
     token_ratio: float | None = None  # learned for the model asked for
     book_versions: dict[str, int] = msgspec.field(default_factory=dict)  # of the books asked for
+    documents: tuple[int, str | None] | None = None  # the persona's document version and embedder
 
 
 class MessageLog(Protocol):
@@ -174,12 +175,16 @@ class TurnRecords(Protocol):
         reply: NewMessage | None,
         superseded: Turn | None,
         lore_state: LoreState | None = None,
+        *,
+        token_ratio: tuple[str, float] | None = None,
     ) -> StoredMessage | None:
         """Atomically record a finished (or failed) turn, its log and its reply.
 
         Removes the answered messages from the pending queue, stores the reply after the
         message it answers, marks ``superseded`` (a regenerated turn) as replaced, and keeps
-        the chat's new lorebook decorator state.
+        the chat's new lorebook decorator state. ``token_ratio`` (model, ratio): a learned
+        token ratio stored in the same round trip, as ``save_token_ratio`` does (not part of
+        the turn's atomic write: it is shared by every chat).
 
         Returns:
             The stored reply, if any.

@@ -64,12 +64,16 @@ class DocumentRecall(Protocol):
         """Passage vectors of ``texts``, one row each."""
         ...
 
-    async def documents(self, query: Vector, persona: str) -> tuple[str, ...]:
-        """The persona's chunk texts matching ``query`` best, best first."""
+    async def documents(
+        self, query: Vector, persona: str, seen: tuple[int, str | None] | None = None
+    ) -> tuple[str, ...]:
+        """The persona's chunk texts matching ``query`` best, best first (``seen``: as in
+        ``has_documents``)."""
         ...
 
-    async def has_documents(self, persona: str) -> bool:
-        """Whether the persona has documents to search (mostly without IO)."""
+    async def has_documents(self, persona: str, seen: tuple[int, str | None] | None = None) -> bool:
+        """Whether the persona has documents to search (mostly without IO); ``seen``: their
+        version and embedder as the turn read them (``TurnInputs.documents``), so no IO at all."""
         ...
 
     def forget_documents(self, persona: str) -> None:

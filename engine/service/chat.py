@@ -387,7 +387,7 @@ class ChatService:
             yield await self._fail(gathered, plan, draft, exc)
             return
         (reply_tokens,) = await self.counter.count([text])
-        self._learn_ratio(gathered.settings.name, draft)
+        ratio = self._learn_ratio(gathered.settings.name, draft)
         duration = self._elapsed_ms(gathered.started)
         commit = finish_turn(
             gathered,
@@ -398,7 +398,7 @@ class ChatService:
             now=self._clock.now(),
             duration_ms=duration,
         )
-        await self._finish(commit)
+        await self._finish(commit, ratio)
         if self.summaries is not None and gathered.frame.spilled:  # SUM-1: some left the window
             await self.summaries.store.enqueue(answered.chat)
         space = memory_space(answered.chat)
@@ -418,7 +418,7 @@ class ChatService:
             summaries=self.summaries is not None,
         )
         # memories (Redis reads, maybe the embedding) run while the lorebooks are scanned
-        memory_task = asyncio.ensure_future(self._memories(persona, frame))
+        memory_task = asyncio.ensure_future(self._memories(persona, frame, inputs.documents))
         await asyncio.sleep(0)  # the memory reads leave first, then the lorebooks are scanned
         try:
             lore = await self._scan_lore(persona, frame, inputs)
@@ -438,16 +438,18 @@ class ChatService:
             archive_tools=self.archive_search is not None,
         )
 
-    async def _finish(self, commit: Commit) -> None:
-        await self.chats.finish(commit.turn, commit.log, commit.reply, commit.superseded, commit.lore_state)
+    async def _finish(self, commit: Commit, ratio: tuple[str, float] | None = None) -> None:
+        await self.chats.finish(
+            commit.turn, commit.log, commit.reply, commit.superseded, commit.lore_state, token_ratio=ratio
+        )
 
-    def _learn_ratio(self, model: str, draft: Draft) -> None:
-        """Learn the counter's ratio from the reply's usage; store it off the path when it moved."""
+    def _learn_ratio(self, model: str, draft: Draft) -> tuple[str, float] | None:
+        """Learn the counter's ratio from the reply's usage; when it moved, the ratio to store
+        with the turn (in the finish's round trip, issue 12)."""
         ratio = self.counter.learn(draft.estimated, draft.reported_input)
         if ratio is not None and model == self.policy.default_model:
-            task = asyncio.ensure_future(self.chats.save_token_ratio(model, ratio))
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+            return model, ratio
+        return None
 
     async def _perform(self, plan: TurnPlan, g: Gathered, draft: Draft) -> AsyncIterator[ReplyDelta]:
         """Stream the model's reply, running its tools between rounds (MEM-6a)."""
@@ -486,8 +488,11 @@ class ChatService:
         draft.journal.extend(writes)
         return result
 
-    async def _memories(self, persona: Persona, frame: Frame) -> MemoryContext:
-        """The turn's memories; participants are the authors of the messages it answers (MEM-4)."""
+    async def _memories(
+        self, persona: Persona, frame: Frame, documents: tuple[int, str | None] | None = None
+    ) -> MemoryContext:
+        """The turn's memories; participants are the authors of the messages it answers (MEM-4);
+        ``documents``: the persona's document version the turn read."""
         if self.memory is None:
             return MEMORY_OFF
         answered = frame.answered
@@ -500,6 +505,7 @@ class ChatService:
             guests=frame.guests,
             text=answered.text,
             message_at=answered.sent_at,
+            documents_seen=documents,
         )
 
     async def _scan_lore(self, persona: Persona, frame: Frame, inputs: TurnInputs) -> LoreResult:

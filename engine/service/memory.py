@@ -112,8 +112,11 @@ class MemoryDesk:
         guests: tuple[str, ...],
         text: str,
         message_at: datetime,
+        documents_seen: tuple[int, str | None] | None = None,
     ) -> MemoryContext:
         """Load, search and plan the memories of one turn (nothing is written yet).
+
+        ``documents_seen``: the persona's document version as the turn read it (no IO for it then).
 
         The message is embedded only when the turn has something to search (memories in play or
         documents, DEC-15); when the chat's last turn had, the embedding starts at once and runs
@@ -123,7 +126,11 @@ class MemoryDesk:
         early = self.recall.available and self._searched.get(hint, False)
         # the query, then the document search, go on while Redis is read (issue 12)
         query_task = asyncio.ensure_future(self.recall.embed(text)) if early else None
-        docs_task = asyncio.ensure_future(self._documents(query_task, persona)) if query_task else None
+        docs_task = (
+            asyncio.ensure_future(self._documents(query_task, persona, documents_seen))
+            if query_task
+            else None
+        )
         for task in (query_task, docs_task):  # a failure of a task nobody awaits is not an error
             if task is not None:
                 task.add_done_callback(lambda t: t.cancelled() or t.exception())
@@ -144,7 +151,7 @@ class MemoryDesk:
                 msgspec.structs.replace(r, hidden=True) if r.id in blocked else r
                 for r in (await self.recall.load(scopes) if scopes else ())
             )
-            has_documents = self.recall.available and await self.recall.has_documents(persona)
+            has_documents = self.recall.available and await self.recall.has_documents(persona, documents_seen)
             searching = self.recall.available and (has_documents or any(not r.hidden for r in records))
             if len(self._searched) >= 10_000 and hint not in self._searched:
                 self._searched.clear()  # a hint, not state: bounded by forgetting all at once
@@ -158,7 +165,7 @@ class MemoryDesk:
                 except Exception:
                     query = None
                 if docs_task is None and query is not None:
-                    docs_task = asyncio.ensure_future(self._documents(query, persona))
+                    docs_task = asyncio.ensure_future(self._documents(query, persona, documents_seen))
                 if enabled:  # the memories are searched while the documents are
                     search = SEARCH_FAILED if query is None else await self._search(query, records, scopes)
                 if docs_task is not None and query is not None:
@@ -189,14 +196,16 @@ class MemoryDesk:
             policy=policy,
         )
 
-    async def _documents(self, query: Any, persona: str) -> tuple[str, ...]:
+    async def _documents(
+        self, query: Any, persona: str, seen: tuple[int, str | None] | None
+    ) -> tuple[str, ...]:
         """The persona's document chunks the turn's query matches (DOC-1); ``query`` may still
         be on its way (a task)."""
         if isinstance(query, asyncio.Future):
             query = await query
-        if not await self.recall.has_documents(persona):
+        if not await self.recall.has_documents(persona, seen):
             return ()
-        found: tuple[str, ...] = await self.recall.documents(query, persona)
+        found: tuple[str, ...] = await self.recall.documents(query, persona, seen)
         return found
 
     async def _search(

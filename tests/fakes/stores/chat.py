@@ -142,8 +142,12 @@ class InMemoryChatStore:
         reply: NewMessage | None,
         superseded: Turn | None,
         lore_state: LoreState | None = None,
+        *,
+        token_ratio: tuple[str, float] | None = None,
     ) -> StoredMessage | None:
         """See ``engine.ports.TurnRecords.finish`` (the fake lock is never lost, so no fence)."""
+        if token_ratio is not None:
+            await self.save_token_ratio(*token_ratio)
         data = self._d.chat(turn.chat)
         stored = None
         if reply is not None:

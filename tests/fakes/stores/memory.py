@@ -301,11 +301,13 @@ class InMemoryRecall:
         self.batches.append(len(texts))
         return self._passages(texts)
 
-    async def documents(self, query: Vector, persona: str) -> tuple[str, ...]:
+    async def documents(
+        self, query: Vector, persona: str, seen: tuple[int, str | None] | None = None
+    ) -> tuple[str, ...]:
         """No document ever matches."""
         return ()
 
-    async def has_documents(self, persona: str) -> bool:
+    async def has_documents(self, persona: str, seen: tuple[int, str | None] | None = None) -> bool:
         """Documents are never searched."""
         return False
 

@@ -146,10 +146,12 @@ class _BrokenDocuments(InMemoryRecall):
     ) -> SearchResult:
         return SearchResult(ok=True, hits=tuple(SearchHit(memory_id=r.id, similarity=5.0) for r in records))
 
-    async def has_documents(self, persona: str) -> bool:
+    async def has_documents(self, persona: str, seen: tuple[int, str | None] | None = None) -> bool:
         return True
 
-    async def documents(self, query: Vector, persona: str) -> tuple[str, ...]:
+    async def documents(
+        self, query: Vector, persona: str, seen: tuple[int, str | None] | None = None
+    ) -> tuple[str, ...]:
         raise RuntimeError("the document index is broken")
 
 
