@@ -165,7 +165,6 @@ class ChatService:
         self._new_id = new_id or (lambda: secrets.token_hex(6))
         self._personas: dict[str, tuple[int, Persona]] = {}  # by version (issue 12)
         self._books: OrderedDict[str, tuple[str, ...]] = OrderedDict()  # chat → attached, last seen
-        self._background: set[asyncio.Task[None]] = set()
 
     async def persona(self, persona_id: str) -> Persona:
         """The persona, or ``NotFound(persona_not_found)``."""
