@@ -135,21 +135,28 @@ class MemoryDesk:
             if task is not None:
                 task.add_done_callback(lambda t: t.cancelled() or t.exception())
         try:
-            opted_out, blocked = await self.directory.filters(participants, space)
-            turn = MemoryTurn(
+            hoped = MemoryTurn(
                 persona=persona,
                 space=space,
                 participants=participants,
-                opted_out=opted_out,
                 guests=guests,
                 learn_from_chat=learn_from_chat,
             )
+            # the lists are read beside the filters (issue 12), as if nobody had opted out
+            # (the usual case); an opted-out person's lists are then left out, unread by anyone
+            wide = scopes_in_play(hoped)
+            await self._embedded(wide)
+            (opted_out, blocked), loaded = await asyncio.gather(
+                self.directory.filters(participants, space), self._load(wide)
+            )
+            turn = msgspec.structs.replace(hoped, opted_out=opted_out)
             enabled = memory_enabled(turn)
             scopes = scopes_in_play(turn) if enabled else ()
-            await self._embedded(scopes)
+            kept = frozenset(scopes)
             records = tuple(
                 msgspec.structs.replace(r, hidden=True) if r.id in blocked else r
-                for r in (await self.recall.load(scopes) if scopes else ())
+                for r in loaded
+                if scope_list_of(r) in kept
             )
             has_documents = self.recall.available and await self.recall.has_documents(persona, documents_seen)
             searching = self.recall.available and (has_documents or any(not r.hidden for r in records))
@@ -207,6 +214,9 @@ class MemoryDesk:
             return ()
         found: tuple[str, ...] = await self.recall.documents(query, persona, seen)
         return found
+
+    async def _load(self, scopes: Sequence[ScopeList]) -> Sequence[MemoryRecord]:
+        return await self.recall.load(scopes) if scopes else ()
 
     async def _search(
         self, query: Any, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]

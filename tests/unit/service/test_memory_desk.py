@@ -105,6 +105,14 @@ async def test_mem_10_deleting_a_persona_moves_its_personal_memories_to_global()
 
 async def test_dec_10_an_opted_out_person_has_no_memory_in_play() -> None:
     world = await World().start()
+    mine = await world.memory.add(
+        persona="default",
+        target=MINE,
+        text="Alice hates mornings",
+        pinned=False,
+        source="person",
+        now=world.clock.now(),
+    )
     await world.directory.set_privacy(ALICE, personal_memory=False)
     ctx = await world.memory.for_turn(
         persona="default",
@@ -116,6 +124,8 @@ async def test_dec_10_an_opted_out_person_has_no_memory_in_play() -> None:
         message_at=world.clock.now(),
     )
     assert MINE not in ctx.scopes and SPACE in ctx.scopes
+    # her lists are read beside the filters (issue 12), but nothing of them reaches the turn
+    assert mine.record.id not in {r.id for r in ctx.records}
 
 
 async def test_dec_11_notices_are_as_visible_as_the_space_wants() -> None:
