@@ -16,17 +16,20 @@ the partner's questions are the *wrong-conversation* negatives. A conversation r
 
 Held-out conversations use different question, near-miss and small-talk templates than the
 development ones (see the split rule in ``recall_templates``); tuning looks only at ``dev``.
+Development conversations also get the ``DEV_ONLY`` messages (round 4: 4 more recall messages
+and 1 more near-miss per memory, more small talk), after all the rest and from a random
+generator of their own, so the held-out conversations are generated exactly as before.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
 import msgspec
 
-from bench.recall_templates import LANGUAGES
+from bench.recall_templates import DEV_ONLY, LANGUAGES
 
 __all__ = ["SEED", "Conversation", "Memory", "Message", "build", "conversations"]
 
@@ -79,17 +82,18 @@ class Conversation(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def _russian_cases(name: str) -> dict[str, str]:
-    """Genitive and dative of a Russian first-declension name (Оля → Оли, Оле)."""
+    """Genitive, dative and accusative of a Russian first-declension name (Оля → Оли, Оле, Олю)."""
     stem, end = name[:-1], name[-1]
     soft = end == "я" or stem[-1] in "гкхжчшщ"
-    return {"gen": stem + ("и" if soft else "ы"), "dat": stem + "е"}
+    acc = stem + ("ю" if end == "я" else "у")
+    return {"gen": stem + ("и" if soft else "ы"), "dat": stem + "е", "acc": acc}
 
 
 def _slots(lang: str, role: str, name: str) -> dict[str, str]:
     slots = {role: name}
     if lang == "ru":
         cases = _russian_cases(name)
-        slots |= {f"{role}_gen": cases["gen"], f"{role}_dat": cases["dat"]}
+        slots |= {f"{role}_{case}": form for case, form in cases.items()}
     return slots
 
 
@@ -170,6 +174,8 @@ def _conversation(
         messages.append(msgspec.structs.replace(ask, day=day, speaker=speaker))
         if i % 4 == 3:
             messages.extend(chatter(day, 1))
+    if split == "dev":  # after everything above, from a generator of its own: held-out stays as it was
+        messages.extend(_dev_only(random.Random(f"dev-only:{cid}"), lang, people, memories, day + 1))
     return Conversation(
         id=cid,
         lang=lang,
@@ -179,6 +185,34 @@ def _conversation(
         memories=memories,
         messages=tuple(messages),
     )
+
+
+def _dev_only(
+    rng: random.Random, lang: str, people: list[str], memories: Sequence[Memory], first: int
+) -> list[Message]:
+    """The development-only messages (``DEV_ONLY``, round 4): every extra recall message and
+    near-miss of each memory, shuffled, one extra small-talk line after every second one."""
+    table = DEV_ONLY[lang]
+    asks: list[Message] = []
+    for memory in memories:
+        questions, nears = table["facts"][memory.fact]
+        for question in questions:
+            text = _fill(question, lang, memory.person, memory.value)
+            asks.append(Message(day=first, speaker="?", text=text, kind="recall", target=memory.id))
+        for near in nears:
+            other = rng.choice([p for p in people if p != memory.person])
+            text = _fill(near, lang, memory.person, other=other)
+            asks.append(Message(day=first, speaker="?", text=text, kind="near_miss", target=memory.id))
+    rng.shuffle(asks)
+    out: list[Message] = []
+    for i, ask in enumerate(asks):
+        day = first + i // 12
+        out.append(msgspec.structs.replace(ask, day=day, speaker=rng.choice(people)))
+        if i % 2 == 1:
+            speaker, named = rng.sample(people, 2)
+            text = _fill(rng.choice(table["small"]), lang, named)
+            out.append(Message(day=day, speaker=speaker, text=text, kind="small"))
+    return out
 
 
 def build(seed: int = SEED) -> tuple[Conversation, ...]:
