@@ -117,11 +117,11 @@ FUSION: Mapping[str, FusionRule] = MappingProxyType(
             query_weight=3.0,
             memory_weight=3.0,
             distinct_weight=1.0,
-            threshold=6.1,
+            threshold=5.0,
             lead=0.25,
-            min_distinct=0.1,
+            min_distinct=0.2,
         ),
-        HASH_NAME: FusionRule(query_weight=3.0, memory_weight=3.0, threshold=9.7, min_distinct=0.1),
+        HASH_NAME: FusionRule(query_weight=1.0, memory_weight=3.0, threshold=6.5, lead=1.0, min_distinct=0.1),
     }
 )
 """Hybrid "reasonable match" rule per embedder (RECALL-1; bench/recall_quality.py, docs/RECALL.md)."""
