@@ -23,6 +23,7 @@ generator of their own, so the held-out conversations are generated exactly as b
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
@@ -31,7 +32,7 @@ import msgspec
 
 from bench.recall_templates import DEV_ONLY, LANGUAGES
 
-__all__ = ["SEED", "Conversation", "Memory", "Message", "build", "conversations"]
+__all__ = ["SEED", "Conversation", "Memory", "Message", "build", "conversations", "heldout_digest"]
 
 SEED = 11
 PAIRS = {"dev": 2, "heldout": 2}  # conversation pairs per language and split
@@ -245,7 +246,15 @@ def conversations(split: Split | None = None, lang: str | None = None) -> list[C
     return [c for c in build() if (split is None or c.split == split) and (lang is None or c.lang == lang)]
 
 
+def heldout_digest() -> str:
+    """sha256 of every held-out conversation (memories and messages) as JSON lines: the same
+    digest means the held-out split is generated exactly as before (docs/RECALL.md, round 4)."""
+    lines = [msgspec.json.encode(c).decode() for c in build() if c.split == "heldout"]
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
 if __name__ == "__main__":
+    print("held-out digest", heldout_digest())
     for conv in build():
         kinds = {k: sum(1 for _ in conv.of_kind(k)) for k in ("statement", "small", "recall", "near_miss")}
         print(conv.id, conv.people, kinds)
