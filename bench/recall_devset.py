@@ -16,19 +16,23 @@ the partner's questions are the *wrong-conversation* negatives. A conversation r
 
 Held-out conversations use different question, near-miss and small-talk templates than the
 development ones (see the split rule in ``recall_templates``); tuning looks only at ``dev``.
+Development conversations also get the ``DEV_ONLY`` messages (round 4: 4 more recall messages
+and 1 more near-miss per memory, more small talk), after all the rest and from a random
+generator of their own, so the held-out conversations are generated exactly as before.
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
 import msgspec
 
-from bench.recall_templates import LANGUAGES
+from bench.recall_templates import DEV_ONLY, LANGUAGES
 
-__all__ = ["SEED", "Conversation", "Memory", "Message", "build", "conversations"]
+__all__ = ["SEED", "Conversation", "Memory", "Message", "build", "conversations", "heldout_digest"]
 
 SEED = 11
 PAIRS = {"dev": 2, "heldout": 2}  # conversation pairs per language and split
@@ -79,17 +83,18 @@ class Conversation(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def _russian_cases(name: str) -> dict[str, str]:
-    """Genitive and dative of a Russian first-declension name (Оля → Оли, Оле)."""
+    """Genitive, dative and accusative of a Russian first-declension name (Оля → Оли, Оле, Олю)."""
     stem, end = name[:-1], name[-1]
     soft = end == "я" or stem[-1] in "гкхжчшщ"
-    return {"gen": stem + ("и" if soft else "ы"), "dat": stem + "е"}
+    acc = stem + ("ю" if end == "я" else "у")
+    return {"gen": stem + ("и" if soft else "ы"), "dat": stem + "е", "acc": acc}
 
 
 def _slots(lang: str, role: str, name: str) -> dict[str, str]:
     slots = {role: name}
     if lang == "ru":
         cases = _russian_cases(name)
-        slots |= {f"{role}_gen": cases["gen"], f"{role}_dat": cases["dat"]}
+        slots |= {f"{role}_{case}": form for case, form in cases.items()}
     return slots
 
 
@@ -170,6 +175,8 @@ def _conversation(
         messages.append(msgspec.structs.replace(ask, day=day, speaker=speaker))
         if i % 4 == 3:
             messages.extend(chatter(day, 1))
+    if split == "dev":  # after everything above, from a generator of its own: held-out stays as it was
+        messages.extend(_dev_only(random.Random(f"dev-only:{cid}"), lang, people, memories, day + 1))
     return Conversation(
         id=cid,
         lang=lang,
@@ -179,6 +186,34 @@ def _conversation(
         memories=memories,
         messages=tuple(messages),
     )
+
+
+def _dev_only(
+    rng: random.Random, lang: str, people: list[str], memories: Sequence[Memory], first: int
+) -> list[Message]:
+    """The development-only messages (``DEV_ONLY``, round 4): every extra recall message and
+    near-miss of each memory, shuffled, one extra small-talk line after every second one."""
+    table = DEV_ONLY[lang]
+    asks: list[Message] = []
+    for memory in memories:
+        questions, nears = table["facts"][memory.fact]
+        for question in questions:
+            text = _fill(question, lang, memory.person, memory.value)
+            asks.append(Message(day=first, speaker="?", text=text, kind="recall", target=memory.id))
+        for near in nears:
+            other = rng.choice([p for p in people if p != memory.person])
+            text = _fill(near, lang, memory.person, other=other)
+            asks.append(Message(day=first, speaker="?", text=text, kind="near_miss", target=memory.id))
+    rng.shuffle(asks)
+    out: list[Message] = []
+    for i, ask in enumerate(asks):
+        day = first + i // 12
+        out.append(msgspec.structs.replace(ask, day=day, speaker=rng.choice(people)))
+        if i % 2 == 1:
+            speaker, named = rng.sample(people, 2)
+            text = _fill(rng.choice(table["small"]), lang, named)
+            out.append(Message(day=day, speaker=speaker, text=text, kind="small"))
+    return out
 
 
 def build(seed: int = SEED) -> tuple[Conversation, ...]:
@@ -211,7 +246,15 @@ def conversations(split: Split | None = None, lang: str | None = None) -> list[C
     return [c for c in build() if (split is None or c.split == split) and (lang is None or c.lang == lang)]
 
 
+def heldout_digest() -> str:
+    """sha256 of every held-out conversation (memories and messages) as JSON lines: the same
+    digest means the held-out split is generated exactly as before (docs/RECALL.md, round 4)."""
+    lines = [msgspec.json.encode(c).decode() for c in build() if c.split == "heldout"]
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
 if __name__ == "__main__":
+    print("held-out digest", heldout_digest())
     for conv in build():
         kinds = {k: sum(1 for _ in conv.of_kind(k)) for k in ("statement", "small", "recall", "near_miss")}
         print(conv.id, conv.people, kinds)

