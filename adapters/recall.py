@@ -27,7 +27,7 @@ from adapters.hybrid import Evidences, QueryVector, ScoredSet, ScoredSets, build
 from adapters.vector import VectorIndex, load_memory_vectors, memory_key
 from engine.errors import Conflict
 from engine.memory import MemoryRecord, ScopeList, SearchResult, scope_list_of
-from engine.ports import Vector, Vectors
+from engine.ports import DocumentVersion, Vector, Vectors
 from storage.redis_documents import RedisDocumentStore
 from storage.redis_memory import RedisMemoryStore
 
@@ -72,12 +72,12 @@ class NoRecall:
         return SearchResult(ok=False)
 
     async def documents(
-        self, query: object, persona: str, seen: tuple[int, str | None] | None = None
+        self, query: object, persona: str, seen: DocumentVersion | None = None
     ) -> tuple[str, ...]:
         """No embedder: documents are not searched."""
         return ()
 
-    async def has_documents(self, persona: str, seen: tuple[int, str | None] | None = None) -> bool:
+    async def has_documents(self, persona: str, seen: DocumentVersion | None = None) -> bool:
         """No embedder: documents are not searched."""
         return False
 
@@ -208,7 +208,7 @@ class EmbeddingRecall:
         return self._sets.get(key, version, build)
 
     async def documents(
-        self, query: np.ndarray, persona: str, seen: tuple[int, str | None] | None = None
+        self, query: np.ndarray, persona: str, seen: DocumentVersion | None = None
     ) -> tuple[str, ...]:
         """The persona's document chunks that match the query best (DOC-1), best first.
 
@@ -230,7 +230,7 @@ class EmbeddingRecall:
         found = hits(self._passages, scored.ids, evidence, limit=self._chunks)
         return tuple(texts[h.memory_id] for h in found if h.memory_id in texts)[: self._chunks]
 
-    async def has_documents(self, persona: str, seen: tuple[int, str | None] | None = None) -> bool:
+    async def has_documents(self, persona: str, seen: DocumentVersion | None = None) -> bool:
         """Whether the persona has documents to search (cached like ``documents``: mostly no IO;
         none when the turn read their version, ``seen``)."""
         if self._documents is None:
@@ -243,7 +243,7 @@ class EmbeddingRecall:
         self._docs.pop(persona, None)
 
     async def _document_cache(
-        self, persona: str, dim: int, seen: tuple[int, str | None] | None = None
+        self, persona: str, dim: int, seen: DocumentVersion | None = None
     ) -> tuple[dict[str, str], ScoredSet | None]:
         assert self._documents is not None
         cached = self._docs.get(persona)

@@ -23,6 +23,7 @@ import numpy.typing as npt
 import redis.asyncio as aioredis
 
 from engine.documents import Chunk, DocumentInfo, DocumentJob
+from engine.ports import DocumentVersion
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.replies import blob_hash, fields, text
@@ -137,7 +138,7 @@ class RedisDocumentStore:
             raw = await self._r.hgetall(self._key(persona, "docs"))
         return sorted((_INFO.decode(v) for v in raw.values()), key=lambda d: (d.name, d.id))
 
-    async def version(self, persona: str) -> tuple[int, str | None]:
+    async def version(self, persona: str) -> DocumentVersion:
         """The persona's document version and the embedder its vectors belong to."""
         with map_redis_errors():
             version, model = await self._r.hmget(self._key(persona, "meta"), ["version", "model"])

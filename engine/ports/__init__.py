@@ -52,7 +52,7 @@ from engine.ports.lore import LoreSource
 from engine.ports.memory import Applied, DecayApplied, Directory, MemoryStore, Snapshot
 from engine.ports.model import ChatModel, ModelDone, ModelEvent, TextDelta, TokenCounter
 from engine.ports.persona import PersonaStore
-from engine.ports.recall import DocumentRecall, MemoryRecall, Recall, Vector, Vectors
+from engine.ports.recall import DocumentRecall, DocumentVersion, MemoryRecall, Recall, Vector, Vectors
 from engine.ports.summary import ReportStore, SummaryLog, SummaryQueue, SummaryStore, SummaryTiers
 
 __all__ = [
@@ -70,6 +70,7 @@ __all__ = [
     "Directory",
     "DocumentRecall",
     "DocumentStore",
+    "DocumentVersion",
     "DreamRecall",
     "DreamReports",
     "DreamStore",

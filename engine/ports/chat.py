@@ -16,6 +16,7 @@ import msgspec
 
 from engine.lorebook import LoreState
 from engine.model import StoredMessage, Turn
+from engine.ports.recall import DocumentVersion
 from engine.requestlog import RequestLog
 from engine.summary import SummaryState
 
@@ -79,7 +80,7 @@ class TurnInputs(msgspec.Struct, frozen=True, kw_only=True):
     persona_version: int | None = None  # of the persona asked for; None: it does not exist
     token_ratio: float | None = None  # learned for the model asked for
     book_versions: dict[str, int] = msgspec.field(default_factory=dict)  # of the books asked for
-    documents: tuple[int, str | None] | None = None  # the persona's document version and embedder
+    documents: DocumentVersion | None = None  # the persona's, read with the turn
 
 
 class MessageLog(Protocol):

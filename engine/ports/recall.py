@@ -24,6 +24,9 @@ Vectors: TypeAlias = "npt.NDArray[np.float32]"
 Vector: TypeAlias = "npt.NDArray[np.float32]"
 """One ``(dim,)`` unit vector: a query, or a row of ``Vectors``."""
 
+DocumentVersion: TypeAlias = tuple[int, str | None]
+"""A persona's document version and the embedder its chunk vectors belong to (0, None: none)."""
+
 
 class Recall(Protocol):
     """Memories in play and their search (``available`` False: nothing is ever searched, DEC-1)."""
@@ -65,13 +68,13 @@ class DocumentRecall(Protocol):
         ...
 
     async def documents(
-        self, query: Vector, persona: str, seen: tuple[int, str | None] | None = None
+        self, query: Vector, persona: str, seen: DocumentVersion | None = None
     ) -> tuple[str, ...]:
         """The persona's chunk texts matching ``query`` best, best first (``seen``: as in
         ``has_documents``)."""
         ...
 
-    async def has_documents(self, persona: str, seen: tuple[int, str | None] | None = None) -> bool:
+    async def has_documents(self, persona: str, seen: DocumentVersion | None = None) -> bool:
         """Whether the persona has documents to search (mostly without IO); ``seen``: their
         version and embedder as the turn read them (``TurnInputs.documents``), so no IO at all."""
         ...

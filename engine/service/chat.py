@@ -34,6 +34,7 @@ from engine.ports import (
     ChatModel,
     ChatStore,
     Clock,
+    DocumentVersion,
     LoreSource,
     NewMessage,
     PersonaStore,
@@ -488,7 +489,7 @@ class ChatService:
         return result
 
     async def _memories(
-        self, persona: Persona, frame: Frame, documents: tuple[int, str | None] | None = None
+        self, persona: Persona, frame: Frame, documents: DocumentVersion | None = None
     ) -> MemoryContext:
         """The turn's memories; participants are the authors of the messages it answers (MEM-4);
         ``documents``: the persona's document version the turn read."""

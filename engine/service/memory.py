@@ -58,7 +58,7 @@ from engine.memory.tools import (
 )
 from engine.model import MemoryLimits
 from engine.notices import notice_level, render_notices
-from engine.ports import Directory, DocumentStore, MemoryRecall, MemoryStore
+from engine.ports import Directory, DocumentStore, DocumentVersion, MemoryRecall, MemoryStore
 from engine.requestlog import MemoryNote
 from engine.service.documents import DocumentDesk
 from engine.tools import ToolCall, ToolResult
@@ -112,7 +112,7 @@ class MemoryDesk:
         guests: tuple[str, ...],
         text: str,
         message_at: datetime,
-        documents_seen: tuple[int, str | None] | None = None,
+        documents_seen: DocumentVersion | None = None,
     ) -> MemoryContext:
         """Load, search and plan the memories of one turn (nothing is written yet).
 
@@ -203,9 +203,7 @@ class MemoryDesk:
             policy=policy,
         )
 
-    async def _documents(
-        self, query: Any, persona: str, seen: tuple[int, str | None] | None
-    ) -> tuple[str, ...]:
+    async def _documents(self, query: Any, persona: str, seen: DocumentVersion | None) -> tuple[str, ...]:
         """The persona's document chunks the turn's query matches (DOC-1); ``query`` may still
         be on its way (a task)."""
         if isinstance(query, asyncio.Future):

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.documents import Chunk, DocumentInfo, DocumentJob
-from engine.ports import Vector
+from engine.ports import DocumentVersion, Vector
 from storage.redis_documents import StoredChunk
 
 __all__ = ["InMemoryDocumentStore"]
@@ -75,7 +75,7 @@ class InMemoryDocumentStore:
         p.version += 1
         return info
 
-    async def version(self, persona: str) -> tuple[int, str | None]:
+    async def version(self, persona: str) -> DocumentVersion:
         """The persona's document version and the embedder its vectors belong to."""
         p = self._of(persona)
         return p.version, p.model

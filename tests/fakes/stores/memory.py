@@ -30,7 +30,7 @@ from engine.memory import (
     scope_list_of,
 )
 from engine.memory.decay import CounterChange
-from engine.ports import Vector, Vectors
+from engine.ports import DocumentVersion, Vector, Vectors
 from storage.redis_memory import DecayResult, ListConflict, ListState, MemorySnapshot, WriteResult
 
 __all__ = ["InMemoryMemoryDirectory", "InMemoryMemoryStore", "InMemoryRecall"]
@@ -302,12 +302,12 @@ class InMemoryRecall:
         return self._passages(texts)
 
     async def documents(
-        self, query: Vector, persona: str, seen: tuple[int, str | None] | None = None
+        self, query: Vector, persona: str, seen: DocumentVersion | None = None
     ) -> tuple[str, ...]:
         """No document ever matches."""
         return ()
 
-    async def has_documents(self, persona: str, seen: tuple[int, str | None] | None = None) -> bool:
+    async def has_documents(self, persona: str, seen: DocumentVersion | None = None) -> bool:
         """Documents are never searched."""
         return False
 

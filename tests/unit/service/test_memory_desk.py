@@ -20,7 +20,7 @@ from engine.memory import (
     personal_list,
     space_list,
 )
-from engine.ports import Vector
+from engine.ports import DocumentVersion, Vector
 from engine.requestlog import MemoryNote
 from engine.service.memory import MemoryDesk
 from tests.fakes.stores.memory import InMemoryRecall
@@ -156,11 +156,11 @@ class _BrokenDocuments(InMemoryRecall):
     ) -> SearchResult:
         return SearchResult(ok=True, hits=tuple(SearchHit(memory_id=r.id, similarity=5.0) for r in records))
 
-    async def has_documents(self, persona: str, seen: tuple[int, str | None] | None = None) -> bool:
+    async def has_documents(self, persona: str, seen: DocumentVersion | None = None) -> bool:
         return True
 
     async def documents(
-        self, query: Vector, persona: str, seen: tuple[int, str | None] | None = None
+        self, query: Vector, persona: str, seen: DocumentVersion | None = None
     ) -> tuple[str, ...]:
         raise RuntimeError("the document index is broken")
 
