@@ -118,6 +118,7 @@ class EmbeddingRecall:
         self._sets = ScoredSets()
         # persona → version, checked, texts, scored chunks
         self._docs: dict[str, tuple[int, float, dict[str, str], ScoredSet | None]] = {}
+        self._loading: dict[tuple[str, int], asyncio.Future[tuple[dict[str, str], ScoredSet | None]]] = {}
 
     async def load(self, scopes: Sequence[ScopeList]) -> list[MemoryRecord]:
         """The memories of ``scopes``, with vectors cached and missing ones embedded."""
@@ -253,6 +254,19 @@ class EmbeddingRecall:
         if cached is not None and cached[0] == version:
             self._docs[persona] = (version, time.monotonic(), cached[2], cached[3])
             return cached[2], cached[3]
+        # one load per persona and version: a turn asks twice at once (its check and its search)
+        loading = self._loading.get((persona, version))
+        if loading is None:
+            loading = self._loading[persona, version] = asyncio.ensure_future(
+                self._load_documents(persona, dim, version, model)
+            )
+            loading.add_done_callback(lambda _: self._loading.pop((persona, version), None))
+        return await asyncio.shield(loading)
+
+    async def _load_documents(
+        self, persona: str, dim: int, version: int, model: str | None
+    ) -> tuple[dict[str, str], ScoredSet | None]:
+        assert self._documents is not None
         texts: dict[str, str] = {}
         scored: ScoredSet | None = None
         if version and model == self.model:

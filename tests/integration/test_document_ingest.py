@@ -125,3 +125,37 @@ async def test_doc_1_too_many_waiting_uploads_are_refused(redis: aioredis.Redis)
     assert busy.value.code == "ingest_busy"
     assert (await finished(service, first.id)).status == "done"
     await service.close()
+
+
+class CountingDocuments(RedisDocumentStore):
+    """The real Redis document store, counting the loads of a persona's vectors."""
+
+    loads = 0
+
+    async def vectors(self, persona: str) -> Any:
+        self.loads += 1
+        return await super().vectors(persona)
+
+
+async def test_doc_1_a_turns_check_and_search_at_once_load_a_new_document_version_once(
+    redis: aioredis.Redis,
+) -> None:
+    """Issue 12: a turn checks for documents and searches them side by side; right after an
+    upload both find the new version, and its chunks are read from Redis once, not twice."""
+    service, _ = ingest(redis, FixedClock(), batch=4)
+    done = await finished(service, (await service.submit("default", "notes", NOTES)).id)
+    assert done.status == "done"
+    keys = KeyBuilder(prefix="t")
+    docs = CountingDocuments(redis, keys)
+    embedder = make_embedder("hash")
+    assert embedder is not None
+    recall = EmbeddingRecall(RedisMemoryStore(redis, keys), embedder, FaissVectorIndex(), docs)
+    seen = await docs.version("default")
+    query = await recall.embed("When does Alice water the ferns?")
+    has, found = await asyncio.gather(
+        recall.has_documents("default", seen), recall.documents(query, "default", seen)
+    )
+    assert has and found and "ferns" in found[0]
+    assert docs.loads == 1
+    # a control: nothing is loaded again while the version stands
+    assert await recall.documents(query, "default", seen) == found and docs.loads == 1
