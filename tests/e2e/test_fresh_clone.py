@@ -41,7 +41,7 @@ def test_run_1_unit_tests_pass_in_a_clone_with_nothing_beside_it(tmp_path: Path)
     ).stdout.split()
     assert where == [str(clone / "engine" / "__init__.py"), "None"]  # the clone's code, no corpus
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "tests/unit"],
+        [sys.executable, "-m", "pytest", "-q", "-rsfE", "-p", "no:cacheprovider", "tests/unit"],
         cwd=clone,
         env=env,
         capture_output=True,
@@ -49,6 +49,8 @@ def test_run_1_unit_tests_pass_in_a_clone_with_nothing_beside_it(tmp_path: Path)
         timeout=600,
     )
     tail = run.stdout[-4000:]
-    assert run.returncode == 0, tail + run.stderr[-2000:]
+    marks = ("FAILED", "ERROR", "E  ", "___")  # which test failed, and why, before the tail
+    failures = [line for line in run.stdout.splitlines() if line.startswith(marks)]
+    assert run.returncode == 0, "\n".join(failures[:60]) + "\n" + tail + run.stderr[-2000:]
     assert " passed" in tail and " failed" not in tail and " error" not in tail
     assert SKIP_REASON in run.stdout  # the corpus tests say why they did not run
