@@ -310,8 +310,8 @@ class _Pool:
                 if ref != winner:
                     pending.pop(ref)
                     self._reject(ref, lost)
-            if winner is not None:
-                self.groups_done.setdefault(name, winner)
+            if winner is not None:  # the group's last winner: one that lost elsewhere frees it again
+                self.groups_done[name] = winner
                 if won:
                     old = pending[winner]
                     pending[winner] = Activation(

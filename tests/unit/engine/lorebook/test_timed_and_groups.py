@@ -157,6 +157,22 @@ def test_lore_15_a_group_won_in_an_earlier_pass_takes_no_more_members() -> None:
     assert decision(result, "2").reason == "inclusion group 'g': entry 1 won it in an earlier pass"
 
 
+def test_lore_15_a_group_freed_by_a_loser_elsewhere_still_takes_one_member_over_later_passes() -> None:
+    # Found by Hypothesis in a fresh clone: entry 2 won group g in pass 1 but lost group h, so
+    # g stayed open; delayed entries 1 (level 2) and 3 (level 3) then both joined g.
+    compiled = book(
+        entry("0", "fog", delay_until_recursion=True),
+        entry("1", "fog", group="g", delay_until_recursion=2),
+        entry("2", "fog", group="g, h"),
+        entry("3", "fog", group="g", delay_until_recursion=3),
+        entry("4", "fog", group="h"),
+    )
+    for turn in ("t", "t2", "t3", "t4", "t5", "t6"):
+        chosen = included(scan(compiled, ["fog"], turn_id=turn))
+        assert sum(e in chosen for e in ("1", "2", "3")) <= 1, (turn, chosen)
+        assert sum(e in chosen for e in ("2", "4")) == 1, (turn, chosen)
+
+
 def test_lore_15_an_entry_can_be_in_several_groups() -> None:
     compiled = book(
         entry("1", "k", group="a, b", group_override=True, priority=3),
