@@ -13,6 +13,8 @@ neighbour pre-filter. ``hits`` applies the pure decision (``engine.memory.fusion
 the candidates that can matter: those whose fused score reaches the threshold, plus the best
 two overall (the ``lead`` rule compares a candidate with the best other one); every other
 candidate can neither pass nor change a passing one, so the result equals deciding over all.
+With a rule's ``person_gate`` (RECALL-2), the memories ``ScoredSet.elsewhere`` marks — about
+other people than the message names — are left out before that, as ``decide`` leaves them out.
 """
 
 from __future__ import annotations
@@ -96,6 +98,13 @@ class ScoredSet(msgspec.Struct, frozen=True, kw_only=True, eq=False):
             query_cover = own_cover = distinct = np.zeros(len(self.ids))
             content = np.ones(len(self.ids))
         return dense, query_cover, own_cover, distinct, content
+
+    def elsewhere(self, text: str) -> npt.NDArray[np.bool_]:
+        """Per candidate, whether the message is about other people (``Bm25.elsewhere``,
+        RECALL-2); all False without a message text."""
+        if not self.ids or not text.strip():
+            return np.zeros(len(self.ids), dtype=np.bool_)
+        return self.lexical.elsewhere(text)
 
 
 def build_set(
@@ -182,12 +191,15 @@ def hits(
     *,
     lead: bool = True,
     limit: int | None = None,
+    elsewhere: npt.NDArray[np.bool_] | None = None,
 ) -> tuple[SearchHit, ...]:
     """The reasonable matches among every candidate, best first (see the module docstring).
 
     ``limit``: the caller reads only that many; for a rule without lead or solo path (documents,
     archive pages) the candidates that cannot be among them are dropped before ``decide``, so a
     search over 10,000 chunks decides over a handful (the result's first ``limit`` are the same).
+    ``elsewhere``: per candidate, ``ScoredSet.elsewhere`` (RECALL-2); with the rule's
+    ``person_gate`` those candidates take no part, here as in ``decide``.
     """
     dense, query_cover, own_cover, distinct, content = evidence
     if len(ids) == 0:
@@ -200,10 +212,17 @@ def hits(
         + rule.memory_weight * own_cover
         + rule.distinct_weight * distinct
     )
+    gated = elsewhere is not None and rule.person_gate and bool(elsewhere.any())
+    if gated:
+        assert elsewhere is not None
+        fused = np.where(elsewhere, -np.inf, fused)
     if limit is not None and rule.lead is None and rule.solo_lead is None and not np.isnan(fused).any():
         keep = set(_within_limit(rule, fused, distinct, content, limit).tolist())
     else:
         keep = set(_best_two(fused)) | set(np.flatnonzero(fused >= rule.threshold).tolist())
+    if gated:
+        assert elsewhere is not None
+        keep -= set(np.flatnonzero(elsewhere).tolist())
     return decide(
         [
             Evidence(
@@ -213,6 +232,7 @@ def hits(
                 memory_cover=float(own_cover[i]),
                 distinct_cover=float(distinct[i]),
                 content=float(content[i]),
+                elsewhere=elsewhere is not None and bool(elsewhere[i]),
             )
             for i in sorted(keep)
         ],

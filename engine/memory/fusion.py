@@ -25,8 +25,11 @@ when, with ``solo_lead`` set, it leads every other (there must be one) by ``solo
 dense score reaches ``solo_dense`` ("what can't Nina eat?" lifts Nina's allergy far above her
 other memories; "ok thanks Nina" lifts them together). With ``min_content`` set, a candidate
 passes only when the message's ``content`` for its list reaches it (a message that says
-nothing but the people's names recalls nothing). The decision depends on the *set* of
-candidates, never on their order; ties are broken by id.
+nothing but the people's names recalls nothing). With ``person_gate`` set, a candidate the
+adapter marks ``elsewhere`` (a memory about people the message does not name, while the
+message names someone else: RECALL-2) takes no part at all — it can neither pass nor be the
+rival another candidate must lead ("what is Lara's cat called?" does not recall Juno's cat).
+The decision depends on the *set* of candidates, never on their order; ties are broken by id.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ class FusionRule(msgspec.Struct, frozen=True, kw_only=True):
             fused score exceeds every other candidate's by this much ...
         solo_dense: ... and its dense score reaches this.
         min_content: the smallest ``content`` of the message for a match's list (0: off).
+        person_gate: candidates marked ``elsewhere`` take no part (RECALL-2).
     """
 
     dense_weight: float = 1.0
@@ -69,6 +73,7 @@ class FusionRule(msgspec.Struct, frozen=True, kw_only=True):
     solo_lead: float | None = None
     solo_dense: float = 0.0
     min_content: float = 0.0
+    person_gate: bool = False
 
     def __post_init__(self) -> None:
         if min(self.dense_weight, self.query_weight, self.memory_weight, self.distinct_weight) < 0:
@@ -84,6 +89,8 @@ class Evidence(msgspec.Struct, frozen=True, kw_only=True):
     memory_cover: float = 0.0
     distinct_cover: float = 0.0
     content: float = 1.0
+    elsewhere: bool = False
+    """About other people than the ones the message names (RECALL-2, ``person_gate``)."""
 
 
 def fuse(evidence: Evidence, rule: FusionRule) -> float:
@@ -100,10 +107,13 @@ def decide(candidates: Sequence[Evidence], rule: FusionRule) -> tuple[SearchHit,
     """The candidates that are reasonable matches, best first (ties by id), as search hits.
 
     ``similarity`` of a hit is its fused score rounded to 3 decimals. The result is the same
-    for any order of ``candidates``. An id given twice keeps its best evidence.
+    for any order of ``candidates``. An id given twice keeps its best evidence (with
+    ``person_gate``, its best evidence not marked ``elsewhere``).
     """
     best: dict[str, tuple[float, float, float, float]] = {}
     for item in candidates:
+        if rule.person_gate and item.elsewhere:
+            continue
         found = (fuse(item, rule), item.distinct_cover, item.dense, item.content)
         if item.id not in best or found > best[item.id]:  # ties on score: the larger cover, any order
             best[item.id] = found

@@ -154,14 +154,19 @@ def at(day: int, minute: int = 0) -> datetime:
     return DAY0 + timedelta(days=day, minutes=minute)
 
 
+async def seeded(redis: aioredis.Redis, space: str, lang: str) -> tuple[Bot, list[str]]:
+    """A bot whose space list holds the language's dozen memories, and their ids in order."""
+    bot = await Bot(redis).setup()
+    return bot, [await bot.keep(space, memory) for memory, _ in CHATS[lang][1]]
+
+
 @pytest.mark.parametrize("lang", sorted(CHATS))
 async def test_recall_1_small_talk_lets_memories_sleep_and_each_question_wakes_its_own(
     redis: aioredis.Redis, lang: str
 ) -> None:
-    bot = await Bot(redis).setup()
     people, facts, small = CHATS[lang]
     space = f"web:{lang}-friends"
-    ids = [await bot.keep(space, memory) for memory, _ in facts]
+    bot, ids = await seeded(redis, space, lang)
     for day in range(1, 8):  # seven chat days of small talk naming the same people
         for n, template in enumerate(small):
             speaker, named = people[(day + n) % 4], people[(day + n + 1) % 4]
@@ -195,3 +200,57 @@ async def test_recall_1_a_question_about_another_spaces_people_uses_nothing_here
         assert await bot.used("web:ours", "Ada", question, at(1, n)) == [], question
         assert (await bot.used("web:theirs", "Mila", question, at(1, 30 + n))) != []  # there, it is found
     assert ours  # the other space's list was in play and stayed silent
+
+
+# language → [(a question about one person, the memory about another person it imitates)]
+NEAR_MISSES: dict[str, list[tuple[str, str]]] = {
+    "en": [
+        ("what is Ben's dog called?", "Ada's dog is called Waffles"),
+        ("is Cleo allergic to walnuts?", "Ada is allergic to walnuts"),
+        ("how is Dev's Portuguese coming along?", "Cleo is learning Portuguese"),
+        ("when is Ada's jazz trio playing next?", "Ben plays the saxophone in a jazz trio"),
+    ],
+    "ru": [
+        ("как зовут собаку Нины?", "Собаку Вики зовут Бублик"),
+        ("у Зои аллергия на грецкие орехи?", "У Вики аллергия на грецкие орехи"),
+        ("как у Гали успехи с португальским?", "Зоя учит португальский"),
+        ("когда следующий концерт джазового трио Вики?", "Нина играет на саксофоне в джазовом трио"),
+    ],
+    "pt": [
+        ("como se chama a cachorra da Sara?", "A cachorra da Rita se chama Paçoca"),
+        ("a Vera tem alergia a nozes?", "Rita tem alergia a nozes"),
+        ("como vai o francês da Rita?", "Tina está aprendendo francês"),
+        ("quando o trio de jazz da Tina toca de novo?", "Sara toca saxofone num trio de jazz"),
+    ],
+    "vi": [
+        ("con chó của Quân tên là gì?", "Con chó của Hạnh tên là Bánh Bao"),
+        ("Yến có bị dị ứng với tôm không?", "Hạnh bị dị ứng với tôm"),
+        ("Phong học tiếng Pháp tới đâu rồi?", "Yến đang học tiếng Pháp"),
+        ("khi nào nhóm nhạc jazz của Hạnh diễn tiếp?", "Quân chơi saxophone trong một nhóm nhạc jazz"),
+    ],
+    "he": [
+        ("איך קוראים לכלב של בועז?", "לכלב של אבי קוראים וופל"),
+        ("חגי אלרגי לאגוזי מלך?", "אבי אלרגי לאגוזי מלך"),
+        ("איך מתקדמת הצרפתית של ניר?", "חגי לומד צרפתית"),
+        ("מתי שלישיית הג'אז של אבי מופיעה שוב?", "בועז מנגן על סקסופון בשלישיית ג'אז"),
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", sorted(NEAR_MISSES))
+async def test_recall_2_a_question_about_one_person_does_not_bring_back_anothers_fact(
+    redis: aioredis.Redis, lang: str
+) -> None:
+    # same topic, different person: "what is Ben's dog called?" must not answer with Ada's dog
+    people, facts, _ = CHATS[lang]
+    space = f"web:{lang}-near"
+    bot, kept = await seeded(redis, space, lang)
+    ids = dict(zip((memory for memory, _ in facts), kept, strict=True))
+    for n, (question, imitated) in enumerate(NEAR_MISSES[lang]):
+        used = [memory_id for memory_id, _ in await bot.used(space, people[n % 4], question, at(1, n))]
+        assert ids[imitated] not in used, (question, imitated)
+    # control: the imitated memory's own question still finds it
+    for n, (_, imitated) in enumerate(NEAR_MISSES[lang]):
+        question = dict(facts)[imitated]
+        used = [memory_id for memory_id, _ in await bot.used(space, people[n % 4], question, at(2, n))]
+        assert ids[imitated] in used, (question, imitated)

@@ -76,6 +76,92 @@ def test_a_hebrew_word_counts_once_with_or_without_its_prefix() -> None:
     assert asked[0] == plain[0] > 0.5 and own[0] == 1.0  # ``החתולה``, ``לנועה`` found by their forms
 
 
+JUNO_AND_BAU = [
+    "Juno's cat is called Mochi",
+    "Juno works night shifts as a nurse",
+    "Bau moved to Porto in May",
+    "Bau is allergic to peanuts",
+    "The user prefers rainy days",
+]
+
+
+def _elsewhere(index: Bm25, query: str) -> list[int]:
+    return [int(x) for x in index.elsewhere(query)]
+
+
+def test_recall_2_a_message_about_one_person_puts_the_others_memories_elsewhere() -> None:
+    index = Bm25(JUNO_AND_BAU)
+    assert _elsewhere(index, "what is Juno's cat called?") == [0, 0, 1, 1, 0]
+    assert _elsewhere(index, "where did Bau move, remind me") == [1, 1, 0, 0, 0]
+    assert _elsewhere(index, "Juno and Bau say hi") == [0, 0, 0, 0, 0]
+    # a memory that names no one of the list is never elsewhere
+    assert _elsewhere(index, "what is Lara's cat called?") == [1, 1, 1, 1, 0]
+
+
+def test_recall_2_a_name_in_lower_case_counts_when_the_list_writes_it_mid_sentence() -> None:
+    # "Bau" only ever opens a memory: in lower case it may be any word, so it names no one
+    assert _elsewhere(Bm25(JUNO_AND_BAU), "where did bau move, remind me") == [0] * 5
+    index = Bm25([*JUNO_AND_BAU, "The user met Bau at a concert"])
+    assert _elsewhere(index, "where did bau move, remind me") == [1, 1, 0, 0, 0, 0]
+
+
+def test_recall_2_a_common_word_that_opens_two_memories_is_no_name_in_lower_case() -> None:
+    vi = Bm25(
+        ["Con chó của Hạnh tên là Bánh Bao", "Hạnh bị dị ứng với tôm", "Con gái của Yến là Su", "Yến sợ ong"]
+    )
+    assert _elsewhere(vi, "con chó của Quân tên là gì?") == [1, 1, 1, 1]  # Quân: a stranger here
+    assert _elsewhere(vi, "con chó của Hạnh tên là gì?") == [0, 0, 1, 1]
+
+
+def test_recall_2_a_message_that_names_no_one_gates_nothing() -> None:
+    index = Bm25(JUNO_AND_BAU)
+    assert _elsewhere(index, "what was the cat called again?") == [0] * 5
+    # a capital that opens a sentence names no one
+    assert _elsewhere(index, "Peanuts? I think someone was allergic") == [0] * 5
+    assert _elsewhere(index, "ok. Cats are great") == [0] * 5
+    assert _elsewhere(index, "did someone move to Porto?") == [0] * 5  # a word the list holds is no stranger
+
+
+def test_recall_2_a_capitalized_word_no_memory_holds_names_a_stranger() -> None:
+    index = Bm25(JUNO_AND_BAU)
+    assert _elsewhere(index, "how is the cat of Kai doing?") == [1, 1, 1, 1, 0]
+    assert _elsewhere(index, "lol\nKai says hi") == [0] * 5  # the first word of a line is not a name
+
+
+def test_recall_2_a_name_held_by_one_memory_only_is_not_a_people_word() -> None:
+    # Mochi is in one memory: asking about Mochi alone does not gate Juno's memories
+    index = Bm25(JUNO_AND_BAU)
+    assert _elsewhere(index, "how is Mochi?") == [0, 0, 0, 0, 0]
+    assert Bm25(["Mochi is a cat", "Porto is rainy"]).elsewhere("how is Kai?").tolist() == [False, False]
+
+
+def test_recall_2_people_words_in_russian_portuguese_vietnamese_and_hebrew() -> None:
+    ru = Bm25(
+        ["У Оли есть кошка Муся", "Оля работает медсестрой", "Миша переехал в Казань", "Миша любит джаз"]
+    )
+    assert _elsewhere(ru, "как зовут кошку Оли?") == [0, 0, 1, 1]  # Оли and Оля: one stem
+    pt = Bm25(
+        [
+            "A gata da Bia chama-se Nina",
+            "Bia trabalha num hospital",
+            "Caio mudou para o Porto",
+            "Caio toca bateria",
+        ]
+    )
+    assert _elsewhere(pt, "Como se chama a gata do Caio?") == [1, 1, 0, 0]
+    vi = Bm25(
+        [
+            "Dũng nuôi một con mèo tên Mập",
+            "Dũng làm y tá",
+            "Lan chuyển đến Đà Nẵng",
+            "Lan bị dị ứng đậu phộng",
+        ]
+    )
+    assert _elsewhere(vi, "con mèo của Dũng tên là gì?") == [0, 0, 1, 1]  # syllables kept whole in context
+    he = Bm25(["לנועה יש חתולה בשם מוצ'י", "נועה עובדת כאחות", "דן עבר לחיפה", "דן אלרגי לבוטנים"])
+    assert _elsewhere(he, "איך קוראים לחתולה של נועה?") == [0, 0, 1, 1]  # a caseless script
+
+
 def test_cache_rebuilds_only_when_version_or_ids_change() -> None:
     cache = LexicalCache()
     built: list[int] = []
@@ -102,17 +188,26 @@ def test_recall_1_the_shortlist_decides_like_every_candidate(
     n = len(dense)
     evidence = (np.array(dense), rng.random(n), rng.random(n), rng.random(n), rng.random(n))
     rule = FusionRule(
-        query_weight=2.0, memory_weight=1.0, threshold=threshold, lead=lead, min_distinct=0.3, min_content=0.2
+        query_weight=2.0,
+        memory_weight=1.0,
+        threshold=threshold,
+        lead=lead,
+        min_distinct=0.3,
+        min_content=0.2,
+        person_gate=bool(seed % 2),
     )
     ids = [f"m{i:02d}" for i in range(n)]
+    elsewhere = rng.random(n) < 0.3
     every = decide(
         [
-            Evidence(id=i, dense=d, query_cover=q, memory_cover=m, distinct_cover=c, content=k)
-            for i, d, q, m, c, k in zip(ids, *(a.tolist() for a in evidence), strict=True)
+            Evidence(id=i, dense=d, query_cover=q, memory_cover=m, distinct_cover=c, content=k, elsewhere=e)
+            for i, d, q, m, c, k, e in zip(
+                ids, *(a.tolist() for a in evidence), elsewhere.tolist(), strict=True
+            )
         ],
         rule,
     )
-    assert hits(rule, ids, evidence) == every
+    assert hits(rule, ids, evidence, elsewhere=elsewhere) == every
 
 
 @given(

@@ -23,6 +23,7 @@ rules = st.builds(
     solo_lead=st.none() | st.floats(min_value=0, max_value=3, allow_nan=False),
     solo_dense=finite,
     min_content=share,
+    person_gate=st.booleans(),
 )
 evidence = st.builds(
     Evidence,
@@ -32,6 +33,7 @@ evidence = st.builds(
     memory_cover=share,
     distinct_cover=share,
     content=share,
+    elsewhere=st.booleans(),
 )
 
 
@@ -130,3 +132,21 @@ def test_recall_1_negative_weights_are_refused() -> None:
     with pytest.raises(InvalidInput):
         FusionRule(distinct_weight=-0.5)
     assert caught.value.code == "invalid_fusion_rule"
+
+
+def test_recall_2_a_memory_about_other_people_neither_passes_nor_is_the_rival() -> None:
+    # "what is Lara's cat called?": Juno's cat memory scores high on "cat" but is about Juno
+    rule = FusionRule(threshold=1.0, lead=0.5, person_gate=True)
+    juno_cat = Evidence(id="juno-cat", dense=4.0, elsewhere=True)
+    lara_cat = Evidence(id="lara-cat", dense=3.8)
+    assert [h.memory_id for h in decide([juno_cat, lara_cat], rule)] == ["lara-cat"]
+    # without the gate, the two lie within the lead of each other: neither is a clear match
+    assert decide([juno_cat, lara_cat], FusionRule(threshold=1.0, lead=0.5)) == ()
+    # the gate only removes what the adapter marked: alone, Juno's memory is still dropped
+    assert decide([juno_cat], rule) == ()
+
+
+def test_recall_2_an_id_given_twice_keeps_its_evidence_that_is_not_elsewhere() -> None:
+    rule = FusionRule(threshold=1.0, person_gate=True)
+    items = [Evidence(id="m", dense=5.0, elsewhere=True), Evidence(id="m", dense=2.0)]
+    assert [(h.memory_id, h.similarity) for h in decide(items, rule)] == [("m", 2.0)]
