@@ -28,8 +28,9 @@ pass count as used). Reported per split (``dev``, ``heldout``) and language:
   the day its fact came up must rank first: the word-overlap fallback, one vector per page
   (before RECALL-1) and best chunk fused with the lexical cover (now).
 
-``--calibrate`` sweeps weights, lead and threshold on the **dev split only** and prints the
-rule that meets the precision limits (``LIMITS``) with the most recall, to copy into
+``--calibrate`` sweeps weights, lead, gates, the person gate (RECALL-2) and threshold on the
+**dev split only** and prints the rule that meets the precision limits (``LIMITS``) with the
+most recall, to copy into
 ``adapters/embedding/scorer.FUSION``. The held-out split is only ever reported; with ``--split
 dev`` nothing of it is printed (tables, ranking and archive lines alike), for tuning sessions.
 """
