@@ -212,17 +212,15 @@ def hits(
         + rule.memory_weight * own_cover
         + rule.distinct_weight * distinct
     )
-    gated = elsewhere is not None and rule.person_gate and bool(elsewhere.any())
-    if gated:
-        assert elsewhere is not None
-        fused = np.where(elsewhere, -np.inf, fused)
+    gate = elsewhere if elsewhere is not None and rule.person_gate and elsewhere.any() else None
+    if gate is not None:
+        fused = np.where(gate, -np.inf, fused)
     if limit is not None and rule.lead is None and rule.solo_lead is None and not np.isnan(fused).any():
         keep = set(_within_limit(rule, fused, distinct, content, limit).tolist())
     else:
         keep = set(_best_two(fused)) | set(np.flatnonzero(fused >= rule.threshold).tolist())
-    if gated:
-        assert elsewhere is not None
-        keep -= set(np.flatnonzero(elsewhere).tolist())
+    if gate is not None:
+        keep -= set(np.flatnonzero(gate).tolist())
     return decide(
         [
             Evidence(

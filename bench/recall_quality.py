@@ -65,6 +65,8 @@ from engine.memory.fusion import FusionRule
 LANGS = ("en", "ru", "pt", "vi", "he")
 SPLITS = ("dev", "heldout")
 TOP_K = 3
+KINDS = ("recall", "small", "near", "wrong", "wrong_same")
+"""The message kinds ``--calibrate`` counts."""
 LIMITS = {"wrong": 0.025, "small": 0.01, "near": 0.20, "wrong_same": 0.15, "wrong_worst": 0.05}
 """Dev-split limits of --calibrate (the rule in use), over all languages pooled: tighter than the
 held-out targets 0.05 and 0.5 (a memory that small talk keeps matching never goes dormant, so
@@ -408,12 +410,11 @@ def calibrate(cases: Sequence[Case], *, margin: bool = False) -> FusionRule | No
     ``decide``); the chosen rule is then reported through the production decision by the caller.
     """
     dev = [c for c in cases if c.split == "dev"]
-    kinds = ("recall", "small", "near", "wrong", "wrong_same")
     best: tuple[float, float, FusionRule] | None = None
     for person_gate in PERSON_GATES:
         groups = {
             (k, lang): _padded([c for c in dev if c.kind == k and c.lang == lang], person_gate)
-            for k in kinds
+            for k in KINDS
             for lang in LANGS
         }
         best = _calibrate_over(groups, margin, person_gate, best)
@@ -427,8 +428,7 @@ def _calibrate_over(
     best: tuple[float, float, FusionRule] | None,
 ) -> tuple[float, float, FusionRule] | None:
     """``calibrate`` for one setting of the person gate: the better of ``best`` and this grid's."""
-    kinds = ("recall", "small", "near", "wrong", "wrong_same")
-    sizes = {k: np.array([len(groups[k, lang][-1]) for lang in LANGS], dtype=np.float64) for k in kinds}
+    sizes = {k: np.array([len(groups[k, lang][-1]) for lang in LANGS], dtype=np.float64) for k in KINDS}
     limits = MARGIN_LIMITS if margin else LIMITS
 
     def over(kind: str, values: np.ndarray, worst: bool) -> np.ndarray:

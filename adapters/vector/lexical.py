@@ -192,9 +192,12 @@ def _index_words(text: str) -> list[Word]:
     raw = _words(text)
     vietnamese = _VIETNAMESE.search(" ".join(raw)) is not None
     stop = _VIETNAMESE_STOPWORDS if vietnamese else STOPWORDS
-    return [
-        _forms(word, vietnamese) for word in raw if (len(word) >= 2 or word.isdigit()) and word not in stop
-    ]
+    return [_forms(word, vietnamese) for word in raw if _is_index_word(word, stop)]
+
+
+def _is_index_word(folded: str, stop: frozenset[str]) -> bool:
+    """Whether a case-folded word is indexed: two letters or more (or a number), not a function word."""
+    return (len(folded) >= 2 or folded.isdigit()) and folded not in stop
 
 
 def terms(text: str) -> list[str]:
@@ -241,7 +244,7 @@ def _case_words(text: str) -> tuple[CaseWord, ...]:
         last = match.end()
         word = match.group().strip("_")
         folded = word.casefold()
-        if not word or (len(folded) < 2 and not folded.isdigit()) or folded in stop:
+        if not _is_index_word(folded, stop):
             continue
         first = word[0]
         case = "upper" if first.isupper() else "none" if first.isalpha() and not first.islower() else "lower"
