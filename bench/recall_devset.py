@@ -1,24 +1,29 @@
 """The recall development set: multi-day chats between named people, five languages (RECALL-1).
 
-Generated from ``bench/recall_templates.py`` with a fixed seed, on the fly (nothing to keep in
-sync): ``build()`` returns the same conversations on every run and every machine.
+Generated with fixed seeds, on the fly (nothing to keep in sync): ``build()`` returns the same
+conversations on every run and every machine. Three parts per language, each of 2 pairs of
+conversations (``PAIRS``):
 
-Per language, 8 conversations (4 ``dev``, 4 ``heldout``), each between 4 named people with
-12 memories (3 per person, one of each fact kind per conversation), as a model saves them
-("Juno's cat is called Mochi"). Conversations come in pairs with disjoint people and values;
-the partner's questions are the *wrong-conversation* negatives. A conversation runs over days:
+* ``dev`` and ``heldout1`` from ``bench/recall_templates.py`` (seed 11): development wording,
+  and the wording that was the held-out split in rounds 1-6 (generated exactly as then);
+  since round 7 both are the ``dev`` split, the one tuning looks at;
+* ``fresh`` from ``bench/recall_fresh.py`` (seed 23): templates written blind, with other fact
+  kinds, by an author who saw none of the rest — the ``heldout`` split since round 7.
+
+Each conversation is between 4 named people with 12 memories (3 per person, one of each fact
+kind of its table), as a model saves them ("Juno's cat is called Mochi"). Conversations come
+in pairs with disjoint people and values; the partner's questions are the *wrong-conversation*
+negatives. A conversation runs over days:
 
 * days 1-4: chat in which the facts come up (3 a day) among small talk — the archive pages;
 * days 5-11: small talk only, naming the same people (every memory goes dormant, DEC-5/6);
-* day 12 on: ``recall`` messages (2 per memory), each meant to bring back one memory, and
-  ``near_miss`` messages (1 per memory: the same question about another person of the chat,
-  who has no such memory), mixed with small talk.
+* day 12 on: ``recall`` messages (per memory: 2 in ``dev``/``heldout1``, 4 in ``fresh``), each
+  meant to bring back one memory, and ``near_miss`` messages (1, or 2 in ``fresh``: the same
+  question about another person of the chat, who has no such memory), mixed with small talk.
 
-Held-out conversations use different question, near-miss and small-talk templates than the
-development ones (see the split rule in ``recall_templates``); tuning looks only at ``dev``.
-Development conversations also get the ``DEV_ONLY`` messages (round 4: 4 more recall messages
+``dev`` conversations also get the ``DEV_ONLY`` messages (round 4: 4 more recall messages
 and 1 more near-miss per memory, more small talk), after all the rest and from a random
-generator of their own, so the held-out conversations are generated exactly as before.
+generator of their own.
 """
 
 from __future__ import annotations
@@ -30,12 +35,23 @@ from typing import Any, Literal
 
 import msgspec
 
+from bench.recall_fresh import FRESH
 from bench.recall_templates import DEV_ONLY, LANGUAGES
 
-__all__ = ["SEED", "Conversation", "Memory", "Message", "build", "conversations", "heldout_digest"]
+__all__ = [
+    "FRESH_SEED",
+    "SEED",
+    "Conversation",
+    "Memory",
+    "Message",
+    "build",
+    "conversations",
+    "heldout_digest",
+]
 
 SEED = 11
-PAIRS = {"dev": 2, "heldout": 2}  # conversation pairs per language and split
+PAIRS = 2  # conversation pairs per language and part
+FRESH_SEED = 23
 PEOPLE = 4
 STATEMENT_DAYS = 4
 QUIET_DAYS = 7
@@ -72,6 +88,7 @@ class Conversation(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     lang: str
     split: Split
+    part: str
     partner: str
     people: tuple[str, ...]
     memories: tuple[Memory, ...]
@@ -104,9 +121,29 @@ def _fill(template: str, lang: str, person: str, value: str = "", other: str = "
     return text[0].upper() + text[1:] if template.startswith("{") and lang != "he" else text
 
 
-def _halves(items: list[str], split: Split) -> list[str]:
-    half = len(items) // 2
-    return items[:half] if split == "dev" else items[half:]
+class _Wording(msgspec.Struct, frozen=True, kw_only=True):
+    """Which templates of a table a conversation uses: recall questions and near-misses by
+    index, its small talk, and whether the ``DEV_ONLY`` messages follow."""
+
+    table: dict[str, Any]
+    questions: tuple[int, ...]
+    nears: tuple[int, ...]
+    small: list[str]
+    dev_only: bool = False
+
+
+def _wording(lang: str, part: str) -> _Wording:
+    """The wording of one part of the set: ``dev`` and ``heldout1`` (the held-out split of
+    rounds 1-6, folded into development in round 7) from ``recall_templates``, ``fresh`` (the
+    held-out split since round 7) from ``recall_fresh``."""
+    if part == "fresh":
+        table = FRESH[lang]
+        return _Wording(table=table, questions=(0, 1, 2, 3), nears=(0, 1), small=table["small"])
+    table = LANGUAGES[lang]
+    half = len(table["small"]) // 2
+    if part == "dev":
+        return _Wording(table=table, questions=(0, 1), nears=(0,), small=table["small"][:half], dev_only=True)
+    return _Wording(table=table, questions=(2, 3), nears=(1,), small=table["small"][half:])
 
 
 def _conversation(
@@ -114,11 +151,13 @@ def _conversation(
     cid: str,
     lang: str,
     split: Split,
+    part: str,
     partner: str,
     people: list[str],
     values: dict[str, str],
 ) -> Conversation:
-    table: dict[str, Any] = LANGUAGES[lang]
+    wording = _wording(lang, part)
+    table = wording.table
     facts = list(table["facts"])
     rng.shuffle(facts)
     owners = {fact: people[i % PEOPLE] for i, fact in enumerate(facts)}
@@ -132,9 +171,7 @@ def _conversation(
         )
         for i, fact in enumerate(facts)
     )
-    small = _halves(table["small"], split)
-    q_range = (0, 1) if split == "dev" else (2, 3)
-    near = 0 if split == "dev" else 1
+    small = wording.small
 
     def chatter(day: int, n: int) -> list[Message]:
         out = []
@@ -162,12 +199,13 @@ def _conversation(
     first = STATEMENT_DAYS + QUIET_DAYS + 1
     for memory in memories:
         questions = table["facts"][memory.fact][2]
-        for q in q_range:
+        for q in wording.questions:
             text = _fill(questions[q], lang, memory.person, memory.value)
             asks.append(Message(day=first, speaker="?", text=text, kind="recall", target=memory.id))
-        other = rng.choice([p for p in people if p != memory.person])
-        text = _fill(table["facts"][memory.fact][3][near], lang, memory.person, other=other)
-        asks.append(Message(day=first, speaker="?", text=text, kind="near_miss", target=memory.id))
+        for near in wording.nears:
+            other = rng.choice([p for p in people if p != memory.person])
+            text = _fill(table["facts"][memory.fact][3][near], lang, memory.person, other=other)
+            asks.append(Message(day=first, speaker="?", text=text, kind="near_miss", target=memory.id))
     rng.shuffle(asks)
     for i, ask in enumerate(asks):
         day = first + i // 12
@@ -175,12 +213,13 @@ def _conversation(
         messages.append(msgspec.structs.replace(ask, day=day, speaker=speaker))
         if i % 4 == 3:
             messages.extend(chatter(day, 1))
-    if split == "dev":  # after everything above, from a generator of its own: held-out stays as it was
+    if wording.dev_only:  # after everything above, from a generator of its own: the rest stays as it was
         messages.extend(_dev_only(random.Random(f"dev-only:{cid}"), lang, people, memories, day + 1))
     return Conversation(
         id=cid,
         lang=lang,
         split=split,
+        part=part,
         partner=partner,
         people=tuple(people),
         memories=memories,
@@ -216,29 +255,44 @@ def _dev_only(
     return out
 
 
-def build(seed: int = SEED) -> tuple[Conversation, ...]:
-    """Every conversation of the set, in a fixed order (language, split, pair, member)."""
+def build(seed: int = SEED, fresh_seed: int = FRESH_SEED) -> tuple[Conversation, ...]:
+    """Every conversation of the set, in a fixed order (language, part, pair, member): the
+    parts ``dev`` and ``heldout1`` from ``seed`` (generated exactly as in rounds 4-6; both are
+    the ``dev`` split since round 7), then ``fresh`` (the ``heldout`` split) from ``fresh_seed``."""
     rng = random.Random(seed)
     out: list[Conversation] = []
     for lang, table in LANGUAGES.items():
-        for split, pairs in PAIRS.items():
-            for pair in range(pairs):
-                names = rng.sample(table["names"], 2 * PEOPLE)
-                picked = {f: rng.sample(spec[0], 2) for f, spec in table["facts"].items()}
-                ids = [f"{lang}-{split}-{pair}{side}" for side in "ab"]
-                for side in range(2):
-                    out.append(
-                        _conversation(
-                            rng,
-                            ids[side],
-                            lang,
-                            split,  # type: ignore[arg-type]
-                            ids[1 - side],
-                            names[side * PEOPLE : (side + 1) * PEOPLE],
-                            {f: v[side] for f, v in picked.items()},
-                        )
-                    )
+        for part in ("dev", "heldout1"):
+            out += _pairs(rng, lang, table, part, "dev")
+    fresh = random.Random(fresh_seed)
+    for lang in LANGUAGES:
+        out += _pairs(fresh, lang, FRESH[lang], "fresh", "heldout")
     return tuple(out)
+
+
+def _pairs(
+    rng: random.Random, lang: str, table: dict[str, Any], part: str, split: Split
+) -> list[Conversation]:
+    """``PAIRS`` pairs of conversations of one part with disjoint people and values."""
+    out = []
+    for pair in range(PAIRS):
+        names = rng.sample(table["names"], 2 * PEOPLE)
+        picked = {f: rng.sample(spec[0], 2) for f, spec in table["facts"].items()}
+        ids = [f"{lang}-{part}-{pair}{side}" for side in "ab"]
+        for side in range(2):
+            out.append(
+                _conversation(
+                    rng,
+                    ids[side],
+                    lang,
+                    split,
+                    part,
+                    ids[1 - side],
+                    names[side * PEOPLE : (side + 1) * PEOPLE],
+                    {f: v[side] for f, v in picked.items()},
+                )
+            )
+    return out
 
 
 def conversations(split: Split | None = None, lang: str | None = None) -> list[Conversation]:
@@ -248,7 +302,8 @@ def conversations(split: Split | None = None, lang: str | None = None) -> list[C
 
 def heldout_digest() -> str:
     """sha256 of every held-out conversation (memories and messages) as JSON lines: the same
-    digest means the held-out split is generated exactly as before (docs/RECALL.md, round 4)."""
+    digest means the held-out split is generated exactly as when it was judged (docs/RECALL.md,
+    round 7)."""
     lines = [msgspec.json.encode(c).decode() for c in build() if c.split == "heldout"]
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 

@@ -21,7 +21,7 @@ pass count as used). Reported per split (``dev``, ``heldout``) and language:
 * near-misses: the same question about another person of the chat; share that uses the
   memory it imitates;
 * crowded lists: recall questions and small talk against all four chats of the language and
-  split together (48 memories);
+  part together (48 memories; ``Conversation.part``);
 * ranking: the target ranked first by dense only, BM25 only, reciprocal-rank fusion (k=60) and
   the fused score;
 * archive: each conversation's days as session pages; for each recall question the page of
@@ -199,17 +199,16 @@ def make_cases(emb: Embeddings, conversations: Sequence[Conversation]) -> list[C
                 ("wrong", m.text, m.target) for m in partner.of_kind("recall") if kind_of[m.target] == fact
             ]
             cases += _cases_for(_scored(emb, kept, background), emb, background, asks, conv.lang, conv.split)
-    for lang in LANGS:
-        for split in SPLITS:
-            group = [c for c in conversations if c.lang == lang and c.split == split]
-            crowd = _scored(emb, [(m.id, m.text) for c in group for m in c.memories], background)
-            asks = [
-                (f"crowd_{m.kind}", m.text, m.target)
-                for c in group
-                for m in c.messages
-                if m.kind in ("recall", "small")
-            ]
-            cases += _cases_for(crowd, emb, background, asks, lang, split)
+    for lang, part in sorted({(c.lang, c.part) for c in conversations}):
+        group = [c for c in conversations if c.lang == lang and c.part == part]
+        crowd = _scored(emb, [(m.id, m.text) for c in group for m in c.memories], background)
+        asks = [
+            (f"crowd_{m.kind}", m.text, m.target)
+            for c in group
+            for m in c.messages
+            if m.kind in ("recall", "small")
+        ]
+        cases += _cases_for(crowd, emb, background, asks, lang, group[0].split)
     return cases
 
 

