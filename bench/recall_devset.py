@@ -1,14 +1,17 @@
 """The recall development set: multi-day chats between named people, five languages (RECALL-1).
 
 Generated with fixed seeds, on the fly (nothing to keep in sync): ``build()`` returns the same
-conversations on every run and every machine. Three parts per language, each of 2 pairs of
+conversations on every run and every machine. Four parts per language, each of 2 pairs of
 conversations (``PAIRS``):
 
 * ``dev`` and ``heldout1`` from ``bench/recall_templates.py`` (seed 11): development wording,
   and the wording that was the held-out split in rounds 1-6 (generated exactly as then);
-  since round 7 both are the ``dev`` split, the one tuning looks at;
-* ``fresh`` from ``bench/recall_fresh.py`` (seed 23): templates written blind, with other fact
-  kinds, by an author who saw none of the rest — the ``heldout`` split since round 7.
+* ``fresh1`` and ``fresh2`` from ``bench/recall_fresh.py`` (seeds 23 and 29): two sets of
+  templates written blind, with other fact kinds, by authors who saw none of the rest.
+  ``fresh1`` was the held-out split for one look in round 7.
+
+``fresh2`` is the ``heldout`` split since round 7, the other three the ``dev`` split (the one
+tuning looks at).
 
 Each conversation is between 4 named people with 12 memories (3 per person, one of each fact
 kind of its table), as a model saves them ("Juno's cat is called Mochi"). Conversations come
@@ -17,9 +20,10 @@ negatives. A conversation runs over days:
 
 * days 1-4: chat in which the facts come up (3 a day) among small talk — the archive pages;
 * days 5-11: small talk only, naming the same people (every memory goes dormant, DEC-5/6);
-* day 12 on: ``recall`` messages (per memory: 2 in ``dev``/``heldout1``, 4 in ``fresh``), each
-  meant to bring back one memory, and ``near_miss`` messages (1, or 2 in ``fresh``: the same
-  question about another person of the chat, who has no such memory), mixed with small talk.
+* day 12 on: ``recall`` messages (per memory: 2 in ``dev``/``heldout1``, 4 in the fresh
+  parts), each meant to bring back one memory, and ``near_miss`` messages (1, or 2 in the
+  fresh parts: the same question about another person of the chat, who has no such memory),
+  mixed with small talk.
 
 ``dev`` conversations also get the ``DEV_ONLY`` messages (round 4: 4 more recall messages
 and 1 more near-miss per memory, more small talk), after all the rest and from a random
@@ -35,11 +39,11 @@ from typing import Any, Literal
 
 import msgspec
 
-from bench.recall_fresh import FRESH
+from bench.recall_fresh import FRESH1, FRESH2
 from bench.recall_templates import DEV_ONLY, LANGUAGES
 
 __all__ = [
-    "FRESH_SEED",
+    "FRESH_SEEDS",
     "SEED",
     "Conversation",
     "Memory",
@@ -51,7 +55,9 @@ __all__ = [
 
 SEED = 11
 PAIRS = 2  # conversation pairs per language and part
-FRESH_SEED = 23
+FRESH = {"fresh1": FRESH1, "fresh2": FRESH2}
+"""The parts written blind (round 7), by name."""
+FRESH_SEEDS = {"fresh1": 23, "fresh2": 29}
 PEOPLE = 4
 STATEMENT_DAYS = 4
 QUIET_DAYS = 7
@@ -134,10 +140,10 @@ class _Wording(msgspec.Struct, frozen=True, kw_only=True):
 
 def _wording(lang: str, part: str) -> _Wording:
     """The wording of one part of the set: ``dev`` and ``heldout1`` (the held-out split of
-    rounds 1-6, folded into development in round 7) from ``recall_templates``, ``fresh`` (the
-    held-out split since round 7) from ``recall_fresh``."""
-    if part == "fresh":
-        table = FRESH[lang]
+    rounds 1-6, folded into development in round 7) from ``recall_templates``; ``fresh1`` and
+    ``fresh2`` from ``recall_fresh``."""
+    if part in FRESH:
+        table = FRESH[part][lang]
         return _Wording(table=table, questions=(0, 1, 2, 3), nears=(0, 1), small=table["small"])
     table = LANGUAGES[lang]
     half = len(table["small"]) // 2
@@ -255,18 +261,20 @@ def _dev_only(
     return out
 
 
-def build(seed: int = SEED, fresh_seed: int = FRESH_SEED) -> tuple[Conversation, ...]:
+def build(seed: int = SEED) -> tuple[Conversation, ...]:
     """Every conversation of the set, in a fixed order (language, part, pair, member): the
-    parts ``dev`` and ``heldout1`` from ``seed`` (generated exactly as in rounds 4-6; both are
-    the ``dev`` split since round 7), then ``fresh`` (the ``heldout`` split) from ``fresh_seed``."""
+    parts ``dev`` and ``heldout1`` from ``seed`` (generated exactly as in rounds 4-6), then
+    ``fresh1`` and ``fresh2`` from their own seeds (``FRESH_SEEDS``). ``fresh2`` is the
+    ``heldout`` split, the rest ``dev``."""
     rng = random.Random(seed)
     out: list[Conversation] = []
     for lang, table in LANGUAGES.items():
         for part in ("dev", "heldout1"):
             out += _pairs(rng, lang, table, part, "dev")
-    fresh = random.Random(fresh_seed)
-    for lang in LANGUAGES:
-        out += _pairs(fresh, lang, FRESH[lang], "fresh", "heldout")
+    for part, tables in FRESH.items():
+        fresh = random.Random(FRESH_SEEDS[part])
+        for lang in LANGUAGES:
+            out += _pairs(fresh, lang, tables[lang], part, "heldout" if part == "fresh2" else "dev")
     return tuple(out)
 
 

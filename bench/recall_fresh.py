@@ -1,21 +1,44 @@
-"""The held-out split since round 7 (docs/RECALL.md, "Seventh round"): templates written blind.
+"""Recall templates written blind (docs/RECALL.md, "Seventh round"), two sets.
 
-One module a language (``recall_fresh_<lang>.py``), each written by an author who had not seen
-``recall_templates``, the other development data, the scoring code or its figures, with fact
-kinds other than the development set's twelve. Same shape as a ``recall_templates`` table:
-``names``, ``facts`` (values, the memory, four recall messages, two near-misses), ``small``.
+One module a language and set (``recall_fresh_<lang>.py``, ``recall_fresh2_<lang>.py``), each
+written by an author (a helper agent given only the table's shape) who had not seen
+``recall_templates``, the other sets, the scoring code or its figures. Set 1 (``FRESH1``) has
+fact kinds other than the development set's twelve; set 2 (``FRESH2``) at least 7 kinds of 12
+outside both. Same shape as a ``recall_templates`` table: ``names``, ``facts`` (values, the
+memory, four recall messages, two near-misses), ``small``. Set 1 was the held-out split for
+one look (round 7) and is development data since; set 2 is the held-out split.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from bench.recall_fresh_en import TABLE as EN
-from bench.recall_fresh_he import TABLE as HE
-from bench.recall_fresh_pt import TABLE as PT
-from bench.recall_fresh_ru import TABLE as RU
-from bench.recall_fresh_vi import TABLE as VI
+from bench import (
+    recall_fresh2_en,
+    recall_fresh2_he,
+    recall_fresh2_pt,
+    recall_fresh2_ru,
+    recall_fresh2_vi,
+    recall_fresh_en,
+    recall_fresh_he,
+    recall_fresh_pt,
+    recall_fresh_ru,
+    recall_fresh_vi,
+)
 
-__all__ = ["FRESH"]
+__all__ = ["FRESH1", "FRESH2"]
 
-FRESH: dict[str, dict[str, Any]] = {"en": EN, "ru": RU, "pt": PT, "vi": VI, "he": HE}
+FRESH1: dict[str, dict[str, Any]] = {
+    "en": recall_fresh_en.TABLE,
+    "ru": recall_fresh_ru.TABLE,
+    "pt": recall_fresh_pt.TABLE,
+    "vi": recall_fresh_vi.TABLE,
+    "he": recall_fresh_he.TABLE,
+}
+FRESH2: dict[str, dict[str, Any]] = {
+    "en": recall_fresh2_en.TABLE,
+    "ru": recall_fresh2_ru.TABLE,
+    "pt": recall_fresh2_pt.TABLE,
+    "vi": recall_fresh2_vi.TABLE,
+    "he": recall_fresh2_he.TABLE,
+}
