@@ -310,8 +310,7 @@ def conversations(split: Split | None = None, lang: str | None = None) -> list[C
 
 def heldout_digest() -> str:
     """sha256 of every held-out conversation (memories and messages) as JSON lines: the same
-    digest means the held-out split is generated exactly as when it was judged (docs/RECALL.md,
-    round 7)."""
+    digest means the held-out split is generated exactly as recorded in docs/RECALL.md (round 7)."""
     lines = [msgspec.json.encode(c).decode() for c in build() if c.split == "heldout"]
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
