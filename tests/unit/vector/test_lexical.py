@@ -195,9 +195,12 @@ def test_recall_1_the_shortlist_decides_like_every_candidate(
         min_distinct=0.3,
         min_content=0.2,
         person_gate=bool(seed % 2),
+        phatic_cut=0.5 if seed % 3 else None,
+        phatic_distinct=0.6,
     )
     ids = [f"m{i:02d}" for i in range(n)]
     elsewhere = rng.random(n) < 0.3
+    phatic = float(rng.random())
     every = decide(
         [
             Evidence(id=i, dense=d, query_cover=q, memory_cover=m, distinct_cover=c, content=k, elsewhere=e)
@@ -206,8 +209,9 @@ def test_recall_1_the_shortlist_decides_like_every_candidate(
             )
         ],
         rule,
+        phatic=phatic,
     )
-    assert hits(rule, ids, evidence, elsewhere=elsewhere) == every
+    assert hits(rule, ids, evidence, elsewhere=elsewhere, phatic=phatic) == every
 
 
 @given(
@@ -216,9 +220,10 @@ def test_recall_1_the_shortlist_decides_like_every_candidate(
     threshold=st.floats(-1, 4),
     limit=st.integers(1, 5),
     ties=st.booleans(),
+    phatic=st.floats(0, 1),
 )
 def test_doc_1_the_first_chunks_are_the_same_when_only_they_are_asked_for(
-    dense: list[float], seed: int, threshold: float, limit: int, ties: bool
+    dense: list[float], seed: int, threshold: float, limit: int, ties: bool, phatic: float
 ) -> None:
     # a document or archive rule (no lead, no solo path) decides chunk by chunk: asking for the
     # first `limit` lets the search drop what cannot be among them, and returns the same first ones
@@ -226,6 +231,14 @@ def test_doc_1_the_first_chunks_are_the_same_when_only_they_are_asked_for(
     n = len(dense)
     values = np.round(np.array(dense), 0) if ties else np.array(dense)  # many equal scores
     evidence = (values, rng.random(n), rng.random(n), rng.random(n), rng.random(n))
-    rule = FusionRule(query_weight=1.0, threshold=threshold, min_distinct=0.2, min_content=0.1)
+    rule = FusionRule(
+        query_weight=1.0,
+        threshold=threshold,
+        min_distinct=0.2,
+        min_content=0.1,
+        phatic_cut=0.5,
+        phatic_distinct=0.4,
+    )
     ids = [f"c{i:03d}" for i in range(n)][::-1]  # ids against index order: ties go by id
-    assert hits(rule, ids, evidence, limit=limit)[:limit] == hits(rule, ids, evidence)[:limit]
+    first = hits(rule, ids, evidence, limit=limit, phatic=phatic)[:limit]
+    assert first == hits(rule, ids, evidence, phatic=phatic)[:limit]

@@ -1,4 +1,4 @@
-"""RECALL-1: the fused reasonable-match decision (engine.memory.fusion)."""
+"""RECALL-1..3: the fused reasonable-match decision (engine.memory.fusion)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,8 @@ rules = st.builds(
     solo_dense=finite,
     min_content=share,
     person_gate=st.booleans(),
+    phatic_cut=st.none() | share,
+    phatic_distinct=share,
 )
 evidence = st.builds(
     Evidence,
@@ -47,13 +49,13 @@ def test_recall_1_fused_score_is_monotone_in_each_component(
     assert fuse(higher, rule) >= fuse(item, rule)
 
 
-@given(rules, st.lists(evidence, max_size=12), st.randoms(use_true_random=False))
+@given(rules, st.lists(evidence, max_size=12), st.randoms(use_true_random=False), share)
 def test_recall_1_the_decision_never_depends_on_candidate_order(
-    rule: FusionRule, items: list[Evidence], rng: object
+    rule: FusionRule, items: list[Evidence], rng: object, phatic: float
 ) -> None:
     shuffled = list(items)
     rng.shuffle(shuffled)  # type: ignore[attr-defined]
-    assert decide(shuffled, rule) == decide(items, rule)
+    assert decide(shuffled, rule, phatic=phatic) == decide(items, rule, phatic=phatic)
 
 
 @given(
@@ -150,3 +152,38 @@ def test_recall_2_an_id_given_twice_keeps_its_evidence_that_is_not_elsewhere() -
     rule = FusionRule(threshold=1.0, person_gate=True)
     items = [Evidence(id="m", dense=5.0, elsewhere=True), Evidence(id="m", dense=2.0)]
     assert [(h.memory_id, h.similarity) for h in decide(items, rule)] == [("m", 2.0)]
+
+
+def test_recall_3_chit_chat_recalls_only_what_shares_a_distinctive_word() -> None:
+    rule = FusionRule(
+        threshold=3.0,
+        lead=0.25,
+        min_distinct=0.1,
+        solo_lead=1.0,
+        solo_dense=3.5,
+        phatic_cut=0.9,
+        phatic_distinct=0.2,
+    )
+    # "good morning Omar!": his birthday leads his other memories by the name alone
+    birthday = [Evidence(id="birthday", dense=4.2, distinct_cover=0.07), Evidence(id="job", dense=2.5)]
+    assert decide(birthday, rule, phatic=0.93) == ()
+    # "I ordered a cake for Omar, the big day is coming": the same evidence, not chit-chat
+    assert [h.memory_id for h in decide(birthday, rule, phatic=0.84)] == ["birthday"]
+    # "haha Mochi knocked the vase over again": chit-chat that names the cat recalls it
+    mochi = [Evidence(id="cat", dense=4.0, distinct_cover=0.45), Evidence(id="job", dense=2.5)]
+    assert [h.memory_id for h in decide(mochi, rule, phatic=0.95)] == ["cat"]
+    # without a cut the score is ignored
+    assert decide(birthday, FusionRule(**{**_fields(rule), "phatic_cut": None}), phatic=0.99) != ()
+
+
+def _fields(rule: FusionRule) -> dict[str, object]:
+    return {f: getattr(rule, f) for f in rule.__struct_fields__}
+
+
+@given(rules, st.lists(evidence, max_size=12), share, share)
+def test_recall_3_a_message_more_like_chit_chat_never_uses_more(
+    rule: FusionRule, items: list[Evidence], phatic: float, more: float
+) -> None:
+    plain = {h.memory_id for h in decide(items, rule, phatic=phatic)}
+    chattier = {h.memory_id for h in decide(items, rule, phatic=phatic + more)}
+    assert chattier <= plain
