@@ -67,38 +67,61 @@ SPLITS = ("dev", "heldout")
 TOP_K = 3
 KINDS = ("recall", "small", "near", "wrong", "wrong_same")
 """The message kinds ``--calibrate`` counts."""
-LIMITS = {"wrong": 0.025, "small": 0.01, "near": 0.20, "wrong_same": 0.15, "wrong_worst": 0.05}
+PRECISION_KINDS = ("recall", "small", "near", "wrong")
+"""The kinds whose used memories precision counts (as ``figures`` does)."""
+LIMITS = {
+    "wrong": 0.025,
+    "small": 0.02,
+    "near": 0.20,
+    "wrong_same": 0.15,
+    "wrong_worst": 0.05,
+    "precision": 0.80,
+}
 """Dev-split limits of --calibrate (the rule in use), over all languages pooled: tighter than the
 held-out targets 0.05 and 0.5 (a memory that small talk keeps matching never goes dormant, so
 DEC-5/6 stop working for it); since round 5 also wrong-conversation use ≤ 0.05 in every
-language (``wrong_worst``: a pooled 0.025 let one language reach 0.07)."""
+language (``wrong_worst``: a pooled 0.025 let one language reach 0.07). Small talk: 0.01 a
+message in rounds 1-7; 0.02 since round 8, where the chit-chat score (RECALL-3) keeps greetings,
+thanks and laughter that name people from recalling anything (the dormancy tests), and the
+remaining budget goes to remarks with content (docs/RECALL.md, "Eighth round"). Since round 8
+also ``precision`` ≥ 0.80: of the memories recall questions, small talk, near-misses and
+wrong-conversation questions use, at least four in five are the question's own (without it the
+sweep chose a lead of 0.1 at precision 0.74)."""
 MARGIN_LIMITS = {"wrong": 0.02, "small": 0.15, "near": 0.20, "wrong_same": 0.15}
 """``--limits margin`` (round 3, not adopted; docs/RECALL.md): the issue's targets with a safety
 margin, wrong-conversation use and small-talk uses per message checked in *every* language (the
 worst one), near-miss and same-topic use pooled."""
-WEIGHTS = (0.0, 1.0, 2.0, 3.0)
-DISTINCT_WEIGHTS = (0.0, 1.0, 2.0)
-LEADS = (0.25, 0.5, 1.0)
+WEIGHTS = (1.0, 2.0, 3.0)
+"""``query_weight`` swept (round 8; rounds 4-7 also 0, never chosen since round 2)."""
+MEMORY_WEIGHTS = (0.0, 1.0, 2.0)
+"""``memory_weight`` swept (round 8; rounds 4-7 also 3, not chosen since round 2)."""
+DISTINCT_WEIGHTS = (1.0, 2.0)
+"""``distinct_weight`` swept (round 8; rounds 4-7 also 0, not chosen since round 2)."""
+LEADS = (0.1, 0.25, 0.5)
 """Round 5 dropped ``None``: without a lead one question may use up to 3 memories, and a
 targeted question must recall its own memory and no other (DEC-7; with the person gate, no
-lead chose 0.724 on dev at precision 0.895, lead 0.25 0.724 at 0.920)."""
-GATES = (0.0, 0.1, 0.2)
-CONTENTS = (0.0, 0.1)
-"""``min_content``: off, or a tenth of the message's weight outside the list's shared words (round 3
-swept it with ``--limits margin`` only; round 4 with either limits)."""
-SOLOS = (None, *((lead, dense) for lead in (1.0, 1.25, 1.5) for dense in (3.0, 3.5, 4.0)))
-"""The solo path of the gate: (solo_lead, solo_dense), or none. Round 4 also tried solo leads
-0.75 and 2 and dense floors 0 (a two-level margin: a small lead for a candidate sharing a
-distinctive word with the message, a larger one otherwise) and 4.5, with leads 0.75 and gates
-0.05 and 0.15, on the development split: never chosen, dropped to keep the sweep short."""
+lead chose 0.724 on dev at precision 0.895, lead 0.25 0.724 at 0.920). Rounds 4-7 swept 0.25,
+0.5 and 1; round 8 0.1, 0.25 and 0.5 (1 was last chosen in round 1)."""
+GATES = (0.1, 0.2)
+"""``min_distinct`` (rounds 4-7 also 0, never chosen)."""
+CONTENTS = (0.1,)
+"""``min_content``: a tenth of the message's weight outside the list's shared words (round 3
+swept it with ``--limits margin`` only; rounds 4-7 swept off and 0.1 and chose 0.1 each time)."""
+SOLOS = (None, *((lead, dense) for lead in (0.25, 0.5, 0.75) for dense in (0.0, 2.0, 2.5, 3.0)), (1.25, 3.5))
+"""The solo path of the gate: (solo_lead, solo_dense), or none. Round 8 (with ``PHATIC``: the
+solo path is for messages that do not read as chit-chat) sweeps low leads and dense floors;
+rounds 4-7 swept leads 1, 1.25 and 1.5 with dense 3, 3.5 and 4 (1.25 / 3.5 chosen, no chit-chat
+score), round 4 also leads 0.75 and 2 and dense floors 0 and 4.5, never chosen then."""
 PERSON_GATES = (True,)
-"""The person gate (RECALL-2). Round 5 swept it off and on; on was chosen, and round 6 sweeps it
-on only (with ``PHATIC`` the sweep takes ~22 min; add False to see the gate off again)."""
-PHATIC = ((None, 0.0), (0.88, 0.2), (0.9, 0.2))
-"""Chit-chat (RECALL-3) settings swept: (``phatic_cut``, ``phatic_distinct``); None: off. Round 6
-also tried, on dev with wq and wm in {1, 3} and wd 2, cuts 0.86 and 0.87 (0.731, 0.732; 0.731 at
-0.88 there) and chit-chat recalling nothing at all (``phatic_distinct`` infinite: 0.629-0.731)."""
-"""RECALL-2 off and on (round 5)."""
+"""The person gate (RECALL-2). Round 5 swept it off and on; on was chosen, and since round 6
+the sweep has it on only (add False to see the gate off again)."""
+PHATIC = (None, 0.84, 0.845, 0.85, 0.855, 0.86)
+"""Chit-chat (RECALL-3) cuts swept: a message whose ``phatic`` score reaches the cut needs a
+distinctive shared word (``phatic_distinct`` = the rule's ``min_distinct``: the solo path is
+closed to it); None: off. Round 6 swept (cut, phatic_distinct) (0.88, 0.2) and (0.9, 0.2) and,
+on dev with wq and wm in {1, 3} and wd 2, cuts 0.86 and 0.87 and chit-chat recalling nothing
+at all (0.629-0.731); round 8 explored cuts 0.82-0.87 with other solo paths first (0.845-0.86
+chosen there)."""
 THRESHOLDS = np.round(np.arange(0.0, 12.0, 0.1), 2)
 _WORD = re.compile(r"\w+")
 
@@ -479,10 +502,10 @@ def _calibrate_over(
         for mc in CONTENTS
         for chat in PHATIC
     ]
-    for weights in ((wq, wm, wd) for wq in WEIGHTS for wm in WEIGHTS for wd in DISTINCT_WEIGHTS):
+    for weights in ((wq, wm, wd) for wq in WEIGHTS for wm in MEMORY_WEIGHTS for wd in DISTINCT_WEIGHTS):
         ranked = {k: _ranked(arrays, weights) for k, arrays in groups.items()}
         for lead, gate, solo, min_content, chat in grid:
-            out = {k: _sweep(r, lead, gate, solo, min_content, chat) for k, r in ranked.items()}
+            out = {k: _sweep(r, lead, gate, solo, min_content, (chat, gate)) for k, r in ranked.items()}
 
             def per_lang(
                 kind: str, share: str, out: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = out
@@ -504,6 +527,13 @@ def _calibrate_over(
             )
             if "wrong_worst" in limits:  # and in no language more than this (round 5)
                 ok &= over("wrong", per_lang("wrong", "any"), True) <= limits["wrong_worst"]
+            if "precision" in limits:  # of all memories used, the share that is right (round 8)
+                total = {k: (per_lang(k, "count") * sizes[k][:, None]).sum(axis=0) for k in PRECISION_KINDS}
+                good = (per_lang("recall", "right") * sizes["recall"][:, None]).sum(axis=0)
+                used = sum(total.values())
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    precision = np.where(used > 0, good / used, 1.0)
+                ok &= precision >= limits["precision"]
             if not ok.any():
                 continue
             at = int(np.flatnonzero(ok)[0])  # the lowest threshold that meets every limit
@@ -520,8 +550,8 @@ def _calibrate_over(
                     solo_dense=0.0 if solo is None else solo[1],
                     min_content=min_content,
                     person_gate=person_gate,
-                    phatic_cut=chat[0],
-                    phatic_distinct=chat[1],
+                    phatic_cut=chat,
+                    phatic_distinct=gate if chat is not None else 0.0,
                 )
                 best = (right, float(THRESHOLDS[at]), rule)
     return best

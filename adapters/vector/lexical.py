@@ -78,6 +78,8 @@ _VIETNAMESE_STOPWORDS_TEXT = (
     "lol haha hah hahaha hehe хаха ахаха хахаха ахах kkk kkkk kkkkk rsrs hihi haha kkkkkk חחח חחחח",
     "vâng không ok cảm ơn nhé nha chào tạm biệt có đó đây rồi chưa vẫn còn gì sao thế nào ở đâu khi",
     "mình bạn nó họ của và hay nhưng thì là với cho trong này kia lại cũng đã đang sẽ",
+    # sentence-final particles, and đi (go; also a particle: "thôi đi mà")
+    "à ạ ơi nhỉ nhá mà thôi đi",
 )
 _STOPWORDS_TEXT = (
     # everyday function words and chat fillers of the five languages (stemmed like any word)
