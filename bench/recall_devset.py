@@ -2,15 +2,15 @@
 
 Generated with fixed seeds, on the fly (nothing to keep in sync): ``build()`` returns the same
 conversations on every run and every machine. Four parts per language, each of 2 pairs of
-conversations (``PAIRS``):
+conversations (``PAIRS``) — five since round 8:
 
 * ``dev`` and ``heldout1`` from ``bench/recall_templates.py`` (seed 11): development wording,
   and the wording that was the held-out split in rounds 1-6 (generated exactly as then);
-* ``fresh1`` and ``fresh2`` from ``bench/recall_fresh.py`` (seeds 23 and 29): two sets of
-  templates written blind, with other fact kinds, by authors who saw none of the rest.
-  ``fresh1`` was the held-out split for one look in round 7.
+* ``fresh1``, ``fresh2`` and ``fresh3`` from ``bench/recall_fresh.py`` (seeds 23, 29 and 31):
+  three sets of templates written blind, with other fact kinds, by authors who saw none of the
+  rest. ``fresh1`` was the held-out split for one look in round 7, ``fresh2`` in round 8.
 
-``fresh2`` is the ``heldout`` split since round 7, the other three the ``dev`` split (the one
+``fresh3`` is the ``heldout`` split since round 8, the other four the ``dev`` split (the one
 tuning looks at).
 
 Each conversation is between 4 named people with 12 memories (3 per person, one of each fact
@@ -39,7 +39,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from bench.recall_fresh import FRESH1, FRESH2
+from bench.recall_fresh import FRESH1, FRESH2, FRESH3
 from bench.recall_templates import DEV_ONLY, LANGUAGES
 
 __all__ = [
@@ -55,9 +55,11 @@ __all__ = [
 
 SEED = 11
 PAIRS = 2  # conversation pairs per language and part
-FRESH = {"fresh1": FRESH1, "fresh2": FRESH2}
-"""The parts written blind (round 7), by name."""
-FRESH_SEEDS = {"fresh1": 23, "fresh2": 29}
+FRESH = {"fresh1": FRESH1, "fresh2": FRESH2, "fresh3": FRESH3}
+"""The parts written blind (rounds 7 and 8), by name."""
+FRESH_SEEDS = {"fresh1": 23, "fresh2": 29, "fresh3": 31}
+HELDOUT = "fresh3"
+"""The part that is the ``heldout`` split (``fresh2`` in round 8, ``fresh1`` in round 7)."""
 PEOPLE = 4
 STATEMENT_DAYS = 4
 QUIET_DAYS = 7
@@ -140,8 +142,8 @@ class _Wording(msgspec.Struct, frozen=True, kw_only=True):
 
 def _wording(lang: str, part: str) -> _Wording:
     """The wording of one part of the set: ``dev`` and ``heldout1`` (the held-out split of
-    rounds 1-6, folded into development in round 7) from ``recall_templates``; ``fresh1`` and
-    ``fresh2`` from ``recall_fresh``."""
+    rounds 1-6, folded into development in round 7) from ``recall_templates``; the fresh parts
+    from ``recall_fresh``."""
     if part in FRESH:
         table = FRESH[part][lang]
         return _Wording(table=table, questions=(0, 1, 2, 3), nears=(0, 1), small=table["small"])
@@ -264,8 +266,8 @@ def _dev_only(
 def build(seed: int = SEED) -> tuple[Conversation, ...]:
     """Every conversation of the set, in a fixed order (language, part, pair, member): the
     parts ``dev`` and ``heldout1`` from ``seed`` (generated exactly as in rounds 4-6), then
-    ``fresh1`` and ``fresh2`` from their own seeds (``FRESH_SEEDS``). ``fresh2`` is the
-    ``heldout`` split, the rest ``dev``."""
+    the fresh parts from their own seeds (``FRESH_SEEDS``). ``HELDOUT`` is the ``heldout``
+    split, the rest ``dev``."""
     rng = random.Random(seed)
     out: list[Conversation] = []
     for lang, table in LANGUAGES.items():
@@ -274,7 +276,7 @@ def build(seed: int = SEED) -> tuple[Conversation, ...]:
     for part, tables in FRESH.items():
         fresh = random.Random(FRESH_SEEDS[part])
         for lang in LANGUAGES:
-            out += _pairs(fresh, lang, tables[lang], part, "heldout" if part == "fresh2" else "dev")
+            out += _pairs(fresh, lang, tables[lang], part, "heldout" if part == HELDOUT else "dev")
     return tuple(out)
 
 
@@ -310,7 +312,7 @@ def conversations(split: Split | None = None, lang: str | None = None) -> list[C
 
 def heldout_digest() -> str:
     """sha256 of every held-out conversation (memories and messages) as JSON lines: the same
-    digest means the held-out split is generated exactly as recorded in docs/RECALL.md (round 7)."""
+    digest means the held-out split is generated exactly as recorded in docs/RECALL.md (round 8)."""
     lines = [msgspec.json.encode(c).decode() for c in build() if c.split == "heldout"]
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 

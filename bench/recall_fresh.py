@@ -1,12 +1,15 @@
-"""Recall templates written blind (docs/RECALL.md, "Seventh round"), two sets.
+"""Recall templates written blind (docs/RECALL.md, "Seventh round", "Eighth round"), three sets.
 
-One module a language and set (``recall_fresh_<lang>.py``, ``recall_fresh2_<lang>.py``), each
+One module a language and set (``recall_fresh_<lang>.py``, ``recall_fresh2_<lang>.py``,
+``recall_fresh3_<lang>.py``), each
 written by an author (a helper agent given only the table's shape) who had not seen
 ``recall_templates``, the other sets, the scoring code or its figures. Set 1 (``FRESH1``) has
 fact kinds other than the development set's twelve; set 2 (``FRESH2``) at least 7 kinds of 12
 outside both. Same shape as a ``recall_templates`` table: ``names``, ``facts`` (values, the
 memory, four recall messages, two near-misses), ``small``. Set 1 was the held-out split for
-one look (round 7) and is development data since; set 2 is the held-out split.
+one look (round 7), set 2 for one look (round 8); both are development data since. Set 3
+(``FRESH3``, round 8, five more authors: at least 8 kinds of 12 outside every other set, a
+third of the small talk longer lines with everyday content) is the held-out split.
 """
 
 from __future__ import annotations
@@ -19,6 +22,11 @@ from bench import (
     recall_fresh2_pt,
     recall_fresh2_ru,
     recall_fresh2_vi,
+    recall_fresh3_en,
+    recall_fresh3_he,
+    recall_fresh3_pt,
+    recall_fresh3_ru,
+    recall_fresh3_vi,
     recall_fresh_en,
     recall_fresh_he,
     recall_fresh_pt,
@@ -26,7 +34,7 @@ from bench import (
     recall_fresh_vi,
 )
 
-__all__ = ["FRESH1", "FRESH2"]
+__all__ = ["FRESH1", "FRESH2", "FRESH3"]
 
 FRESH1: dict[str, dict[str, Any]] = {
     "en": recall_fresh_en.TABLE,
@@ -41,4 +49,11 @@ FRESH2: dict[str, dict[str, Any]] = {
     "pt": recall_fresh2_pt.TABLE,
     "vi": recall_fresh2_vi.TABLE,
     "he": recall_fresh2_he.TABLE,
+}
+FRESH3: dict[str, dict[str, Any]] = {
+    "en": recall_fresh3_en.TABLE,
+    "ru": recall_fresh3_ru.TABLE,
+    "pt": recall_fresh3_pt.TABLE,
+    "vi": recall_fresh3_vi.TABLE,
+    "he": recall_fresh3_he.TABLE,
 }
