@@ -4,13 +4,29 @@ from typing import Any
 
 TABLE: dict[str, Any] = {
     "names": [
-        "Emma", "Liam", "Olivia", "Noah", "Sophie", "Jack",
-        "Chloe", "Ethan", "Grace", "Ryan", "Megan", "Daniel",
+        "Emma",
+        "Liam",
+        "Olivia",
+        "Noah",
+        "Sophie",
+        "Jack",
+        "Chloe",
+        "Ethan",
+        "Grace",
+        "Ryan",
+        "Megan",
+        "Daniel",
     ],
     "facts": {
         "borrowed_item": (
-            ["the camping tent", "the big cooler", "the projector",
-             "the air mattress", "the power drill", "the long ladder"],
+            [
+                "the camping tent",
+                "the big cooler",
+                "the projector",
+                "the air mattress",
+                "the power drill",
+                "the long ladder",
+            ],
             "{p} borrowed {v} and hasn't given it back yet.",
             [
                 "wait did {p} borrow something from us a while ago? what was it",
@@ -66,8 +82,7 @@ TABLE: dict[str, Any] = {
             ],
         ),
         "renovation": (
-            ["the kitchen", "the bathroom", "the attic", "the spare room",
-             "the garden shed", "the basement"],
+            ["the kitchen", "the bathroom", "the attic", "the spare room", "the garden shed", "the basement"],
             "{p} is renovating {v}.",
             [
                 "which room is {p} doing up at the moment?",
@@ -81,8 +96,14 @@ TABLE: dict[str, Any] = {
             ],
         ),
         "karaoke_song": (
-            ["Bohemian Rhapsody", "Mr. Brightside", "Dancing Queen",
-             "I Will Survive", "Livin' on a Prayer", "Don't Stop Believin'"],
+            [
+                "Bohemian Rhapsody",
+                "Mr. Brightside",
+                "Dancing Queen",
+                "I Will Survive",
+                "Livin' on a Prayer",
+                "Don't Stop Believin'",
+            ],
             "{p}'s go-to karaoke song is {v}.",
             [
                 "what does {p} always sing at karaoke?",
@@ -96,8 +117,14 @@ TABLE: dict[str, Any] = {
             ],
         ),
         "pub_drink": (
-            ["a gin and tonic", "a pint of cider", "a pint of Guinness",
-             "an Aperol spritz", "a whisky sour", "a lime and soda"],
+            [
+                "a gin and tonic",
+                "a pint of cider",
+                "a pint of Guinness",
+                "an Aperol spritz",
+                "a whisky sour",
+                "a lime and soda",
+            ],
             "{p}'s usual drink at the pub is {v}.",
             [
                 "what does {p} usually drink when we go out?",
@@ -111,8 +138,14 @@ TABLE: dict[str, Any] = {
             ],
         ),
         "bucket_list": (
-            ["skydiving", "seeing the northern lights", "a hot air balloon ride",
-             "swimming with dolphins", "bungee jumping", "scuba diving"],
+            [
+                "skydiving",
+                "seeing the northern lights",
+                "a hot air balloon ride",
+                "swimming with dolphins",
+                "bungee jumping",
+                "scuba diving",
+            ],
             "{p}'s number one bucket-list item is {v}.",
             [
                 "what's the thing {p} always says they wanna do before they die?",
@@ -154,8 +187,7 @@ TABLE: dict[str, Any] = {
             ],
         ),
         "favourite_holiday": (
-            ["Halloween", "Christmas", "Bonfire Night", "Easter",
-             "New Year's Eve", "Thanksgiving"],
+            ["Halloween", "Christmas", "Bonfire Night", "Easter", "New Year's Eve", "Thanksgiving"],
             "{p}'s favourite holiday of the year is {v}.",
             [
                 "what's {p}'s favourite holiday?",

@@ -4,8 +4,18 @@ from typing import Any
 
 TABLE: dict[str, Any] = {
     "names": [
-        "Ana", "Juliana", "Camila", "Fernanda", "Beatriz", "Larissa",
-        "Mariana", "Gabriela", "Patrícia", "Aline", "Renata", "Carolina",
+        "Ana",
+        "Juliana",
+        "Camila",
+        "Fernanda",
+        "Beatriz",
+        "Larissa",
+        "Mariana",
+        "Gabriela",
+        "Patrícia",
+        "Aline",
+        "Renata",
+        "Carolina",
     ],
     "facts": {
         "commute_mode": (
@@ -65,7 +75,14 @@ TABLE: dict[str, Any] = {
             ],
         ),
         "gift_wish": (
-            ["uma air fryer", "um kindle", "um fone sem fio", "uma câmera instantânea", "uma máquina de costura", "um projetor"],
+            [
+                "uma air fryer",
+                "um kindle",
+                "um fone sem fio",
+                "uma câmera instantânea",
+                "uma máquina de costura",
+                "um projetor",
+            ],
             "{p} quer ganhar {v} de presente.",
             [
                 "o que a {p} quer ganhar de presente?",
@@ -149,7 +166,14 @@ TABLE: dict[str, Any] = {
             ],
         ),
         "karaoke_song": (
-            ["Evidências", "Garçom", "Sozinho", "Bohemian Rhapsody", "Total Eclipse of the Heart", "Ciumeira"],
+            [
+                "Evidências",
+                "Garçom",
+                "Sozinho",
+                "Bohemian Rhapsody",
+                "Total Eclipse of the Heart",
+                "Ciumeira",
+            ],
             "A música que {p} sempre canta no karaokê é {v}.",
             [
                 "qual música a {p} sempre escolhe no karaokê?",
@@ -163,7 +187,14 @@ TABLE: dict[str, Any] = {
             ],
         ),
         "bar_drink": (
-            ["caipirinha de limão", "gin tônica", "chopp", "Aperol spritz", "caipiroska de morango", "sangria"],
+            [
+                "caipirinha de limão",
+                "gin tônica",
+                "chopp",
+                "Aperol spritz",
+                "caipiroska de morango",
+                "sangria",
+            ],
             "{p} sempre pede {v} quando sai para beber.",
             [
                 "o que a {p} costuma beber quando a gente sai?",

@@ -4,8 +4,18 @@ from typing import Any
 
 TABLE: dict[str, Any] = {
     "names": [
-        "Hạnh", "Quân", "Thảo", "Minh", "Linh", "Tuấn",
-        "Trang", "Huy", "Ngọc", "Dũng", "Vy", "Khoa",
+        "Hạnh",
+        "Quân",
+        "Thảo",
+        "Minh",
+        "Linh",
+        "Tuấn",
+        "Trang",
+        "Huy",
+        "Ngọc",
+        "Dũng",
+        "Vy",
+        "Khoa",
     ],
     "facts": {
         "wake_time": (
@@ -23,7 +33,14 @@ TABLE: dict[str, Any] = {
             ],
         ),
         "commute_mode": (
-            ["xe buýt", "tàu điện metro", "xe đạp", "xe ôm công nghệ", "xe đưa đón của công ty", "xe đạp điện"],
+            [
+                "xe buýt",
+                "tàu điện metro",
+                "xe đạp",
+                "xe ôm công nghệ",
+                "xe đưa đón của công ty",
+                "xe đạp điện",
+            ],
             "{p} đi làm hằng ngày bằng {v}.",
             [
                 "{p} hay đi làm bằng gì v?",
@@ -107,7 +124,14 @@ TABLE: dict[str, Any] = {
             ],
         ),
         "karaoke_song": (
-            ["Em Của Ngày Hôm Qua", "Nơi Này Có Anh", "Hồng Nhan", "Bống Bống Bang Bang", "Để Mị Nói Cho Mà Nghe", "Có Chàng Trai Viết Lên Cây"],
+            [
+                "Em Của Ngày Hôm Qua",
+                "Nơi Này Có Anh",
+                "Hồng Nhan",
+                "Bống Bống Bang Bang",
+                "Để Mị Nói Cho Mà Nghe",
+                "Có Chàng Trai Viết Lên Cây",
+            ],
             "Bài tủ của {p} khi đi karaoke là “{v}”.",
             [
                 "{p} đi hát karaoke hay chọn bài gì nhỉ?",
@@ -121,7 +145,14 @@ TABLE: dict[str, Any] = {
             ],
         ),
         "wished_item": (
-            ["một chiếc máy ảnh film", "một chiếc đèn ngủ hình mặt trăng", "bộ ấm chén gốm Bát Tràng", "một chiếc ghế công thái học", "một chiếc máy đọc sách Kindle", "một chiếc đồng hồ cơ"],
+            [
+                "một chiếc máy ảnh film",
+                "một chiếc đèn ngủ hình mặt trăng",
+                "bộ ấm chén gốm Bát Tràng",
+                "một chiếc ghế công thái học",
+                "một chiếc máy đọc sách Kindle",
+                "một chiếc đồng hồ cơ",
+            ],
             "{p} đang rất muốn có {v}.",
             [
                 "{p} dạo này đang muốn sắm món gì thế?",
@@ -135,7 +166,14 @@ TABLE: dict[str, Any] = {
             ],
         ),
         "group_item": (
-            ["cái lều cắm trại", "chiếc loa bluetooth", "bộ bài Uno", "nồi lẩu điện", "máy chiếu mini", "bếp nướng than hoa"],
+            [
+                "cái lều cắm trại",
+                "chiếc loa bluetooth",
+                "bộ bài Uno",
+                "nồi lẩu điện",
+                "máy chiếu mini",
+                "bếp nướng than hoa",
+            ],
             "{p} đang giữ {v} của cả nhóm.",
             [
                 "đồ chung của nhóm giờ {p} đang cầm cái gì ấy nhỉ?",
