@@ -110,6 +110,13 @@ class ScoredSet(msgspec.Struct, frozen=True, kw_only=True, eq=False):
             content = np.ones(len(self.ids))
         return dense, query_cover, own_cover, distinct, content
 
+    def plain_distinct(self, text: str) -> Scores:
+        """Per candidate, the distinct cover without the set's people words
+        (``Bm25.plain_distinct``, RECALL-3); all 0 without a message text."""
+        if not self.ids or not text.strip():
+            return np.zeros(len(self.ids))
+        return self.lexical.plain_distinct(text)
+
     def elsewhere(self, text: str) -> npt.NDArray[np.bool_]:
         """Per candidate, whether the message is about other people (``Bm25.elsewhere``,
         RECALL-2); all False without a message text."""
@@ -180,13 +187,21 @@ def _best_two(fused: Scores) -> list[int]:
 
 
 def _within_limit(
-    rule: FusionRule, fused: Scores, distinct: Scores, content: Scores, limit: int, phatic: float
+    rule: FusionRule,
+    fused: Scores,
+    distinct: Scores,
+    content: Scores,
+    limit: int,
+    phatic: float,
+    plain: Scores | None,
 ) -> npt.NDArray[np.intp]:
     """Where a match is decided candidate by candidate (no lead, no solo path), the candidates
     that can be among the ``limit`` best matches: those that pass on their own evidence and
     score at least the ``limit``-th best of them (ties kept). Anything else cannot be returned."""
-    gate = max(rule.min_distinct, rule.phatic_distinct) if chit_chat(rule, phatic) else rule.min_distinct
-    passing = np.flatnonzero((fused >= rule.threshold) & (content >= rule.min_content) & (distinct >= gate))
+    ok = (fused >= rule.threshold) & (content >= rule.min_content) & (distinct >= rule.min_distinct)
+    if chit_chat(rule, phatic):
+        ok &= (plain if rule.phatic_plain and plain is not None else distinct) >= rule.phatic_distinct
+    passing = np.flatnonzero(ok)
     if len(passing) <= limit:
         return passing.astype(np.intp)
     cut = np.partition(fused[passing], len(passing) - limit)[len(passing) - limit]
@@ -203,6 +218,7 @@ def hits(
     limit: int | None = None,
     elsewhere: npt.NDArray[np.bool_] | None = None,
     phatic: float = 0.0,
+    plain: Scores | None = None,
 ) -> tuple[SearchHit, ...]:
     """The reasonable matches among every candidate, best first (see the module docstring).
 
@@ -211,7 +227,8 @@ def hits(
     search over 10,000 chunks decides over a handful (the result's first ``limit`` are the same).
     ``elsewhere``: per candidate, ``ScoredSet.elsewhere`` (RECALL-2); with the rule's
     ``person_gate`` those candidates take no part, here as in ``decide``.
-    ``phatic``: the message's ``phatic_score`` (RECALL-3, the rule's ``phatic_cut``).
+    ``phatic``: the message's ``phatic_score`` (RECALL-3, the rule's ``phatic_cut``); ``plain``:
+    per candidate, ``ScoredSet.plain_distinct`` (the rule's ``phatic_plain``).
     """
     dense, query_cover, own_cover, distinct, content = evidence
     if len(ids) == 0:
@@ -228,7 +245,7 @@ def hits(
     if gate is not None:
         fused = np.where(gate, -np.inf, fused)
     if limit is not None and rule.lead is None and rule.solo_lead is None and not np.isnan(fused).any():
-        keep = set(_within_limit(rule, fused, distinct, content, limit, phatic).tolist())
+        keep = set(_within_limit(rule, fused, distinct, content, limit, phatic, plain).tolist())
     else:
         keep = set(_best_two(fused)) | set(np.flatnonzero(fused >= rule.threshold).tolist())
     if gate is not None:
@@ -243,6 +260,7 @@ def hits(
                 distinct_cover=float(distinct[i]),
                 content=float(content[i]),
                 elsewhere=elsewhere is not None and bool(elsewhere[i]),
+                plain_distinct=None if plain is None else float(plain[i]),
             )
             for i in sorted(keep)
         ],

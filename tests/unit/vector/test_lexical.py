@@ -162,6 +162,34 @@ def test_recall_2_people_words_in_russian_portuguese_vietnamese_and_hebrew() -> 
     assert _elsewhere(he, "איך קוראים לחתולה של נועה?") == [0, 0, 1, 1]  # a caseless script
 
 
+def test_recall_3_the_plain_distinct_cover_leaves_the_names_out() -> None:
+    chloe = [
+        "Chloe is a Leo.",
+        "Chloe is binge-watching The Bear right now.",
+        "Chloe borrowed the camping tent.",
+        "Noah wears size 44 shoes.",
+        "Noah plays Zelda on weekends.",
+        "Mochi the cat sleeps on the piano.",
+    ]
+    index = Bm25(chloe)
+    # "morning Chloe": the name alone gives the short memory a distinct cover, not a plain one
+    assert index.cover("morning Chloe ☀️")[2][0] > 0.05
+    assert index.plain_distinct("morning Chloe ☀️").tolist() == [0.0] * 6
+    # a word beside the name still counts, on the same scale as the distinct cover
+    plain = index.plain_distinct("is Chloe still watching the bear?")
+    assert plain[1] > 0.3 and plain[1] <= index.cover("is Chloe still watching the bear?")[2][1]
+    assert plain[[0, 2, 3, 4, 5]].tolist() == [0.0] * 5
+    # a word one memory holds is no people word: "Mochi" counts
+    assert index.plain_distinct("haha Mochi again")[5] > 0.2
+    # Russian forms of a name and a Hebrew name (caseless: any word two memories share)
+    ru = Bm25(["Оля любит кофе.", "Оля живёт в Казани.", "У Оли есть кот Барсик."])
+    assert ru.plain_distinct("привет, Оля!").tolist() == [0.0] * 3
+    assert ru.plain_distinct("как там Барсик у Оли?")[2] > 0.2
+    he = Bm25(["נועה אוהבת קפה", "נועה גרה בחיפה", "לנועה יש חתול בשם מוקה"])
+    assert he.plain_distinct("בוקר טוב נועה").tolist() == [0.0] * 3
+    assert he.plain_distinct("איך מוקה של נועה?")[2] > 0.2
+
+
 def test_cache_rebuilds_only_when_version_or_ids_change() -> None:
     cache = LexicalCache()
     built: list[int] = []
@@ -197,21 +225,32 @@ def test_recall_1_the_shortlist_decides_like_every_candidate(
         person_gate=bool(seed % 2),
         phatic_cut=0.5 if seed % 3 else None,
         phatic_distinct=0.6,
+        phatic_plain=bool(seed % 5 < 3),
     )
     ids = [f"m{i:02d}" for i in range(n)]
     elsewhere = rng.random(n) < 0.3
     phatic = float(rng.random())
+    plain = evidence[3] * rng.random(n)  # never above the distinct cover
     every = decide(
         [
-            Evidence(id=i, dense=d, query_cover=q, memory_cover=m, distinct_cover=c, content=k, elsewhere=e)
-            for i, d, q, m, c, k, e in zip(
-                ids, *(a.tolist() for a in evidence), elsewhere.tolist(), strict=True
+            Evidence(
+                id=i,
+                dense=d,
+                query_cover=q,
+                memory_cover=m,
+                distinct_cover=c,
+                content=k,
+                elsewhere=e,
+                plain_distinct=p,
+            )
+            for i, d, q, m, c, k, e, p in zip(
+                ids, *(a.tolist() for a in evidence), elsewhere.tolist(), plain.tolist(), strict=True
             )
         ],
         rule,
         phatic=phatic,
     )
-    assert hits(rule, ids, evidence, elsewhere=elsewhere, phatic=phatic) == every
+    assert hits(rule, ids, evidence, elsewhere=elsewhere, phatic=phatic, plain=plain) == every
 
 
 @given(

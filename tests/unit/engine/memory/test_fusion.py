@@ -26,6 +26,7 @@ rules = st.builds(
     person_gate=st.booleans(),
     phatic_cut=st.none() | share,
     phatic_distinct=share,
+    phatic_plain=st.booleans(),
 )
 evidence = st.builds(
     Evidence,
@@ -36,6 +37,7 @@ evidence = st.builds(
     distinct_cover=share,
     content=share,
     elsewhere=st.booleans(),
+    plain_distinct=st.none() | share,
 )
 
 
@@ -174,6 +176,39 @@ def test_recall_3_chit_chat_recalls_only_what_shares_a_distinctive_word() -> Non
     assert [h.memory_id for h in decide(mochi, rule, phatic=0.95)] == ["cat"]
     # without a cut the score is ignored
     assert decide(birthday, FusionRule(**{**_fields(rule), "phatic_cut": None}), phatic=0.99) != ()
+
+
+def test_recall_3_with_phatic_plain_a_name_is_not_the_distinctive_word() -> None:
+    rule = FusionRule(
+        threshold=3.0,
+        lead=0.1,
+        min_distinct=0.1,
+        solo_lead=0.5,
+        solo_dense=2.5,
+        phatic_cut=0.855,
+        phatic_distinct=0.1,
+        phatic_plain=True,
+    )
+    # "morning Chloe": the short "Chloe is a Leo" gets a distinct cover of 0.15 from the name
+    leo = [
+        Evidence(id="leo", dense=3.6, distinct_cover=0.15, plain_distinct=0.0),
+        Evidence(id="tent", dense=2.0, distinct_cover=0.03, plain_distinct=0.0),
+    ]
+    assert decide(leo, rule, phatic=0.884) == ()
+    assert [
+        h.memory_id for h in decide(leo, FusionRule(**{**_fields(rule), "phatic_plain": False}), phatic=0.884)
+    ] == ["leo"]
+    # "haha Chloe, is The Bear that good?": chit-chat sharing a plain word recalls the show
+    bear = [
+        Evidence(id="bear", dense=3.9, distinct_cover=0.5, plain_distinct=0.42),
+        Evidence(id="leo", dense=2.0, distinct_cover=0.1, plain_distinct=0.0),
+    ]
+    assert [h.memory_id for h in decide(bear, rule, phatic=0.9)] == ["bear"]
+    # not chit-chat: the plain cover plays no part ("is Chloe a Leo or a Virgo?")
+    assert [h.memory_id for h in decide(leo, rule, phatic=0.8)] == ["leo"]
+    # not measured (None): the distinct cover stands in
+    unmeasured = [Evidence(id="leo", dense=3.6, distinct_cover=0.15), Evidence(id="tent", dense=2.0)]
+    assert [h.memory_id for h in decide(unmeasured, rule, phatic=0.884)] == ["leo"]
 
 
 def _fields(rule: FusionRule) -> dict[str, object]:
