@@ -10,7 +10,7 @@ conversations (``PAIRS``) — five since round 8:
   three sets of templates written blind, with other fact kinds, by authors who saw none of the
   rest. ``fresh1`` was the held-out split for one look in round 7, ``fresh2`` in round 8.
 
-``fresh3`` is the ``heldout`` split since round 8, the other four the ``dev`` split (the one
+``fresh4`` is the ``heldout`` split since round 9 (seed 37), the other five the ``dev`` split (the one
 tuning looks at).
 
 Each conversation is between 4 named people with 12 memories (3 per person, one of each fact
@@ -39,7 +39,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from bench.recall_fresh import FRESH1, FRESH2, FRESH3
+from bench.recall_fresh import FRESH1, FRESH2, FRESH3, FRESH4
 from bench.recall_templates import DEV_ONLY, LANGUAGES
 
 __all__ = [
@@ -55,11 +55,12 @@ __all__ = [
 
 SEED = 11
 PAIRS = 2  # conversation pairs per language and part
-FRESH = {"fresh1": FRESH1, "fresh2": FRESH2, "fresh3": FRESH3}
+FRESH = {"fresh1": FRESH1, "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4}
 """The parts written blind (rounds 7 and 8), by name."""
-FRESH_SEEDS = {"fresh1": 23, "fresh2": 29, "fresh3": 31}
-HELDOUT = "fresh3"
-"""The part that is the ``heldout`` split (``fresh2`` in round 8, ``fresh1`` in round 7)."""
+FRESH_SEEDS = {"fresh1": 23, "fresh2": 29, "fresh3": 31, "fresh4": 37}
+HELDOUT = "fresh4"
+"""The part that is the ``heldout`` split (``fresh3`` in round 9, ``fresh2`` in round 8, ``fresh1``
+in round 7)."""
 PEOPLE = 4
 STATEMENT_DAYS = 4
 QUIET_DAYS = 7

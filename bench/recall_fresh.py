@@ -9,7 +9,9 @@ outside both. Same shape as a ``recall_templates`` table: ``names``, ``facts`` (
 memory, four recall messages, two near-misses), ``small``. Set 1 was the held-out split for
 one look (round 7), set 2 for one look (round 8); both are development data since. Set 3
 (``FRESH3``, round 8, five more authors: at least 8 kinds of 12 outside every other set, a
-third of the small talk longer lines with everyday content) is the held-out split.
+third of the small talk longer lines with everyday content) was the held-out split for one
+look (round 9) and is development data since. Set 4 (``FRESH4``, written in round 9 by five
+more authors, the same brief with the kinds of set 3 also excluded) is the held-out split.
 """
 
 from __future__ import annotations
@@ -27,6 +29,11 @@ from bench import (
     recall_fresh3_pt,
     recall_fresh3_ru,
     recall_fresh3_vi,
+    recall_fresh4_en,
+    recall_fresh4_he,
+    recall_fresh4_pt,
+    recall_fresh4_ru,
+    recall_fresh4_vi,
     recall_fresh_en,
     recall_fresh_he,
     recall_fresh_pt,
@@ -34,7 +41,7 @@ from bench import (
     recall_fresh_vi,
 )
 
-__all__ = ["FRESH1", "FRESH2", "FRESH3"]
+__all__ = ["FRESH1", "FRESH2", "FRESH3", "FRESH4"]
 
 FRESH1: dict[str, dict[str, Any]] = {
     "en": recall_fresh_en.TABLE,
@@ -56,4 +63,11 @@ FRESH3: dict[str, dict[str, Any]] = {
     "pt": recall_fresh3_pt.TABLE,
     "vi": recall_fresh3_vi.TABLE,
     "he": recall_fresh3_he.TABLE,
+}
+FRESH4: dict[str, dict[str, Any]] = {
+    "en": recall_fresh4_en.TABLE,
+    "ru": recall_fresh4_ru.TABLE,
+    "pt": recall_fresh4_pt.TABLE,
+    "vi": recall_fresh4_vi.TABLE,
+    "he": recall_fresh4_he.TABLE,
 }
