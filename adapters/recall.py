@@ -36,6 +36,7 @@ from adapters.hybrid import (
 from adapters.vector import VectorIndex, load_memory_vectors, memory_key
 from engine.errors import Conflict
 from engine.memory import MemoryRecord, ScopeList, SearchResult, scope_list_of
+from engine.memory.fusion import chit_chat
 from engine.ports import DocumentVersion, Vector, Vectors
 from storage.redis_documents import RedisDocumentStore
 from storage.redis_memory import RedisMemoryStore
@@ -196,6 +197,11 @@ class EmbeddingRecall:
         for record in searchable:
             by_scope.setdefault(scope_list_of(record), []).append(record)
         text = query_text(query)
+        phatic = 0.0
+        if self._rule.phatic_cut is not None:
+            phatic = phatic_score(query, await self._phatic_vectors())
+        # the plain cover decides only for a message that reads as chit-chat (RECALL-3)
+        want_plain = self._rule.phatic_plain and chit_chat(self._rule, phatic)
         ids: list[str] = []
         parts: list[Evidences] = []
         elsewhere: list[np.ndarray] = []
@@ -209,7 +215,7 @@ class EmbeddingRecall:
             parts.append(scored.evidence(query, text, background))
             if self._rule.person_gate:
                 elsewhere.append(scored.elsewhere(text))
-            if self._rule.phatic_plain:
+            if want_plain:
                 plain.append(scored.plain_distinct(text))
         if not ids:
             return SearchResult(ok=True)
@@ -218,9 +224,6 @@ class EmbeddingRecall:
         )
         evidence = (dense, query_cover, own_cover, distinct, content)
         gate = np.concatenate(elsewhere) if elsewhere else None
-        phatic = 0.0
-        if self._rule.phatic_cut is not None:
-            phatic = phatic_score(query, await self._phatic_vectors())
         found = hits(
             self._rule,
             ids,

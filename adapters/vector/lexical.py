@@ -384,10 +384,12 @@ class Bm25:
                 shared[held] += weight
                 distinct[held] += weight / np.count_nonzero(held)
         query_cover = shared / total if total > 0 else shared
-        positive = self._weight > 0
-        own = np.divide(shared, self._weight, out=np.zeros_like(shared), where=positive)
-        unique = np.divide(distinct, self._weight, out=np.zeros_like(distinct), where=positive)
-        return query_cover, np.minimum(own, 1.0), np.minimum(unique, 1.0)
+        return query_cover, self._of_own(shared), self._of_own(distinct)
+
+    def _of_own(self, weights: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """Per document, ``weights`` as a share of the document's own weight (at most 1)."""
+        own = np.divide(weights, self._weight, out=np.zeros_like(weights), where=self._weight > 0)
+        return np.minimum(own, 1.0)
 
     def plain_distinct(self, query: str) -> npt.NDArray[np.float64]:
         """Per document, the distinct cover (``cover``) without the set's people words (RECALL-3).
@@ -404,9 +406,7 @@ class Bm25:
         for weight, held, word in self._held(query):
             if held is not None and not any(form in everyone for form in word):
                 distinct[held] += weight / np.count_nonzero(held)
-        positive = self._weight > 0
-        unique = np.divide(distinct, self._weight, out=np.zeros_like(distinct), where=positive)
-        return np.minimum(unique, 1.0)
+        return self._of_own(distinct)
 
     @functools.cached_property
     def _people(self) -> tuple[tuple[frozenset[str], ...], frozenset[str], frozenset[str]]:
