@@ -11,7 +11,9 @@ one look (round 7), set 2 for one look (round 8); both are development data sinc
 (``FRESH3``, round 8, five more authors: at least 8 kinds of 12 outside every other set, a
 third of the small talk longer lines with everyday content) was the held-out split for one
 look (round 9) and is development data since. Set 4 (``FRESH4``, written in round 9 by five
-more authors, the same brief with the kinds of set 3 also excluded) is the held-out split.
+more authors, the same brief with the kinds of set 3 also excluded) is the held-out split. Set 5
+(``FRESH5``, ``recall_fresh5_<lang>.py``, written in round 10 by five more authors, every kind
+of the sets before excluded) is kept for the next held-out split.
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ from bench import (
     recall_fresh4_pt,
     recall_fresh4_ru,
     recall_fresh4_vi,
+    recall_fresh5_en,
+    recall_fresh5_he,
+    recall_fresh5_pt,
+    recall_fresh5_ru,
+    recall_fresh5_vi,
     recall_fresh_en,
     recall_fresh_he,
     recall_fresh_pt,
@@ -41,7 +48,7 @@ from bench import (
     recall_fresh_vi,
 )
 
-__all__ = ["FRESH1", "FRESH2", "FRESH3", "FRESH4"]
+__all__ = ["FRESH1", "FRESH2", "FRESH3", "FRESH4", "FRESH5"]
 
 FRESH1: dict[str, dict[str, Any]] = {
     "en": recall_fresh_en.TABLE,
@@ -70,4 +77,11 @@ FRESH4: dict[str, dict[str, Any]] = {
     "pt": recall_fresh4_pt.TABLE,
     "vi": recall_fresh4_vi.TABLE,
     "he": recall_fresh4_he.TABLE,
+}
+FRESH5: dict[str, dict[str, Any]] = {
+    "en": recall_fresh5_en.TABLE,
+    "ru": recall_fresh5_ru.TABLE,
+    "pt": recall_fresh5_pt.TABLE,
+    "vi": recall_fresh5_vi.TABLE,
+    "he": recall_fresh5_he.TABLE,
 }

@@ -1,0 +1,265 @@
+"""Fresh held-out recall templates, English (written blind, round 10, fifth set)."""
+
+from typing import Any
+
+TABLE: dict[str, Any] = {
+    "names": [
+        "Emma",
+        "Jack",
+        "Olivia",
+        "Harry",
+        "Sophie",
+        "Tom",
+        "Chloe",
+        "Liam",
+        "Grace",
+        "Ben",
+        "Lucy",
+        "Dan",
+    ],
+    "facts": {
+        "recurring_dream": (
+            [
+                "their teeth falling out",
+                "missing a flight in an airport that never ends",
+                "being chased through a shopping centre",
+                "turning up to school in pyjamas",
+                "a lift that goes sideways instead of up",
+                "being able to breathe underwater",
+            ],
+            "{p} keeps having the same recurring dream about {v}.",
+            [
+                "{p} what's that weird dream you keep having again? the one that freaks you out",
+                "lol {p} did you get the {v} dream again last night?",
+                "I dreamt about {v} last night and instantly thought of {p} 😂",
+                "{p} you looked knackered this morning, was it the same dream again??",
+            ],
+            [
+                "{o} do you ever get recurring dreams?",
+                "does {o} have that one dream that keeps coming back or am I thinking of someone else",
+            ],
+        ),
+        "celebrity_crush": (
+            ["Pedro Pascal", "Florence Pugh", "Idris Elba", "Zendaya", "Paul Mescal", "Jamie Dornan"],
+            "{p} has had a massive crush on {v} for years.",
+            [
+                "who's {p}'s celebrity crush again? I always forget",
+                "{p} {v} is on Graham Norton tonight, thought you'd want to know 👀",
+                "new film trailer just dropped and I can already hear {p} screaming at their phone",
+                "{p} if you could date any celeb who would it be, and don't pretend you need to think about it",
+            ],
+            [
+                "{o} who's your celeb crush?",
+                "does {o} fancy anyone famous?",
+            ],
+        ),
+        "catchphrase": (
+            [
+                "'it is what it is'",
+                "'living the dream'",
+                "'sound as a pound'",
+                "'that's a tomorrow problem'",
+                "'no drama'",
+                "'absolute scenes'",
+            ],
+            "{p} says {v} about literally everything.",
+            [
+                "what's {p}'s catchphrase again? the thing they say about everything",
+                "caught myself saying {v} in a meeting today, {p} you've infected me",
+                "{p} go on, say it, you know you want to 😂",
+                "we should get {p}'s famous saying printed on a mug for their leaving do",
+            ],
+            [
+                "does {o} have a catchphrase?",
+                "{o} what's that thing you always say?",
+            ],
+        ),
+        "childhood_ambition": (
+            [
+                "an astronaut",
+                "a vet",
+                "a professional footballer",
+                "a marine biologist",
+                "a pop star",
+                "a train driver",
+            ],
+            "When {p} was little they wanted to be {v}.",
+            [
+                "{p} what did you want to be when you were a kid? I know you told me once",
+                "{p} watched a documentary about people who actually became {v}, made me think of you lol",
+                "imagine if {p} had actually followed the childhood dream, we'd all be sorted for life",
+                "careers day at my kid's school next week, was gonna ask {p} what they wanted to be at that age",
+            ],
+            [
+                "{o} what did you want to be when you grew up?",
+                "did {o} have a dream job as a kid?",
+            ],
+        ),
+        "personality_type": (
+            ["INTJ", "ENFP", "ISFJ", "ENTP", "INFP", "ESTJ"],
+            "{p} is an {v} on the Myers-Briggs test and brings it up a lot.",
+            [
+                "what's {p}'s personality type again, the four letter thing?",
+                "{p} that is SUCH an {v} thing to say",
+                "{p} let me guess, your personality test result explains why you planned the whole weekend in a spreadsheet",
+                "doing a personality quiz at work tmrw, {p} which letters did u get again?",
+            ],
+            [
+                "{o} have you ever done the Myers-Briggs thing?",
+                "does {o} know their personality type?",
+            ],
+        ),
+        "ancestry": (
+            ["Ireland", "Poland", "Jamaica", "Italy", "Norway", "Greece"],
+            "{p}'s family originally comes from {v}, on their mum's side.",
+            [
+                "{p} where's your mum's side from again?",
+                "{p} there's a documentary about {v} on BBC Two tonight, that's where your family's from right?",
+                "{p} did you ever do one of those ancestry DNA kits or do you already know where your lot come from",
+                "{p} are you going over to see your mum's relatives this summer?",
+            ],
+            [
+                "{o} where's your family originally from?",
+                "does {o} have any family abroad?",
+            ],
+        ),
+        "childhood_toy": (
+            [
+                "Mr Buttons the teddy",
+                "Flopsy the rabbit",
+                "Biscuit the knitted dog",
+                "Nelly the elephant",
+                "Bamboo the panda",
+                "George the monkey",
+            ],
+            "{p} still keeps their childhood cuddly toy, {v}, on their bed.",
+            [
+                "{p} is the old teddy still on your bed or did it finally retire 😂",
+                "{p} does {v} come camping with us or stay home this time",
+                "what was the name of {p}'s cuddly toy from when they were little? need it for a quiz question at the party",
+                "packing for the weekend away, {p} are you bringing your little bedtime buddy again lol",
+            ],
+            [
+                "{o} did you have a favourite toy as a kid?",
+                "does {o} still have any of their old teddies?",
+            ],
+        ),
+        "superstition": (
+            [
+                "never puts new shoes on the table",
+                "salutes every magpie they see",
+                "won't walk under a ladder",
+                "always throws salt over their shoulder",
+                "touches wood after any good news",
+                "won't book anything on Friday the 13th",
+            ],
+            "{p} is really superstitious and {v}.",
+            [
+                "{p} is a bit superstitious right? what's the thing they always do?",
+                "did you know {p} {v}? my nan's exactly the same lol",
+                "{p} careful, it's Friday the 13th next week, I know what you're like 😅",
+                "{p} are you gonna do your little good luck ritual before the big day?",
+            ],
+            [
+                "is {o} superstitious at all?",
+                "{o} do you believe in any of that bad luck stuff?",
+            ],
+        ),
+        "news_source": (
+            [
+                "The Guardian",
+                "The Times",
+                "the BBC News app",
+                "the Financial Times",
+                "The Economist",
+                "the Daily Mail",
+            ],
+            "{p} reads {v} every morning with breakfast.",
+            [
+                "{p} what paper do you read again? want to send you an article",
+                "{p} did you see that piece in {v} this morning?",
+                "gonna ask {p} about it, they read the news religiously over breakfast",
+                "my subscription ran out, {p} can I nick your login for the paper you read?",
+            ],
+            [
+                "{o} where do you get your news from?",
+                "does {o} read a newspaper?",
+            ],
+        ),
+        "signature_emoji": (
+            ["💀", "🙃", "🫠", "👀", "😬", "🤌"],
+            "{p} uses the {v} emoji in basically every message.",
+            [
+                "which emoji does {p} spam again? the one in every single text",
+                "{p} I knew it was you before I even read it, the {v} gave it away",
+                "{p} go on, reply with your usual emoji, I dare you",
+                "making a group chat bingo card, {p}'s favourite emoji HAS to be on it",
+            ],
+            [
+                "{o} what's your most used emoji?",
+                "does {o} have a favourite emoji?",
+            ],
+        ),
+        "childhood_best_friend": (
+            ["Kirsty", "Jamal", "Hannah", "Ollie", "Priya", "Callum"],
+            "{p}'s childhood best friend was {v}, they grew up on the same street.",
+            [
+                "{p} who was your best mate growing up again?",
+                "{p} is {v} coming to the party? you said you'd invite your old pal",
+                "{p} are you still in touch with your best friend from when you were little?",
+                "bumped into someone called {v} at the station and wondered if it was {p}'s old best friend 😂",
+            ],
+            [
+                "{o} who was your best friend when you were a kid?",
+                "is {o} still in touch with anyone from primary school?",
+            ],
+        ),
+        "lost_bet": (
+            [
+                "cook everyone a three-course dinner",
+                "get a bowl cut",
+                "do a cold-water swim on New Year's Day",
+                "wear a onesie to brunch",
+                "write a poem for the group chat",
+                "wash everyone's car",
+            ],
+            "{p} lost a bet and still has to {v}.",
+            [
+                "{p} you still owe us from that bet, don't think we forgot",
+                "{p} when are you going to {v}? a bet's a bet mate",
+                "what did {p} have to do for losing that bet again?",
+                "planning next weekend, might be the perfect time for {p} to finally pay up 😈",
+            ],
+            [
+                "{o} have you ever lost a bet?",
+                "does {o} owe anyone for a bet?",
+            ],
+        ),
+    },
+    "small": [
+        "morning {p}!",
+        "{p} thanks for last night, had a great time",
+        "{p} you around this weekend? fancy a walk if it stays dry",
+        "traffic on the ring road is an absolute nightmare this morning, {p} don't even bother driving in",
+        "{p} I'm starving, is anyone up for a Greggs run",
+        "cheers {p} 🙏",
+        "{p} is it just me or has it been raining for about three weeks straight, I've forgotten what the sun looks like",
+        "happy Friday {p}!!",
+        "{p} my boss just put a meeting in at 4:55 on a Friday, can you believe some people",
+        "{p} are we still on for Thursday or shall we move it to next week?",
+        "lol {p} that's brilliant",
+        "{p} the washing machine's flooded the kitchen again, send help 😩",
+        "{p} did you get home ok? the trains were all over the place last night",
+        "made way too much pasta again, {p} come round and help me eat it, I'm serious",
+        "{p} how's your week going?",
+        "sorry {p}, completely missed your message, been a mad day at work",
+        "{p} just walked past that new bakery on the high street and the queue was out the door, we need to try it",
+        "night {p} x",
+        "{p} can you send me that photo from Saturday? the one where we're all squinting",
+        "{p} absolute legend, thanks for sorting the tickets",
+        "anyone else's heating packed in? {p} mine's been making that clunking noise all week",
+        "{p} haha no worries",
+        "{p} the kids have been up since 5am and I'm on my third cup of tea already, pray for me",
+        "{p} fancy a takeaway tonight? I really can't face the washing up",
+    ],
+}

@@ -1,0 +1,265 @@
+"""Fresh held-out recall templates, Vietnamese (written blind, round 10, fifth set)."""
+
+from typing import Any
+
+TABLE: dict[str, Any] = {
+    "names": [
+        "Linh",
+        "Hùng",
+        "Trang",
+        "Tuấn",
+        "Hương",
+        "Minh",
+        "Lan",
+        "Dũng",
+        "Thảo",
+        "Nam",
+        "Hoa",
+        "Khoa",
+    ],
+    "facts": {
+        "recurring_dream": (
+            [
+                "bị rụng hết răng",
+                "thi trượt môn toán",
+                "rơi từ trên cao xuống",
+                "bị lạc trong sân bay",
+                "bị ma đuổi trong trường cũ",
+                "lỡ chuyến tàu cuối",
+            ],
+            "{p} cứ mơ đi mơ lại cảnh {v}.",
+            [
+                "{p} ơi dạo này còn mơ cái giấc mơ quen thuộc kia ko? mơ gì ấy nhỉ 😅",
+                "Hôm qua tui mơ {v}, sáng dậy nghĩ ngay tới {p} luôn =))",
+                "có ai biết giải mộng ko, {p} mơ mãi một cảnh suốt, mình định tra giúp mà quên mất là cảnh gì",
+                "{p} tối nay đi xem phim kinh dị k, hay sợ về lại mơ cái giấc cũ 😂",
+            ],
+            [
+                "{o} có hay mơ đi mơ lại một giấc mơ nào không nhỉ?",
+                "{o} ngủ có hay mơ linh tinh không mọi người?",
+            ],
+        ),
+        "superstition": (
+            [
+                "cắt móng tay vào buổi tối",
+                "xuất hành vào mùng 5",
+                "quét nhà ngày mùng 1 Tết",
+                "huýt sáo vào ban đêm",
+                "mua giày tặng người yêu",
+                "chụp ảnh ba người",
+            ],
+            "{p} rất kiêng {v}.",
+            [
+                "{p} kiêng cái gì ấy nhỉ, tui nhớ có vụ kiêng khem gì đó mà quên mất rồi",
+                "Ê mai đi chơi có {p} đấy, nhớ đừng {v} nha, nó kiêng lắm 🙈",
+                "tuần sau đi chơi xa với {p}, có gì cần tránh cho nó khỏi khó chịu ko mọi người?",
+                "{p} vẫn còn tin mấy vụ kiêng cữ hả 😂 {v} thì có sao đâu",
+            ],
+            [
+                "{o} có kiêng cữ gì không mọi người?",
+                "{o} có tin mấy chuyện kiêng kỵ không nhỉ?",
+            ],
+        ),
+        "ringtone": (
+            [
+                "Nơi này có anh",
+                "Bống bống bang bang",
+                "Để Mị nói cho mà nghe",
+                "Gangnam Style",
+                "Lạc trôi",
+                "Baby Shark",
+            ],
+            "Nhạc chuông điện thoại của {p} là bài {v}.",
+            [
+                "Nhạc chuông của {p} là bài gì ấy nhỉ, lúc nãy nghe quen quen mà ko nhớ ra",
+                "vừa có đt reo bài {v} trong quán, tui quay lại tưởng {p} ngồi đây 🤣",
+                "{p} đổi nhạc chuông chưa, cả phòng họp nghe bài đó hoài cười muốn xỉu",
+                "Nghe chuông trong túi ai kêu là biết ngay của {p}, bài đó ai mà nhầm đc",
+            ],
+            [
+                "{o} để nhạc chuông bài gì thế?",
+                "đt của {o} reo nhạc gì vậy mn?",
+            ],
+        ),
+        "celebrity_crush": (
+            [
+                "Lee Min-ho",
+                "Hyun Bin",
+                "Ninh Dương Lan Ngọc",
+                "Tom Holland",
+                "Trấn Thành",
+                "Song Hye-kyo",
+            ],
+            "{p} mê {v} như điếu đổ.",
+            [
+                "tui định in cái áo có hình idol tặng {p} mà quên mất là ai, ai nhắc tui với",
+                "ủa {v} mới ra phim mới kìa, {p} biết chưa 😍",
+                "{p} ơi thần tượng của bà là ai ấy nhỉ?",
+                "Cuối tuần có fan meeting ở Sài Gòn, chắc {p} phải xin nghỉ làm mà đi quá 😂",
+            ],
+            [
+                "{o} có mê diễn viên nào không?",
+                "{o} có crush người nổi tiếng nào không mn?",
+            ],
+        ),
+        "stock_holding": (
+            ["FPT", "HPG", "VNM", "SSI", "MWG", "VIC"],
+            "{p} đang ôm cổ phiếu {v}.",
+            [
+                "{p} đang ôm mã gì ấy nhỉ, hôm nay thị trường đỏ lòm luôn",
+                "{v} hôm nay tăng trần kìa, {p} chắc đang cười tít mắt 📈",
+                "mai đi nhậu bắt {p} bao nha, nghe nói mã nó cầm lên mạnh lắm",
+                "{p} ơi cắt lỗ chưa hay vẫn gồng {v} đấy?",
+            ],
+            [
+                "{o} có chơi chứng khoán không mọi người?",
+                "{o} đang cầm mã cổ phiếu nào không?",
+            ],
+        ),
+        "relative_abroad": (
+            ["Úc", "Nhật", "Đức", "Mỹ", "Hàn Quốc", "Canada"],
+            "{p} có người nhà đang sống bên {v}.",
+            [
+                "người nhà {p} ở nước nào ấy nhỉ?",
+                "Tui đang tính đi {v} chơi, chắc hỏi {p} xem người nhà bên đó có chỉ chỗ ở không",
+                "Nhờ {p} xách tay hộ ít đồ từ bên kia được ko nhỉ, nhà nó có người bên đó mà",
+                "{p} ơi Tết này người nhà bên đó có về không?",
+            ],
+            [
+                "{o} có người thân ở nước ngoài không?",
+                "nhà {o} có ai định cư bên nước ngoài không nhỉ?",
+            ],
+        ),
+        "landlord": (
+            ["bà Tư", "chú Hải", "cô Nguyệt", "anh Phát", "ông Bảy", "chị Diệu"],
+            "Chủ nhà trọ của {p} là {v}.",
+            [
+                "Chủ nhà của {p} tên gì ấy nhỉ, hôm trước nó kể mà tui quên",
+                "{v} lại lên tăng tiền nhà hả {p} 😤",
+                "{p} ơi mai tụi tui qua phòng bà nấu lẩu, có cần xin phép chủ nhà không?",
+                "hồi nãy gặp {v} ngoài chợ, hỏi thăm {p} quá trời luôn",
+            ],
+            [
+                "{o} thuê trọ của ai vậy mn?",
+                "chủ nhà của {o} là ai nhỉ?",
+            ],
+        ),
+        "fortune_reading": (
+            [
+                "có số xuất ngoại",
+                "sau 35 tuổi mới giàu",
+                "phải tránh sông nước",
+                "sẽ có ba đứa con",
+                "hợp làm ăn buôn bán",
+                "năm nay gặp hạn tam tai",
+            ],
+            "Thầy bói từng phán {p} {v}.",
+            [
+                "Hồi trước thầy bói phán {p} gì ấy nhỉ, nghe buồn cười lắm",
+                "{p} còn tin vụ thầy bói bảo {v} không 😂",
+                "rủ {p} đi xem bói lại ko, để coi ông thầy có phán giống lần trước không",
+                "{p} ơi lời thầy bói lần trước ứng nghiệm chưa?",
+            ],
+            [
+                "{o} đi xem bói bao giờ chưa?",
+                "{o} có tin mấy ông thầy bói không ta?",
+            ],
+        ),
+        "lost_bet": (
+            [
+                "bao cả nhóm một chầu lẩu",
+                "cạo trọc đầu",
+                "chạy quanh hồ Gươm ba vòng",
+                "đãi cả nhóm trà sữa",
+                "hát một bài trên livestream",
+                "mặc váy đi làm một ngày",
+            ],
+            "{p} thua kèo với cả nhóm nên phải {v} mà vẫn chưa làm.",
+            [
+                "{p} thua kèo phải làm gì ấy nhỉ, nhắc lại đi để còn đòi 😏",
+                "Ê {p}, vụ {v} bao giờ mới thực hiện đây, định xù hả",
+                "cuối tuần này rảnh, chắc đến lúc bắt {p} trả nợ kèo rồi anh em ơi",
+                "{p} nhớ hôm chung kết không, còn món nợ đấy nhé 😂",
+            ],
+            [
+                "{o} có thua kèo ai không nhỉ?",
+                "{o} có đang nợ kèo gì cả nhóm không?",
+            ],
+        ),
+        "military_service": (
+            ["Cam Ranh", "Lạng Sơn", "Trường Sa", "Đắk Lắk", "Hà Giang", "Quảng Ninh"],
+            "{p} từng đi nghĩa vụ quân sự ở {v}.",
+            [
+                "{p} đi nghĩa vụ ở đâu ấy nhỉ mn",
+                "Xem phóng sự về bộ đội ở {v}, lại nhớ mấy chuyện {p} kể hồi đi lính 🫡",
+                "{p} ơi kể lại vụ hồi đi lính bị phạt chạy đi, tui kể cho thằng em nghe mà quên mất địa điểm",
+                "hồi đi bộ đội {p} đóng quân chỗ nào vậy, tháng sau tui đi công tác gần đó",
+            ],
+            [
+                "{o} có đi nghĩa vụ quân sự chưa?",
+                "{o} từng đi bộ đội không nhỉ?",
+            ],
+        ),
+        "tv_appearance": (
+            [
+                "Ai là triệu phú",
+                "Đường lên đỉnh Olympia",
+                "Rung chuông vàng",
+                "Vua tiếng Việt",
+                "Người ấy là ai",
+                "Ký ức vui vẻ",
+            ],
+            "{p} từng lên sóng chương trình {v}.",
+            [
+                "{p} từng lên tivi chương trình gì ấy nhỉ?",
+                "tối qua xem {v} tự nhiên nhớ tới {p} 😆 còn giữ clip ko",
+                "đứa nào có link clip {p} lên truyền hình không, gửi tui với",
+                "Chắc {p} là người nổi tiếng duy nhất trong nhóm mình ha, lần tới xin chữ ký 😂",
+            ],
+            [
+                "{o} đã bao giờ lên tivi chưa?",
+                "{o} có từng tham gia gameshow nào không?",
+            ],
+        ),
+        "signature_emoji": (
+            ["😂", "🙏", "🤡", "💀", "🥲", "🫠"],
+            "Câu nào nhắn {p} cũng kèm emoji {v}.",
+            [
+                "{p} hay thả emoji gì ấy nhỉ, cái mà câu nào cũng có",
+                "{v} {v} {v} — đoán xem ai nhắn? chuẩn {p} rồi",
+                "tui định đặt cái bánh kem in hình emoji ruột của {p}, là cái nào nhỉ",
+                "{p} bớt spam cái emoji kia được không, nhìn mà nhức mắt á",
+            ],
+            [
+                "{o} có emoji ruột nào không?",
+                "{o} hay dùng emoji gì khi nhắn tin?",
+            ],
+        ),
+    },
+    "small": [
+        "Chào {p}, hôm nay thế nào?",
+        "{p} ơi ăn trưa chưa?",
+        "Cảm ơn {p} nhiều nha ❤️",
+        "Hôm nay kẹt xe kinh khủng, {p} về tới nhà chưa? Tui vẫn đang đứng ở ngã tư Hàng Xanh nè",
+        "{p} ơi trời mưa to quá, nhớ mang áo mưa nha, đường Nguyễn Hữu Cảnh ngập rồi đó",
+        "Tối thứ sáu cả nhóm đi ăn ốc ở quận 4, {p} đi được không? Tầm 7h nha",
+        "{p} ngủ ngon nha",
+        "haha {p} lầy quá",
+        "{p} ơi gửi lại giúp tui cái file báo cáo hôm qua với, máy tui bị lỗi mất hết rồi 😭",
+        "Nay nóng muốn xỉu luôn á {p}, máy lạnh công ty lại hư, ngồi làm mà mồ hôi nhễ nhại",
+        "{p} khỏe không, lâu quá không thấy lên nhóm",
+        "Chúc {p} cuối tuần vui vẻ!",
+        "Sếp tui vừa dời deadline lên sớm hai ngày, {p} ơi cứu tui, tối nay chắc phải thức trắng",
+        "{p} ăn bún chả không, tui đang đứng trước quán nè, xếp hàng dài quá trời",
+        "ok {p}, hẹn mai nha",
+        "Cảm ơn {p} hôm qua chở tui về nha, không có bà chắc tui ngồi đợi taxi tới khuya",
+        "{p} đến chưa? tụi tui ngồi bàn trong cùng",
+        "Hà Nội hôm nay lạnh ghê, {p} nhớ mặc thêm áo ấm nha, gió mùa về rồi đấy",
+        "{p} ơi tối nay rảnh không, qua nhà tui ăn bánh xèo",
+        "Chuyện hôm qua tui kể với {p} ấy, giờ nghĩ lại vẫn thấy buồn cười 🤣",
+        "{p} có thấy wifi quán này chậm kinh khủng không, load mãi chưa xong cái ảnh",
+        "Mai tui đi chợ sớm, {p} có cần mua gì không, nhắn tui danh sách nha",
+        "{p} ơi trả lời tin nhắn đi chứ 😤",
+        "Tuần này làm việc mệt quá, thứ bảy {p} có muốn đi cà phê ngồi chém gió không?",
+    ],
+}
