@@ -14,6 +14,7 @@ import numpy as np
 from adapters.recall import EmbeddingRecall
 from adapters.vector import document_key, memory_key
 from engine.memory import MemoryRecord, ScopeList, SearchHit, SearchResult
+from engine.ports.recall import DocumentVersion
 
 __all__ = ["BaselineRecall"]
 
@@ -46,11 +47,13 @@ class BaselineRecall(EmbeddingRecall):
             ),
         )
 
-    async def documents(self, query: np.ndarray, persona: str) -> tuple[str, ...]:
+    async def documents(
+        self, query: np.ndarray, persona: str, seen: DocumentVersion | None = None
+    ) -> tuple[str, ...]:
         """FAISS top ``k x 4`` by cosine, then ``snorm`` and the old threshold."""
         if self._documents is None:
             return ()
-        texts, scored = await self._document_cache(persona, query.shape[0])
+        texts, scored = await self._document_cache(persona, query.shape[0], seen)
         if not texts or scored is None:
             return ()
         key = document_key(persona, self.model)
