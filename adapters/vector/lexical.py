@@ -61,6 +61,11 @@ __all__ = [
 
 BM25_K1 = 1.2
 BM25_B = 0.75
+WEAK_STRANGER_KEEP = 0.4
+"""RECALL-2, round 10: the plain distinct cover (``Bm25.plain_distinct``) that keeps a person's
+memory in play for a message whose only sign of someone else is an unknown capitalized word
+opening a sentence (chosen on the development split: 0.2-0.7 all cut wrong-conversation use,
+0.4 and up as much as gating them all)."""
 
 _HEBREW_QUOTES = re.compile(r"(?<=[\u05d0-\u05ea])['\"\u05f3\u05f4](?=[\u05d0-\u05ea])")
 _WORD = re.compile(r"\w+")
@@ -446,6 +451,14 @@ class Bm25:
         memory writes it mid-sentence).
         A document without people forms is never elsewhere, and neither is any document for a
         query that names no one.
+
+        A capitalized word that opens a sentence may be anybody's name or any word ("Маша
+        так и не нашла паспорт", "Tired of these night shifts"): when it is the only sign of
+        someone else — no document and no background passage holds it in any form — the query
+        *may* name a stranger (round 10), and a document with people forms is elsewhere unless
+        the query shares at least ``WEAK_STRANGER_KEEP`` of the document's weight in words
+        that are not people forms (``plain_distinct``): a message about oneself that opens with
+        an unknown word and says what the memory says keeps it.
         """
         own, everyone, weak = self._people
         out = np.zeros(self.size, dtype=np.bool_)
@@ -453,13 +466,22 @@ class Bm25:
             return out
         said = case_words(query)
         forms = {f for w in said for f in w.forms if w.case != "lower" or f not in weak}
-        if not (forms & everyone or self._names_a_stranger(said)):
-            return out
-        for row, people in enumerate(own):
-            out[row] = bool(people) and people.isdisjoint(forms)
+        if forms & everyone or self._names_a_stranger(said, initial=False):
+            for row, people in enumerate(own):
+                out[row] = bool(people) and people.isdisjoint(forms)
+        elif self._names_a_stranger(said, initial=True):
+            plain = self.plain_distinct(query)
+            for row, people in enumerate(own):
+                out[row] = bool(people) and plain[row] < WEAK_STRANGER_KEEP
         return out
 
-    def _names_a_stranger(self, said: Sequence[CaseWord]) -> bool:
+    def _names_a_stranger(self, said: Sequence[CaseWord], *, initial: bool) -> bool:
+        """Whether a capitalized word of ``said`` that no document holds in any form (with
+        ``initial``: one opening a sentence, that no background passage holds either) is there."""
+        if initial:
+            return any(
+                w.case == "upper" and w.initial and not any(f in self._idf for f in w.forms) for w in said
+            )
         return any(
             w.case == "upper" and not w.initial and not any(f in self._postings for f in w.forms)
             for w in said
