@@ -56,6 +56,7 @@ __all__ = [
     "Word",
     "case_words",
     "terms",
+    "word_count",
     "words",
 ]
 
@@ -188,6 +189,12 @@ def words(text: str) -> list[Word]:
 
 
 _MEMO_CHARS = 2048
+
+
+def word_count(text: str) -> int:
+    """How many distinct index words ``text`` has (names and content words; function words,
+    laughter and fillers are not index words): RECALL-3's short chit-chat (``FusionRule.short_cut``)."""
+    return len(set(words(text)))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -453,9 +460,10 @@ class Bm25:
         query that names no one.
 
         A capitalized word that opens a sentence may be anybody's name or any word ("Маша
-        так и не нашла паспорт", "Tired of these night shifts"): when it is the only sign of
-        someone else — no document and no background passage holds it in any form — the query
-        *may* name a stranger (round 10), and a document with people forms is elsewhere unless
+        так и не нашла паспорт", "Tired of these night shifts"), and so may any word of a
+        caseless script ("נועה עדיין מחפשת?"): when such a word is the only sign of someone
+        else — no document and no background passage holds it in any form — the query *may*
+        name a stranger (round 10), and a document with people forms is elsewhere unless
         the query shares at least ``WEAK_STRANGER_KEEP`` of the document's weight in words
         that are not people forms (``plain_distinct``): a message about oneself that opens with
         an unknown word and says what the memory says keeps it.
@@ -466,21 +474,24 @@ class Bm25:
             return out
         said = case_words(query)
         forms = {f for w in said for f in w.forms if w.case != "lower" or f not in weak}
-        if forms & everyone or self._names_a_stranger(said, initial=False):
+        if forms & everyone or self._names_a_stranger(said, possible=False):
             for row, people in enumerate(own):
                 out[row] = bool(people) and people.isdisjoint(forms)
-        elif self._names_a_stranger(said, initial=True):
+        elif self._names_a_stranger(said, possible=True):
             plain = self.plain_distinct(query)
             for row, people in enumerate(own):
                 out[row] = bool(people) and plain[row] < WEAK_STRANGER_KEEP
         return out
 
-    def _names_a_stranger(self, said: Sequence[CaseWord], *, initial: bool) -> bool:
-        """Whether a capitalized word of ``said`` that no document holds in any form (with
-        ``initial``: one opening a sentence, that no background passage holds either) is there."""
-        if initial:
+    def _names_a_stranger(self, said: Sequence[CaseWord], *, possible: bool) -> bool:
+        """Whether ``said`` names someone no document holds in any form: a capitalized word inside
+        a sentence; with ``possible`` (a *possible* stranger), one opening a sentence or any word of
+        a caseless script (Hebrew) that no background passage holds either."""
+        if possible:
             return any(
-                w.case == "upper" and w.initial and not any(f in self._idf for f in w.forms) for w in said
+                (w.case == "none" or (w.case == "upper" and w.initial))
+                and not any(f in self._idf for f in w.forms)
+                for w in said
             )
         return any(
             w.case == "upper" and not w.initial and not any(f in self._postings for f in w.forms)

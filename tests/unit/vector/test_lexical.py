@@ -147,6 +147,15 @@ def test_recall_2_an_unknown_word_opening_a_sentence_may_name_a_stranger() -> No
     assert _elsewhere(ru, "Миша уже в Казани?") == [1, 1, 0, 0]  # a people word, as before
 
 
+def test_recall_2_an_unknown_hebrew_word_may_name_a_stranger() -> None:
+    he = Bm25(["נועה אלרגית לבוטנים", "נועה עובדת כאחות", "אורי עבר לחיפה", "אורי מנגן בגיטרה"])
+    # Hebrew has no capitals: a word no memory and no background passage holds may be a name
+    assert _elsewhere(he, "דנה כבר מצאה את הדרכון?") == [1, 1, 1, 1]
+    assert _elsewhere(he, "נועה עדיין עובדת?") == [0, 0, 1, 1]  # the list's own person, as before
+    # the writer about herself, saying what her memory says, keeps it
+    assert _elsewhere(he, "מתה מעייפות, עובדת כאחות כל הלילה") == [1, 0, 1, 1]
+
+
 def test_recall_2_a_message_about_oneself_that_opens_with_an_unknown_word_keeps_what_it_says() -> None:
     index = Bm25(JUNO_AND_BAU)
     # Juno writes about herself: "Exhausted" is no one, and the message says what her memory says
