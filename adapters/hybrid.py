@@ -194,12 +194,13 @@ def _within_limit(
     limit: int,
     phatic: float,
     plain: Scores | None,
+    words: int | None,
 ) -> npt.NDArray[np.intp]:
     """Where a match is decided candidate by candidate (no lead, no solo path), the candidates
     that can be among the ``limit`` best matches: those that pass on their own evidence and
     score at least the ``limit``-th best of them (ties kept). Anything else cannot be returned."""
     ok = (fused >= rule.threshold) & (content >= rule.min_content) & (distinct >= rule.min_distinct)
-    if chit_chat(rule, phatic):
+    if chit_chat(rule, phatic, words):
         ok &= (plain if rule.phatic_plain and plain is not None else distinct) >= rule.phatic_distinct
     passing = np.flatnonzero(ok)
     if len(passing) <= limit:
@@ -219,6 +220,7 @@ def hits(
     elsewhere: npt.NDArray[np.bool_] | None = None,
     phatic: float = 0.0,
     plain: Scores | None = None,
+    words: int | None = None,
 ) -> tuple[SearchHit, ...]:
     """The reasonable matches among every candidate, best first (see the module docstring).
 
@@ -228,7 +230,8 @@ def hits(
     ``elsewhere``: per candidate, ``ScoredSet.elsewhere`` (RECALL-2); with the rule's
     ``person_gate`` those candidates take no part, here as in ``decide``.
     ``phatic``: the message's ``phatic_score`` (RECALL-3, the rule's ``phatic_cut``); ``plain``:
-    per candidate, ``ScoredSet.plain_distinct`` (the rule's ``phatic_plain``).
+    per candidate, ``ScoredSet.plain_distinct`` (the rule's ``phatic_plain``); ``words``: the
+    message's distinct index words (``lexical.word_count``, the rule's ``short_cut``).
     """
     dense, query_cover, own_cover, distinct, content = evidence
     if len(ids) == 0:
@@ -245,7 +248,7 @@ def hits(
     if gate is not None:
         fused = np.where(gate, -np.inf, fused)
     if limit is not None and rule.lead is None and rule.solo_lead is None and not np.isnan(fused).any():
-        keep = set(_within_limit(rule, fused, distinct, content, limit, phatic, plain).tolist())
+        keep = set(_within_limit(rule, fused, distinct, content, limit, phatic, plain, words).tolist())
     else:
         keep = set(_best_two(fused)) | set(np.flatnonzero(fused >= rule.threshold).tolist())
     if gate is not None:
@@ -266,4 +269,5 @@ def hits(
         ],
         rule,
         phatic=phatic,
+        words=words,
     )

@@ -34,6 +34,7 @@ from adapters.hybrid import (
     query_text,
 )
 from adapters.vector import VectorIndex, load_memory_vectors, memory_key
+from adapters.vector.lexical import word_count
 from engine.errors import Conflict
 from engine.memory import MemoryRecord, ScopeList, SearchResult, scope_list_of
 from engine.memory.fusion import chit_chat
@@ -198,10 +199,12 @@ class EmbeddingRecall:
             by_scope.setdefault(scope_list_of(record), []).append(record)
         text = query_text(query)
         phatic = 0.0
+        count: int | None = None
         if self._rule.phatic_cut is not None:
             phatic = phatic_score(query, await self._phatic_vectors())
+            count = word_count(text) if self._rule.short_cut is not None else None
         # the plain cover decides only for a message that reads as chit-chat (RECALL-3)
-        want_plain = self._rule.phatic_plain and chit_chat(self._rule, phatic)
+        want_plain = self._rule.phatic_plain and chit_chat(self._rule, phatic, count)
         ids: list[str] = []
         parts: list[Evidences] = []
         elsewhere: list[np.ndarray] = []
@@ -231,6 +234,7 @@ class EmbeddingRecall:
             elsewhere=gate,
             phatic=phatic,
             plain=np.concatenate(plain) if plain else None,
+            words=count,
         )
         return SearchResult(ok=True, hits=found)
 

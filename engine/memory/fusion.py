@@ -73,6 +73,12 @@ class FusionRule(msgspec.Struct, frozen=True, kw_only=True):
             (RECALL-3): a candidate then also needs ``distinct_cover`` of at least ...
         phatic_distinct: ... this (above ``min_distinct``, the solo path is closed).
         phatic_plain: ... counted without the list's people words (``plain_distinct``).
+        short_cut: when set (with ``phatic_cut``), a message of at most ``short_words`` words
+            (its distinct index words: names, content words; function words and laughter are
+            not words) is chit-chat from this lower score on (round 10): "hahaha Ben stop it"
+            says too little to carry a fact, while a longer remark that reads as chatty may
+            carry one, so it is chit-chat only from ``phatic_cut`` on.
+        short_words: see ``short_cut``.
     """
 
     dense_weight: float = 1.0
@@ -89,6 +95,8 @@ class FusionRule(msgspec.Struct, frozen=True, kw_only=True):
     phatic_cut: float | None = None
     phatic_distinct: float = 0.0
     phatic_plain: bool = False
+    short_cut: float | None = None
+    short_words: int = 0
 
     def __post_init__(self) -> None:
         if min(self.dense_weight, self.query_weight, self.memory_weight, self.distinct_weight) < 0:
@@ -121,15 +129,24 @@ def fuse(evidence: Evidence, rule: FusionRule) -> float:
     )
 
 
-def chit_chat(rule: FusionRule, phatic: float) -> bool:
-    """Whether a message of this ``phatic`` score is chit-chat under ``rule`` (RECALL-3)."""
-    return rule.phatic_cut is not None and phatic >= rule.phatic_cut
+def chit_chat(rule: FusionRule, phatic: float, words: int | None = None) -> bool:
+    """Whether a message of this ``phatic`` score and ``words`` distinct index words (None: not
+    counted) is chit-chat under ``rule`` (RECALL-3)."""
+    if rule.phatic_cut is None:
+        return False
+    if phatic >= rule.phatic_cut:
+        return True
+    short = rule.short_cut is not None and words is not None and words <= rule.short_words
+    return short and phatic >= (rule.short_cut or 0.0)
 
 
-def decide(candidates: Sequence[Evidence], rule: FusionRule, *, phatic: float = 0.0) -> tuple[SearchHit, ...]:
+def decide(
+    candidates: Sequence[Evidence], rule: FusionRule, *, phatic: float = 0.0, words: int | None = None
+) -> tuple[SearchHit, ...]:
     """The candidates that are reasonable matches, best first (ties by id), as search hits.
 
-    ``phatic``: the message's chit-chat score (``phatic_cut``; 0 when not measured).
+    ``phatic``: the message's chit-chat score (``phatic_cut``; 0 when not measured); ``words``:
+    its number of distinct index words (``short_cut``; None when not counted).
     ``similarity`` of a hit is its fused score rounded to 3 decimals. The result is the same
     for any order of ``candidates``. An id given twice keeps its best evidence (with
     ``person_gate``, its best evidence not marked ``elsewhere``).
@@ -145,7 +162,7 @@ def decide(candidates: Sequence[Evidence], rule: FusionRule, *, phatic: float = 
         if item.id not in best or found > best[item.id]:  # ties on score: the larger cover, any order
             best[item.id] = found
     ranked = sorted(((rid, s[0]) for rid, s in best.items()), key=lambda pair: (-pair[1], pair[0]))
-    chatting = chit_chat(rule, phatic)
+    chatting = chit_chat(rule, phatic, words)
     hits: list[SearchHit] = []
     for position, (rid, score) in enumerate(ranked):
         if score < rule.threshold:

@@ -27,6 +27,8 @@ rules = st.builds(
     phatic_cut=st.none() | share,
     phatic_distinct=share,
     phatic_plain=st.booleans(),
+    short_cut=st.none() | share,
+    short_words=st.integers(min_value=0, max_value=6),
 )
 evidence = st.builds(
     Evidence,
@@ -222,3 +224,42 @@ def test_recall_3_a_message_more_like_chit_chat_never_uses_more(
     plain = {h.memory_id for h in decide(items, rule, phatic=phatic)}
     chattier = {h.memory_id for h in decide(items, rule, phatic=phatic + more)}
     assert chattier <= plain
+
+
+def test_recall_3_a_short_message_is_chit_chat_from_the_lower_cut() -> None:
+    rule = FusionRule(
+        threshold=2.0,
+        lead=0.1,
+        min_distinct=0.1,
+        solo_lead=0.25,
+        phatic_cut=0.865,
+        phatic_distinct=0.1,
+        phatic_plain=True,
+        short_cut=0.855,
+        short_words=3,
+    )
+    # "hahaha Ben stop it" (2 words, score 0.857): one of Ben's memories leads by the name alone
+    ben = [
+        Evidence(id="liverpool", dense=3.4, distinct_cover=0.12, plain_distinct=0.0),
+        Evidence(id="sax", dense=2.9, distinct_cover=0.05, plain_distinct=0.0),
+    ]
+    assert decide(ben, rule, phatic=0.857, words=2) == ()
+    # "Юля вечно что-то одалживает и потом забывает 😂" (6 words, 0.867 would be chit-chat, 0.86
+    # is not): a longer chatty remark may take the solo path to the fact it is about
+    assert [h.memory_id for h in decide(ben, rule, phatic=0.86, words=6)] == ["liverpool"]
+    assert decide(ben, rule, phatic=0.867, words=6) == ()
+    # words not counted: only the full cut applies
+    assert [h.memory_id for h in decide(ben, rule, phatic=0.857)] == ["liverpool"]
+    assert decide(ben, rule, phatic=0.857, words=3) == ()
+    assert [h.memory_id for h in decide(ben, rule, phatic=0.857, words=4)] == ["liverpool"]
+
+
+@given(
+    rules, st.lists(evidence, max_size=12), share, st.integers(min_value=0, max_value=8), st.integers(0, 4)
+)
+def test_recall_3_a_shorter_message_never_uses_more(
+    rule: FusionRule, items: list[Evidence], phatic: float, words: int, fewer: int
+) -> None:
+    longer = {h.memory_id for h in decide(items, rule, phatic=phatic, words=words)}
+    shorter = {h.memory_id for h in decide(items, rule, phatic=phatic, words=max(words - fewer, 0))}
+    assert shorter <= longer
