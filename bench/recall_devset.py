@@ -10,8 +10,9 @@ conversations (``PAIRS``) — five since round 8:
   three sets of templates written blind, with other fact kinds, by authors who saw none of the
   rest. ``fresh1`` was the held-out split for one look in round 7, ``fresh2`` in round 8.
 
-``fresh4`` is the ``heldout`` split since round 9 (seed 37), the other five the ``dev`` split (the one
-tuning looks at).
+``fresh4`` (seed 37) was the ``heldout`` split for one look in round 10; ``fresh5`` (seed 41,
+``bench/recall_fresh5_<lang>.py``, five more authors) is the ``heldout`` split since, the other
+six the ``dev`` split (the one tuning looks at).
 
 Each conversation is between 4 named people with 12 memories (3 per person, one of each fact
 kind of its table), as a model saves them ("Juno's cat is called Mochi"). Conversations come
@@ -39,7 +40,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from bench.recall_fresh import FRESH1, FRESH2, FRESH3, FRESH4
+from bench.recall_fresh import FRESH1, FRESH2, FRESH3, FRESH4, FRESH5
 from bench.recall_templates import DEV_ONLY, LANGUAGES
 
 __all__ = [
@@ -55,12 +56,12 @@ __all__ = [
 
 SEED = 11
 PAIRS = 2  # conversation pairs per language and part
-FRESH = {"fresh1": FRESH1, "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4}
+FRESH = {"fresh1": FRESH1, "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4, "fresh5": FRESH5}
 """The parts written blind (rounds 7 and 8), by name."""
-FRESH_SEEDS = {"fresh1": 23, "fresh2": 29, "fresh3": 31, "fresh4": 37}
-HELDOUT = "fresh4"
-"""The part that is the ``heldout`` split (``fresh3`` in round 9, ``fresh2`` in round 8, ``fresh1``
-in round 7)."""
+FRESH_SEEDS = {"fresh1": 23, "fresh2": 29, "fresh3": 31, "fresh4": 37, "fresh5": 41}
+HELDOUT = "fresh5"
+"""The part that is the ``heldout`` split (``fresh4`` in round 10, ``fresh3`` in round 9, ``fresh2``
+in round 8, ``fresh1`` in round 7)."""
 PEOPLE = 4
 STATEMENT_DAYS = 4
 QUIET_DAYS = 7
