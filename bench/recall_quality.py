@@ -558,7 +558,6 @@ def _calibrate_over(
 ) -> tuple[float, float, FusionRule] | None:
     """``calibrate`` for one setting of the person gate: the better of ``best`` and this grid's."""
     sizes = {k: np.array([len(groups[k, part][-1]) for part in parts], dtype=np.float64) for k in KINDS}
-    limits = LIMITS
 
     def over(kind: str, values: np.ndarray, worst: bool) -> np.ndarray:
         """Per threshold: the worst part's value, or all parts pooled."""
@@ -596,10 +595,10 @@ def _calibrate_over(
                 return np.array([o[1].mean(axis=1) for o in rows])
 
             ok = (  # wrong conversation and small talk in every part (round 10), the rest pooled
-                (over("wrong", per_part("wrong", "any"), True) <= limits["wrong"])
-                & (over("small", per_part("small", "count"), True) <= limits["small"])
-                & (over("near", per_part("near", "right"), False) <= limits["near"])
-                & (over("wrong_same", per_part("wrong_same", "any"), False) <= limits["wrong_same"])
+                (over("wrong", per_part("wrong", "any"), True) <= LIMITS["wrong"])
+                & (over("small", per_part("small", "count"), True) <= LIMITS["small"])
+                & (over("near", per_part("near", "right"), False) <= LIMITS["near"])
+                & (over("wrong_same", per_part("wrong_same", "any"), False) <= LIMITS["wrong_same"])
             )
             # of all memories used, the share that is right (round 8)
             total = {k: (per_part(k, "count") * sizes[k][:, None]).sum(axis=0) for k in PRECISION_KINDS}
@@ -607,7 +606,7 @@ def _calibrate_over(
             used = sum(total.values())
             with np.errstate(invalid="ignore", divide="ignore"):
                 precision = np.where(used > 0, good / used, 1.0)
-            ok &= precision >= limits["precision"]
+            ok &= precision >= LIMITS["precision"]
             if not ok.any():
                 continue
             at = int(np.flatnonzero(ok)[0])  # the lowest threshold that meets every limit

@@ -474,27 +474,30 @@ class Bm25:
             return out
         said = case_words(query)
         forms = {f for w in said for f in w.forms if w.case != "lower" or f not in weak}
-        if forms & everyone or self._names_a_stranger(said, possible=False):
+        if forms & everyone or self._names_a_stranger(said):
             for row, people in enumerate(own):
                 out[row] = bool(people) and people.isdisjoint(forms)
-        elif self._names_a_stranger(said, possible=True):
+        elif self._may_name_a_stranger(said):
             plain = self.plain_distinct(query)
             for row, people in enumerate(own):
                 out[row] = bool(people) and plain[row] < WEAK_STRANGER_KEEP
         return out
 
-    def _names_a_stranger(self, said: Sequence[CaseWord], *, possible: bool) -> bool:
-        """Whether ``said`` names someone no document holds in any form: a capitalized word inside
-        a sentence; with ``possible`` (a *possible* stranger), one opening a sentence or any word of
-        a caseless script (Hebrew) that no background passage holds either."""
-        if possible:
-            return any(
-                (w.case == "none" or (w.case == "upper" and w.initial))
-                and not any(f in self._idf for f in w.forms)
-                for w in said
-            )
+    def _names_a_stranger(self, said: Sequence[CaseWord]) -> bool:
+        """Whether ``said`` holds a capitalized word inside a sentence that no document holds in
+        any form (a person the set does not know)."""
         return any(
             w.case == "upper" and not w.initial and not any(f in self._postings for f in w.forms)
+            for w in said
+        )
+
+    def _may_name_a_stranger(self, said: Sequence[CaseWord]) -> bool:
+        """Whether ``said`` holds a word that may be a stranger's name: a capitalized word opening a
+        sentence, or any word of a caseless script (Hebrew), that no document and no background
+        passage holds in any form."""
+        return any(
+            (w.case == "none" or (w.case == "upper" and w.initial))
+            and not any(f in self._idf for f in w.forms)
             for w in said
         )
 
