@@ -63,5 +63,7 @@ class Hearth:
             return False
 
     async def close(self) -> None:
-        """Close the Redis connections."""
+        """Finish the background work that writes to Redis, then close the Redis connections."""
+        if self.service.memory is not None:
+            await self.service.memory.close()
         await self.redis.aclose()

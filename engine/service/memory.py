@@ -304,6 +304,25 @@ class MemoryDesk:
         while self._embedder is not None and not self._embedder.done():
             await asyncio.shield(self._embedder)
 
+    async def close(self, grace: float = 5.0) -> None:
+        """Shut down: let the background embedder finish for up to ``grace`` seconds, then stop it.
+
+        Run before the Redis client closes, so no embedding writes on a closed client. A list
+        whose vectors were not stored is embedded again when a turn next loads it.
+        """
+        if self._embedder is None or self._embedder.done():
+            return
+        try:
+            await asyncio.wait_for(self.embedded(), grace)
+        except TimeoutError:
+            log.warning("background embedding still running after %.1f s at shutdown; stopped", grace)
+            self._embedder.cancel()
+            await asyncio.gather(self._embedder, return_exceptions=True)
+            for waiting in self._embedding.values():
+                waiting.cancel()
+            self._embedding.clear()
+            self._dirty.clear()
+
     async def locate(self, memory: str) -> tuple[ScopeList, MemoryRecord]:
         """A memory and its list, or ``NotFound(memory_not_found)``."""
         scope = await self.directory.locate(memory)

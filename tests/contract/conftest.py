@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from tests.contract.stores import Kind, Stores
-from tests.fixtures.servers import backends, redis_of
+from tests.fixtures.servers import backends, fresh_db, redis_of
 
 
 @pytest.fixture(params=["fake", *backends()])
@@ -17,8 +17,5 @@ async def stores(request: pytest.FixtureRequest) -> AsyncIterator[Stores]:
     if kind == "fake":
         yield Stores("fake")
         return
-    client = redis_of(request, kind).client(9)
-    await client.flushdb()
-    yield Stores(kind, client)
-    await client.flushdb()
-    await client.aclose()
+    async with fresh_db(redis_of(request, kind), 9) as client:
+        yield Stores(kind, client)

@@ -29,7 +29,7 @@ from storage.redis_chat import RedisChatLock, RedisChatStore, RedisPersonaStore
 from storage.redis_lore import RedisLoreStore
 from storage.redis_summary import RedisSummaryStore
 from tests.fakes.ports import FixedClock, ScriptedChatModel
-from tests.fixtures.servers import RedisServer
+from tests.fixtures.servers import RedisServer, fresh_db
 
 pytestmark = pytest.mark.integration
 
@@ -92,11 +92,8 @@ class World:
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = redis_server.client(10)
-    await client.flushdb()
-    yield client
-    await client.flushdb()
-    await client.aclose()
+    async with fresh_db(redis_server, 10) as client:
+        yield client
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from storage.keys import KeyBuilder
 from storage.redis_chat import RedisChatLock, RedisChatStore, RedisPersonaStore
 from storage.redis_lore import RedisLoreStore
 from tests.fakes.ports import FixedClock, ScriptedChatModel
-from tests.fixtures.servers import RedisServer
+from tests.fixtures.servers import RedisServer, fresh_db
 
 pytestmark = pytest.mark.integration
 
@@ -25,11 +25,8 @@ PERSONA = Persona(id="default", name="Ember", system_prompt="You are Ember.", gr
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = redis_server.client(3)
-    await client.flushdb()
-    yield client
-    await client.flushdb()
-    await client.aclose()
+    async with fresh_db(redis_server, 3) as client:
+        yield client
 
 
 async def make_service(redis: aioredis.Redis, model: ScriptedChatModel, clock: FixedClock) -> ChatService:

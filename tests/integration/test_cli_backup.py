@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from tests.fixtures.servers import ROOT, RedisServer
+from tests.fixtures.servers import ROOT, RedisServer, fresh_db
 
 pytestmark = pytest.mark.integration
 
@@ -25,11 +25,8 @@ DB = 14
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = redis_server.client(DB)
-    await client.flushdb()
-    yield client
-    await client.flushdb()
-    await client.aclose()
+    async with fresh_db(redis_server, DB) as client:
+        yield client
 
 
 def cli(redis_server: RedisServer, folder: Path, *args: str) -> subprocess.CompletedProcess[str]:

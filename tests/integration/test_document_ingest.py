@@ -21,7 +21,7 @@ from storage.redis_documents import RedisDocumentStore
 from storage.redis_memory import RedisMemoryStore
 from storage.redis_memory_directory import RedisMemoryDirectory
 from tests.fakes.ports import FixedClock
-from tests.fixtures.servers import RedisServer
+from tests.fixtures.servers import RedisServer, fresh_db
 
 pytestmark = pytest.mark.integration
 
@@ -48,11 +48,8 @@ class SlowRecall(EmbeddingRecall):
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = redis_server.client(9)
-    await client.flushdb()
-    yield client
-    await client.flushdb()
-    await client.aclose()
+    async with fresh_db(redis_server, 9) as client:
+        yield client
 
 
 def ingest(redis: aioredis.Redis, clock: FixedClock, **options: Any) -> tuple[DocumentIngest, SlowRecall]:

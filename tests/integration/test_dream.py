@@ -29,7 +29,7 @@ from engine.tools import ToolSpec
 from storage.keys import KeyBuilder
 from storage.redis_archive import DREAM_REPORTS_KEPT, RedisArchiveStore
 from tests.fakes.ports import FixedClock
-from tests.fixtures.servers import RedisServer
+from tests.fixtures.servers import RedisServer, fresh_db
 
 pytestmark = pytest.mark.integration
 
@@ -89,11 +89,8 @@ class OfflineModel(PromptedModel):
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = redis_server.client(12)
-    await client.flushdb()
-    yield client
-    await client.flushdb()
-    await client.aclose()
+    async with fresh_db(redis_server, 12) as client:
+        yield client
 
 
 class World:

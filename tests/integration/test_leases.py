@@ -28,7 +28,7 @@ from storage.redis_chat import RedisChatLock, RedisChatStore, RedisPersonaStore
 from storage.redis_lore import RedisLoreStore
 from storage.redis_summary import GROUP, RedisSummaryStore
 from tests.fakes.ports import FixedClock, ScriptedChatModel
-from tests.fixtures.servers import RedisServer
+from tests.fixtures.servers import RedisServer, fresh_db
 from tests.integration.test_summaries import Summarizer, chatter
 
 pytestmark = pytest.mark.integration
@@ -42,11 +42,8 @@ TTL = 0.6  # a short lease so the tests outlast it many times over
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = redis_server.client(14)
-    await client.flushdb()
-    yield client
-    await client.flushdb()
-    await client.aclose()
+    async with fresh_db(redis_server, 14) as client:
+        yield client
 
 
 @pytest.fixture

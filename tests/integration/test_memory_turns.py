@@ -29,7 +29,7 @@ from storage.redis_lore import RedisLoreStore
 from storage.redis_memory import RedisMemoryStore
 from storage.redis_memory_directory import RedisMemoryDirectory
 from tests.fakes.ports import FixedClock, ScriptedChatModel
-from tests.fixtures.servers import RedisServer
+from tests.fixtures.servers import RedisServer, fresh_db
 
 pytestmark = pytest.mark.integration
 
@@ -40,11 +40,8 @@ ROOM = "web:den"
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = redis_server.client(6)
-    await client.flushdb()
-    yield client
-    await client.flushdb()
-    await client.aclose()
+    async with fresh_db(redis_server, 6) as client:
+        yield client
 
 
 class Bot:

@@ -17,7 +17,7 @@ from storage.keys import KeyBuilder
 from storage.redis_chat import RedisChatLock
 from storage.redis_chat_controls import RedisChatControls
 from tests.fakes.ports import FixedClock, ScriptedChatModel
-from tests.fixtures.servers import RedisServer
+from tests.fixtures.servers import RedisServer, fresh_db
 from tests.integration.test_chat_service import make_service, message
 
 pytestmark = pytest.mark.integration
@@ -25,11 +25,8 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = redis_server.client(4)
-    await client.flushdb()
-    yield client
-    await client.flushdb()
-    await client.aclose()
+    async with fresh_db(redis_server, 4) as client:
+        yield client
 
 
 async def drain(events: AsyncIterator[ReplyEvent]) -> ReplyEvent:

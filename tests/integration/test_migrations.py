@@ -15,7 +15,7 @@ from storage import codec
 from storage.keys import KeyBuilder
 from storage.migrations import MIGRATIONS, Migration, backup_namespace, migrate, restore_backup
 from storage.redis_lore import RedisLoreStore
-from tests.fixtures.servers import RedisServer
+from tests.fixtures.servers import RedisServer, fresh_db
 
 pytestmark = pytest.mark.integration
 
@@ -25,11 +25,8 @@ KEYS = KeyBuilder(prefix="mig")
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = redis_server.client(11)
-    await client.flushdb()
-    yield client
-    await client.flushdb()
-    await client.aclose()
+    async with fresh_db(redis_server, 11) as client:
+        yield client
 
 
 async def seed(redis: aioredis.Redis) -> None:

@@ -16,7 +16,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from engine.memory import space_list
-from tests.fixtures.servers import RedisServer
+from tests.fixtures.servers import RedisServer, fresh_db
 from tests.integration.test_memory_turns import Bot as MemoryBot
 
 pytestmark = pytest.mark.integration
@@ -128,11 +128,8 @@ CHATS: dict[str, tuple[tuple[str, ...], list[tuple[str, str]], list[str]]] = {
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = redis_server.client(7)
-    await client.flushdb()
-    yield client
-    await client.flushdb()
-    await client.aclose()
+    async with fresh_db(redis_server, 7) as client:
+        yield client
 
 
 class Bot(MemoryBot):

@@ -37,7 +37,7 @@ from engine.memory import (
 )
 from storage.keys import KeyBuilder
 from storage.redis_memory import MemoryKeys, RedisMemoryStore
-from tests.fixtures.servers import RedisServer
+from tests.fixtures.servers import RedisServer, fresh_db
 
 pytestmark = pytest.mark.integration
 
@@ -77,11 +77,8 @@ def mem(memory_id: str, target: ScopeList = SPACE, text: str | None = None, **fi
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = redis_server.client(DB)
-    await client.flushdb()
-    yield client
-    await client.flushdb()
-    await client.aclose()
+    async with fresh_db(redis_server, DB) as client:
+        yield client
 
 
 @pytest.fixture

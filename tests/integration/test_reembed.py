@@ -20,18 +20,15 @@ from storage.keys import KeyBuilder
 from storage.redis_documents import RedisDocumentStore
 from storage.redis_memory import RedisMemoryStore
 from storage.redis_memory_directory import RedisMemoryDirectory
-from tests.fixtures.servers import ROOT, RedisServer
+from tests.fixtures.servers import ROOT, RedisServer, fresh_db
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
 async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
-    client = redis_server.client(7)
-    await client.flushdb()
-    yield client
-    await client.flushdb()
-    await client.aclose()
+    async with fresh_db(redis_server, 7) as client:
+        yield client
 
 
 async def test_reembed_moves_every_vector_to_the_new_embedder(

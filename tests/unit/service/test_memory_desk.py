@@ -3,6 +3,7 @@ persona deletion (MEM-10), privacy (DEC-10) and notices (DEC-11)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 
@@ -23,7 +24,7 @@ from engine.memory import (
 from engine.ports import DocumentVersion, Vector
 from engine.requestlog import MemoryNote
 from engine.service.memory import MemoryDesk
-from tests.fakes.stores.memory import InMemoryRecall
+from tests.fakes.stores.memory import InMemoryMemoryStore, InMemoryRecall
 from tests.unit.service.world import ROOM, World
 
 ALICE = "web:alice"
@@ -199,3 +200,55 @@ async def test_dec_8_a_broken_document_search_keeps_the_turns_memory_search(
         assert ctx.plan is not None and [m.memory_id for m in ctx.plan.matches] == [saved.record.id], turn
         assert "the document search of default failed" in caplog.text and "RuntimeError" in caplog.text
         caplog.clear()
+
+
+class _SlowRecall(InMemoryRecall):
+    """Embeds; loading a list (the background embedding of new memories) waits for ``go``."""
+
+    def __init__(self, store: InMemoryMemoryStore) -> None:
+        super().__init__(store, passages=lambda texts: np.ones((len(texts), 4), dtype=np.float32))
+        self.go = asyncio.Event()
+        self.loaded: list[Sequence[ScopeList]] = []
+
+    async def load(self, scopes: Sequence[ScopeList]) -> list[MemoryRecord]:
+        await self.go.wait()
+        self.loaded.append(scopes)
+        return await super().load(scopes)
+
+
+async def _saved_on_a_slow_desk() -> tuple[MemoryDesk, _SlowRecall]:
+    """A desk whose background embedding waits, right after a person saved a memory."""
+    world = World()
+    recall = _SlowRecall(world.memory_store)
+    desk = MemoryDesk(
+        store=world.memory_store, recall=recall, directory=world.directory, policy=MemoryPolicy()
+    )
+    await desk.add(
+        persona="default",
+        target=SPACE,
+        text="Ana's cat is Mochi",
+        pinned=False,
+        source="person",
+        now=world.clock.now(),
+    )
+    return desk, recall
+
+
+async def test_close_lets_the_background_embedding_of_a_new_memory_finish() -> None:
+    """A process stopping right after a memory was saved still embeds it before Redis closes."""
+    desk, recall = await _saved_on_a_slow_desk()
+    asyncio.get_running_loop().call_later(0.05, recall.go.set)
+    await desk.close(grace=5.0)
+    assert recall.loaded == [[SPACE]]
+    await desk.close(grace=5.0)  # idle: returns at once
+
+
+async def test_close_stops_a_stuck_background_embedding_after_its_grace(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An embedding that cannot finish does not hold the shutdown; it is stopped and logged."""
+    desk, recall = await _saved_on_a_slow_desk()
+    with caplog.at_level(logging.WARNING, logger="hearth.memory"):
+        await asyncio.wait_for(desk.close(grace=0.05), 2.0)
+    assert recall.loaded == [] and "background embedding still running" in caplog.text
+    await asyncio.wait_for(desk.embedded(), 1.0)  # nothing left running
