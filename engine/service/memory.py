@@ -310,11 +310,10 @@ class MemoryDesk:
         Run before the Redis client closes, so no embedding writes on a closed client. A list
         whose vectors were not stored is embedded again when a turn next loads it.
         """
-        if self._embedder is None or self._embedder.done():
-            return
         try:
-            await asyncio.wait_for(self.embedded(), grace)
+            await asyncio.wait_for(self.embedded(), grace)  # at once when idle
         except TimeoutError:
+            assert self._embedder is not None
             log.warning("background embedding still running after %.1f s at shutdown; stopped", grace)
             self._embedder.cancel()
             await asyncio.gather(self._embedder, return_exceptions=True)
