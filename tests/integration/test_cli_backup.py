@@ -29,7 +29,12 @@ async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
         yield client
 
 
-def cli(redis_server: RedisServer, folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+HEARTH = Path(sys.executable).parent / "hearth"  # the console command pip installs
+
+
+def cli(
+    redis_server: RedisServer, folder: Path, *args: str, entry: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
     env = {
         **os.environ,
         **redis_server.env(DB),
@@ -40,7 +45,7 @@ def cli(redis_server: RedisServer, folder: Path, *args: str) -> subprocess.Compl
     }
     env.pop("ANTHROPIC_API_KEY", None)
     return subprocess.run(
-        [sys.executable, "-m", "adapters.cli", *args],
+        [*(entry or (sys.executable, "-m", "adapters.cli")), *args],
         env=env,
         capture_output=True,
         text=True,
@@ -76,3 +81,23 @@ async def test_backup_then_restore_puts_the_namespace_back(
 def test_restore_without_a_file_says_so(redis_server: RedisServer, tmp_path: Path) -> None:
     run = cli(redis_server, tmp_path, "restore")
     assert run.returncode != 0 and "restore needs the backup file" in run.stderr
+
+
+async def test_the_hearth_command_runs_backup_like_python_m(
+    redis: aioredis.Redis, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """``hearth backup`` (the console entry point) is the operator command it names."""
+    await redis.set("inn:setting:motto", "warm")
+    made = cli(redis_server, tmp_path, "backup", entry=(str(HEARTH),))
+    assert made.returncode == 0, made.stderr
+    assert re.fullmatch(r"backed up 1 keys to (\S+)\n", made.stdout), made.stdout
+
+
+def test_the_hearth_command_names_its_commands_and_refuses_others(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    listed = cli(redis_server, tmp_path, "--help", entry=(str(HEARTH),))
+    assert listed.returncode == 0
+    assert all(f"  {name}" in listed.stdout for name in ("web", "worker", "backup", "restore", "reembed"))
+    wrong = cli(redis_server, tmp_path, "serve", entry=(str(HEARTH),))
+    assert wrong.returncode == 2 and "unknown command 'serve'" in wrong.stderr
