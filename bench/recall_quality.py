@@ -190,6 +190,7 @@ class Case(msgspec.Struct, kw_only=True):
     phatic: float = 0.0
     plain: np.ndarray | None = None
     words: int = 0
+    targets: tuple[str, ...] = ()  # several right memories (bench/recall_real.py); ``target`` is one
 
 
 def _scored(emb: Embeddings, memories: Sequence[tuple[str, str]], background: np.ndarray) -> ScoredSet:
