@@ -211,7 +211,13 @@ class PageRecall:
         return len(todo)
 
     async def _store_chunks(self, chat: str, group: Sequence[tuple[str, bytes, list[str]]]) -> None:
-        vectors = await asyncio.to_thread(self._embedder.embed_passages, [c for g in group for c in g[2]])
+        texts = [c for g in group for c in g[2]]
+        vectors = np.concatenate(
+            [
+                await asyncio.to_thread(self._embedder.embed_passages, texts[at : at + INDEX_CHUNKS])
+                for at in range(0, len(texts), INDEX_CHUNKS)
+            ]
+        )
         rows: dict[str, bytes] = {}
         at = 0
         for page_id, mark, chunks in group:
