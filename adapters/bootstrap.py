@@ -224,6 +224,7 @@ async def install_personas(hearth: Hearth) -> None:
     warm_tokenizer()  # cl100k loads now, not inside the first turn that counts (issue 12)
     if hearth.service.memory is not None:  # the scorer's background vectors, before the first reply
         await hearth.service.memory.recall.warm()
+    await hearth.archive.warm()  # the same for the archive search
 
 
 _CARD_SUFFIXES = {".png", ".charx", ".json"}

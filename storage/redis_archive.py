@@ -9,17 +9,19 @@ Per chat (``<prefix>:chat:{<chat>}:<part>``, one Cluster slot with the chat's lo
   in-process vector indexes know when to reload).
 - ``archive:cvecs``  HASH page id → an 8-byte fingerprint of the page text, then the float32
   rows of its chunks (RECALL-1, ``adapters.archive_recall``); field ``~model`` names the
-  embedder. Written lazily by searches; a stale fingerprint means "embed again".
+  embedder. Written in the background when pages are written (``PageRecall.index``); a
+  missing row or a stale fingerprint means "embed again" (searches then read the page lexically).
 - ``archive:low``    SET of page ids the entropy filter keeps out of any LLM pass (EPI-7).
 
 Deployment-wide: ``<prefix>:archive:chats`` (SET of chats with pages) and ``<prefix>:archive:where``
 (HASH page id → chat, so a page can be named by its id alone), and ``<prefix>:archive:last_sweep``
 (server time of the last archive pass, in ms), ``<prefix>:archive:activity`` (epoch ms of the
-latest client activity the web process saw, for the dream pass's idle trigger, EPI-10) and
-``<prefix>:archive:dreams`` (LIST of the newest dream reports, JSON, newest first). The first
-three live in other slots than the chat's keys, so
-they are written just before (adding) or just after (purging) the chat's MULTI; at worst they
-name a page or chat that no longer exists, which readers ignore.
+latest client activity the web process saw, for the dream pass's idle trigger, EPI-10),
+``<prefix>:archive:dreams`` (LIST of the newest dream reports, JSON, newest first) and
+``<prefix>:archive:unembedded`` (SET of chats a search found pages without chunk vectors in; the
+worker embeds them next, ``ArchiveDesk.embed_queued``). The first three live in other slots than
+the chat's keys, so they are written just before (adding) or just after (purging) the chat's
+MULTI; at worst they name a page or chat that no longer exists, which readers ignore.
 
 Atomicity: new session pages, their vectors and the ``upto`` cursor move in one MULTI under a
 WATCH on ``meta`` (compare-and-set on the cursor), so two workers archiving one chat never write
@@ -99,6 +101,7 @@ class RedisArchiveStore:
         self._lease_script = client.register_script(lua("archive_lease"))
         self._activity = f"{self._k.prefix}:archive:activity"
         self._dreams = f"{self._k.prefix}:archive:dreams"
+        self._unembedded = f"{self._k.prefix}:archive:unembedded"
         self._touch_script = client.register_script(lua("archive_touch"))
         self._touched: datetime | None = None  # the last activity this process recorded
 
@@ -312,6 +315,21 @@ class RedisArchiveStore:
                     tx.delete(key)
                 tx.hset(key, mapping=fields({**rows, CHUNK_MODEL_FIELD: model}))
                 await tx.execute()
+
+    async def queue_embedding(self, chat: str) -> None:
+        """Ask the worker to embed the chat's pages that have no chunk vectors."""
+        with map_redis_errors():
+            await self._r.sadd(self._unembedded, chat)
+
+    async def take_embedding_queue(self) -> list[str]:
+        """The chats waiting for chunk vectors, taken off the queue (``queue_embedding`` again
+        what fails; the archive pass's full round finds what a crash left out)."""
+        with map_redis_errors():
+            async with self._r.pipeline(transaction=True) as tx:
+                tx.smembers(self._unembedded)
+                tx.delete(self._unembedded)
+                found, _ = await tx.execute()
+        return sorted(texts(found))
 
     def _queue_vectors(
         self,

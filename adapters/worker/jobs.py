@@ -135,16 +135,29 @@ class ArchiveSweeper:
         self.interval = desk.settings.sweep_secs
 
     async def run_once(self) -> bool:
-        """Run one pass if this worker takes the sweep lease; returns whether it ran."""
+        """Embed the pages searches queued; then run one pass if this worker takes the sweep
+        lease (archive, dream, sweep, and every chat's pages still without chunk vectors);
+        returns whether the pass ran."""
+        if embedded := await self._desk.embed_queued():
+            log.info("embedded %d queued archive page(s)", embedded)
         if not await self._store.sweep_lease(self.interval):
             return False
         pages = 0
-        for chat in await self._store.chats():
+        chats = await self._store.chats()
+        for chat in chats:
             pages += len(await self._desk.archive_sessions(chat))
         if self._dream is not None:
             await _dream(self._dream)
         counts = await self._desk.sweep()
-        log.info("archive pass: %d new page(s); sweep %s", pages, counts or "changed nothing")
+        embedded = 0
+        for chat in chats:
+            embedded += await self._desk.embed_pages(chat)
+        log.info(
+            "archive pass: %d new page(s), %d page(s) embedded late; sweep %s",
+            pages,
+            embedded,
+            counts or "changed nothing",
+        )
         return True
 
     async def run(self, stop: asyncio.Event) -> None:

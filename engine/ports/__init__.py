@@ -12,8 +12,8 @@ store, a composite Protocol names them together (``ChatStore``, ``SummaryStore``
 - ``summary``: SummaryTiers, SummaryLog, SummaryQueue, ReportStore.
 - ``memory``: MemoryStore, Directory.  ``recall``: Recall, DocumentRecall.
 - ``documents``: DocumentStore, JobStore.
-- ``archive``: ArchiveChats, ArchiveLog, SessionPages, PageStore, SweepLease, PageVectorStore,
-  ActivityLog, DreamReports, PageRecall, DreamRecall.
+- ``archive``: ArchiveChats, ArchiveLog, SessionPages, PageStore, SweepLease, EmbeddingQueue,
+  PageVectorStore, ActivityLog, DreamReports, PageRecall, DreamRecall.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from engine.ports.archive import (
     DreamRecall,
     DreamReports,
     DreamStore,
+    EmbeddingQueue,
     PageChange,
     PageRecall,
     PageStore,
@@ -74,6 +75,7 @@ __all__ = [
     "DreamRecall",
     "DreamReports",
     "DreamStore",
+    "EmbeddingQueue",
     "JobStore",
     "LoreSource",
     "MemoryRecall",

@@ -25,6 +25,7 @@ __all__ = [
     "DreamRecall",
     "DreamReports",
     "DreamStore",
+    "EmbeddingQueue",
     "PageChange",
     "PageRecall",
     "PageStore",
@@ -130,6 +131,18 @@ class SweepLease(Protocol):
         ...
 
 
+class EmbeddingQueue(Protocol):
+    """Chats whose pages wait for their chunk vectors (the worker embeds them)."""
+
+    async def queue_embedding(self, chat: str) -> None:
+        """Put ``chat`` on the queue (once, however often it is called)."""
+        ...
+
+    async def take_embedding_queue(self) -> list[str]:
+        """The queued chats, taken off the queue."""
+        ...
+
+
 class ActivityLog(Protocol):
     """The latest client activity, for the dream pass's idle trigger (EPI-10)."""
 
@@ -181,7 +194,15 @@ class DreamReports(Protocol):
 
 
 class ArchiveStore(
-    ArchiveChats, ArchiveLog, SessionPages, PageStore, SweepLease, ActivityLog, DreamReports, Protocol
+    ArchiveChats,
+    ArchiveLog,
+    SessionPages,
+    PageStore,
+    SweepLease,
+    EmbeddingQueue,
+    ActivityLog,
+    DreamReports,
+    Protocol,
 ):
     """What the archive desk, the worker's archive pass, the activity mark and the report view need."""
 
@@ -198,6 +219,15 @@ class PageRecall(Protocol):
         """The embedder's name."""
         ...
 
+    async def warm(self) -> None:
+        """Prepare what every search needs (at process start, not in the first search)."""
+        ...
+
+    async def index(self, chat: str, ids: Collection[str]) -> int:
+        """Embed and store the chunk vectors of the pages among ``ids`` that have none
+        (background work); returns how many pages were embedded."""
+        ...
+
     async def embed(self, texts: Sequence[str]) -> list[bytes]:
         """Passage vectors of ``texts`` as little-endian float32 bytes."""
         ...
@@ -205,7 +235,8 @@ class PageRecall(Protocol):
     async def search(
         self, chat: str, query: str, allowed: Collection[str], limit: int
     ) -> list[tuple[str, float]]:
-        """The ``allowed`` pages matching ``query`` best first, as ``(id, relevance)``."""
+        """The ``allowed`` pages matching ``query`` best first, as ``(id, relevance)``; embeds
+        the query only (pages without chunk vectors are read lexically and their chat queued)."""
         ...
 
     async def clusters(self, chat: str, ids: Sequence[str], threshold: float) -> tuple[tuple[str, ...], ...]:

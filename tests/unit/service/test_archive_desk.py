@@ -8,6 +8,7 @@ import pytest
 
 from engine.archive import Page, QueryOptions
 from engine.errors import NotFound
+from engine.service.archive import ArchiveDesk
 from tests.fakes.ports import ScriptedChatModel
 from tests.unit.service.world import ROOM, World
 
@@ -103,3 +104,47 @@ async def test_epi_7_a_near_empty_session_is_kept_but_marked() -> None:
     empty, garden = await world.archive.archive_sessions(ROOM)
     marks = {p.id: low for p, _, low in await world.archive.pages(ROOM)}
     assert marks == {empty.id: True, garden.id: False}
+
+
+class BrokenIndex:
+    """A page recall whose background embedding fails for one chat (the port, faked)."""
+
+    model = "fake"
+
+    def __init__(self, broken: str) -> None:
+        self.broken = broken
+        self.indexed: list[str] = []
+
+    async def warm(self) -> None:
+        return None
+
+    async def index(self, chat: str, ids: object) -> int:
+        if chat == self.broken:
+            raise RuntimeError("embedder crashed")
+        self.indexed.append(chat)
+        return 0
+
+    async def embed(self, texts: object) -> list[bytes]:
+        return []
+
+    async def search(self, chat: str, query: str, allowed: object, limit: int) -> list[tuple[str, float]]:
+        return []
+
+    async def clusters(self, chat: str, ids: object, threshold: float) -> tuple[tuple[str, ...], ...]:
+        return ()
+
+
+async def test_issue_28_a_queued_chat_whose_embedding_fails_stays_queued_with_the_rest() -> None:
+    """EPI-13 (issue 28): the worker takes the chats searches queued; when embedding one fails,
+    it and the chats not reached yet go back on the queue, the ones done do not."""
+    world = await World(ScriptedChatModel()).start()
+    recall = BrokenIndex("web:b")
+    desk = ArchiveDesk(
+        store=world.archive_store, clock=world.clock, settings=world.archive.settings, recall=recall
+    )
+    for chat in ("web:a", "web:b", "web:c"):
+        await world.archive_store.queue_embedding(chat)
+    with pytest.raises(RuntimeError):
+        await desk.embed_queued()
+    assert recall.indexed == ["web:a"]
+    assert await world.archive_store.take_embedding_queue() == ["web:b", "web:c"]
