@@ -23,6 +23,7 @@ __all__ = [
     "ArchiveLog",
     "ArchiveStore",
     "DreamRecall",
+    "DreamRejections",
     "DreamReports",
     "DreamStore",
     "PageChange",
@@ -180,13 +181,27 @@ class DreamReports(Protocol):
         ...
 
 
+class DreamRejections(Protocol):
+    """Fingerprints of dream clusters whose output was rejected (``cluster_fingerprint``)."""
+
+    async def rejected_clusters(self) -> set[str]:
+        """Every remembered fingerprint (the newest 10,000 stay)."""
+        ...
+
+    async def reject_cluster(self, fingerprint: str, at: datetime) -> None:
+        """Remember that the cluster ``fingerprint`` was rejected at ``at``."""
+        ...
+
+
 class ArchiveStore(
     ArchiveChats, ArchiveLog, SessionPages, PageStore, SweepLease, ActivityLog, DreamReports, Protocol
 ):
     """What the archive desk, the worker's archive pass, the activity mark and the report view need."""
 
 
-class DreamStore(ArchiveChats, PageStore, PageVectorStore, ActivityLog, DreamReports, Protocol):
+class DreamStore(
+    ArchiveChats, PageStore, PageVectorStore, ActivityLog, DreamReports, DreamRejections, Protocol
+):
     """What the dream pass needs (``RedisArchiveStore``)."""
 
 
