@@ -7,10 +7,13 @@ reports the attempts in the request log. SDK exceptions are translated here (STY
 
 Time limits (``LlmSettings``): a connection must open within ``connect_timeout``; the provider
 may stay silent at most ``read_timeout`` (before the response starts and between two stream
-events); a call, its retries and its waits included, ends within ``total_timeout`` with
-``llm_timeout``. A ``Retry-After`` is honoured when it is at most ``retry_after_cap`` and fits
-in what is left of the budget; a longer one fails the call at once (the person is told when to
-try again) instead of holding the chat.
+events); the reply must start (its first text or tool delta) within ``total_timeout`` of the
+call, every attempt, retry and wait included, or the call fails with ``llm_timeout``. Once the
+reply streams, only the read timeout applies: a long reply that keeps coming is not cut, one
+that stops is. So a hung provider fails the call within ``total_timeout`` (or ``read_timeout``
+after its last word). A ``Retry-After`` is honoured when it is at most ``retry_after_cap`` and
+fits in what is left of the budget; a longer one fails the call at once (the person is told
+when to try again) instead of holding the chat.
 """
 
 from __future__ import annotations
@@ -158,12 +161,16 @@ class AnthropicChatModel:
             log.warning("Claude attempt %d failed (%s); retrying in %.2fs", attempt, error.code, delay)
             await self._sleep(delay)
 
-    def _silence(self, deadline: float) -> float:
-        """How long the provider may stay silent now: the read timeout, or less near the deadline."""
+    def _silence(self, deadline: float | None) -> float:
+        """How long the provider may stay silent now: the read timeout, or less near the deadline
+        (``None``: the reply streams, the deadline no longer applies)."""
+        if deadline is None:
+            return self._idle
         return max(0.0, min(self._idle, deadline - time.monotonic()))
 
     async def _once(self, request: dict[str, Any], deadline: float) -> AsyncIterator[ModelEvent]:
-        """One attempt; every wait for the provider ends at the read timeout or the deadline.
+        """One attempt; every wait for the provider ends at the read timeout, and until the reply
+        starts streaming also at the deadline.
 
         Each wait is bounded on its own (never across a ``yield``, which would time the
         consumer's work instead), and the response is closed however the attempt ends.
@@ -174,13 +181,16 @@ class AnthropicChatModel:
         async with asyncio.timeout(self._silence(deadline)):
             stream = await self.client.messages.create(**request, stream=True)
         events = aiter(stream)
+        until: float | None = deadline
         try:
             while True:
-                async with asyncio.timeout(self._silence(deadline)):
+                async with asyncio.timeout(self._silence(until)):
                     try:
                         event = await anext(events)
                     except StopAsyncIteration:
                         break
+                if event.type == "content_block_delta":
+                    until = None  # the reply streams: only silence ends it now
                 if event.type == "content_block_start" and event.content_block.type == "tool_use":
                     tool = {"id": event.content_block.id, "name": event.content_block.name, "json": []}
                 elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":

@@ -81,7 +81,7 @@ async def test_a_hung_provider_fails_the_turn_within_the_budget_and_frees_the_ch
     assert first.status_code == 502, first.text
     error = first.json()["error"]
     assert error["code"] == "llm_timeout" and "saved" in error["message"]
-    assert BUDGET * 0.9 <= first_at < BUDGET + SLACK
+    assert 1.0 <= first_at < BUDGET + SLACK  # at least one read timeout, at most the budget
     assert second.status_code == 200, second.text  # answered once the hung turn gave up, no 409
     assert second.json()["reply"].endswith("Second try, same chat.")
     assert elsewhere.status_code == 200 and elsewhere_at < first_at  # another chat kept answering
