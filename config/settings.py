@@ -8,7 +8,8 @@ Groups and their variables (API.md):
 
 - ``redis``: ``REDIS_URL`` (required), ``HEARTH_REDIS_CLUSTER``, ``HEARTH_NAMESPACE``
 - ``llm``: ``ANTHROPIC_API_KEY``, ``ANTHROPIC_BASE_URL``, ``HEARTH_MODEL``,
-  ``HEARTH_LLM_MAX_RETRIES``, ``HEARTH_OFFLINE_DELAY_MS``
+  ``HEARTH_LLM_MAX_RETRIES``, ``HEARTH_LLM_CONNECT_TIMEOUT``, ``HEARTH_LLM_READ_TIMEOUT``,
+  ``HEARTH_LLM_TOTAL_TIMEOUT``, ``HEARTH_LLM_RETRY_AFTER_CAP``, ``HEARTH_OFFLINE_DELAY_MS``
 - ``memory``: ``HEARTH_EMBEDDER``, ``MEMORY_DECAY_ENABLED``, ``HEARTH_DEEP_MEMORY_PLATFORMS``
 - ``telegram``: ``TELEGRAM_BOT_TOKEN``, ``TELEGRAM_API_BASE``, ``TELEGRAM_WEBHOOK_URL``,
   ``TELEGRAM_WEBHOOK_SECRET``
@@ -65,6 +66,10 @@ class LlmSettings(msgspec.Struct, frozen=True, kw_only=True):
     base_url: str | None = None
     model: str = DEFAULT_MODEL
     max_retries: int = 3
+    connect_timeout: float = 10.0  # seconds to open a connection to the provider
+    read_timeout: float = 30.0  # seconds the provider may stay silent (headers, between stream events)
+    total_timeout: float = 60.0  # seconds a model call may take in all, retries and waits included
+    retry_after_cap: float = 10.0  # the longest ``Retry-After`` honoured; a longer one fails at once
     offline_delay_ms: int = 15
 
 
@@ -187,6 +192,10 @@ def _llm(read: Env) -> LlmSettings:
         base_url=read.optional("ANTHROPIC_BASE_URL"),
         model=read.text("HEARTH_MODEL", DEFAULT_MODEL),
         max_retries=read.integer("HEARTH_LLM_MAX_RETRIES", 3, 0, 10),
+        connect_timeout=read.number("HEARTH_LLM_CONNECT_TIMEOUT", 10.0, above=0, most=600),
+        read_timeout=read.number("HEARTH_LLM_READ_TIMEOUT", 30.0, above=0, most=600),
+        total_timeout=read.number("HEARTH_LLM_TOTAL_TIMEOUT", 60.0, above=0, most=3600),
+        retry_after_cap=read.number("HEARTH_LLM_RETRY_AFTER_CAP", 10.0, above=0, most=600),
         offline_delay_ms=read.integer("HEARTH_OFFLINE_DELAY_MS", 15, 0, 5_000),
     )
 

@@ -11,7 +11,7 @@ reply) or ``fail_turn`` (none) returns.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Literal
 
 import msgspec
@@ -38,6 +38,7 @@ from engine.tools import ARCHIVE_TOOLS, MEMORY_TOOLS, ToolSpec
 from engine.window import Window, WindowPolicy, live_window
 
 __all__ = [
+    "BACKDATED",
     "MAX_TOOL_ROUNDS",
     "Commit",
     "Draft",
@@ -55,6 +56,7 @@ __all__ = [
     "persona_message",
     "plan_turn",
     "prompt_parts",
+    "reply_time",
     "turn_macros",
 ]
 
@@ -186,6 +188,20 @@ class Commit(msgspec.Struct, frozen=True, kw_only=True):
     lore_state: LoreState | None = None
 
 
+BACKDATED = timedelta(minutes=15)
+"""A message sent this long before its turn began was back-dated (imported, or sent with an
+explicit past ``sent_at``): longer than any wait for the chat's lock and the model."""
+
+
+def reply_time(answered_at: datetime, *, started: datetime, now: datetime) -> datetime:
+    """When a reply is dated: ``now``, unless the answered message is back-dated (``BACKDATED``);
+    then the message's time plus the time the turn took, so the reply follows the message in the
+    conversation's own timeline (archive sessions split where that timeline says)."""
+    if answered_at < started - BACKDATED:
+        return answered_at + max(now - started, timedelta(0))
+    return now
+
+
 def finish_turn(
     g: Gathered,
     plan: TurnPlan,
@@ -196,12 +212,18 @@ def finish_turn(
     now: datetime,
     duration_ms: int,
 ) -> Commit:
-    """The commit of a turn the model answered with ``text`` (already stripped, not empty)."""
+    """The commit of a turn the model answered with ``text`` (already stripped, not empty).
+
+    The reply is dated by ``reply_time``: now, or after the message it answers when that one was
+    sent long before the turn began (an imported or back-dated conversation keeps its timeline).
+    """
     persona = g.persona
     turn = msgspec.structs.replace(
         plan.turn, reply=text, reply_message=f"r-{plan.turn.id}", journal=tuple(draft.journal)
     )
-    reply = persona_message(persona, text, sent_at=now, tokens=reply_tokens, reply_to=g.frame.answered.id)
+    answered = g.frame.answered
+    at = reply_time(answered.sent_at, started=g.started, now=now)
+    reply = persona_message(persona, text, sent_at=at, tokens=reply_tokens, reply_to=answered.id)
     state = g.lore.state
     keep = g.lore.decisions or state.marks or state.timed or state.before  # a state worth storing
     return Commit(

@@ -17,7 +17,9 @@ Deployment-wide: ``<prefix>:archive:chats`` (SET of chats with pages) and ``<pre
 (HASH page id → chat, so a page can be named by its id alone), and ``<prefix>:archive:last_sweep``
 (server time of the last archive pass, in ms), ``<prefix>:archive:activity`` (epoch ms of the
 latest client activity the web process saw, for the dream pass's idle trigger, EPI-10),
-``<prefix>:archive:dreams`` (LIST of the newest dream reports, JSON, newest first) and
+``<prefix>:archive:dreams`` (LIST of the newest dream reports, JSON, newest first),
+``<prefix>:archive:dream_rejected`` (ZSET of the fingerprints of dream clusters whose output was
+rejected, scored by when; the newest ``DREAM_REJECTIONS_KEPT`` stay) and
 ``<prefix>:archive:unembedded`` (SET of chats a search found pages without chunk vectors in; the
 worker embeds them next, ``ArchiveDesk.embed_queued``). The first three live in other slots than
 the chat's keys, so they are written just before (adding) or just after (purging) the chat's
@@ -69,6 +71,7 @@ ACTIVITY_GRANULARITY = timedelta(seconds=1)  # the dream idle trigger needs no f
 _PAGE = msgspec.msgpack.Decoder(Page)
 _REPORT = msgspec.json.Decoder(DreamReport)
 DREAM_REPORTS_KEPT = 50
+DREAM_REJECTIONS_KEPT = 10_000  # fingerprints of rejected dream clusters, newest kept
 _RETRIES = 20
 T = TypeVar("T")
 
@@ -102,6 +105,7 @@ class RedisArchiveStore:
         self._activity = f"{self._k.prefix}:archive:activity"
         self._dreams = f"{self._k.prefix}:archive:dreams"
         self._unembedded = f"{self._k.prefix}:archive:unembedded"
+        self._rejected = f"{self._k.prefix}:archive:dream_rejected"
         self._touch_script = client.register_script(lua("archive_touch"))
         self._touched: datetime | None = None  # the last activity this process recorded
 
@@ -385,6 +389,20 @@ class RedisArchiveStore:
         with map_redis_errors():
             raw = await self._r.lrange(self._dreams, 0, max(0, limit - 1))
         return [_REPORT.decode(r) for r in raw]
+
+    async def rejected_clusters(self) -> set[str]:
+        """See ``engine.ports.DreamRejections.rejected_clusters``."""
+        with map_redis_errors():
+            raw = await self._r.zrange(self._rejected, 0, -1)
+        return {r.decode() if isinstance(r, bytes) else str(r) for r in raw}
+
+    async def reject_cluster(self, fingerprint: str, at: datetime) -> None:
+        """See ``engine.ports.DreamRejections.reject_cluster`` (the newest ``DREAM_REJECTIONS_KEPT``)."""
+        with map_redis_errors():
+            async with self._r.pipeline(transaction=True) as tx:
+                tx.zadd(self._rejected, {fingerprint: at.timestamp()})
+                tx.zremrangebyrank(self._rejected, 0, -DREAM_REJECTIONS_KEPT - 1)
+                await tx.execute()
 
 
 def _ordered(raw: Iterable[bytes]) -> list[Page]:

@@ -1,9 +1,19 @@
 """Claude through the official SDK: streaming, retries with backoff, usage (PRM-2, PRM-3).
 
 The SDK's own retries are switched off (``max_retries=0``) so that this adapter decides: it
-retries 408/409/429/5xx/529 and connection errors with exponential backoff and jitter, honours
-``retry-after``, never retries once text has streamed to the person (that would duplicate it),
-and reports the attempts in the request log. SDK exceptions are translated here (STYLE P5).
+retries 408/409/429/5xx/529, connection errors and timeouts with exponential backoff and
+jitter, never retries once text has streamed to the person (that would duplicate it), and
+reports the attempts in the request log. SDK exceptions are translated here (STYLE P5).
+
+Time limits (``LlmSettings``): a connection must open within ``connect_timeout``; the provider
+may stay silent at most ``read_timeout`` (before the response starts and between two stream
+events); the reply must start (its first text or tool delta) within ``total_timeout`` of the
+call, every attempt, retry and wait included, or the call fails with ``llm_timeout``. Once the
+reply streams, only the read timeout applies: a long reply that keeps coming is not cut, one
+that stops is. So a hung provider fails the call within ``total_timeout`` (or ``read_timeout``
+after its last word). A ``Retry-After`` is honoured when it is at most ``retry_after_cap`` and
+fits in what is left of the budget; a longer one fails the call at once (the person is told
+when to try again) instead of holding the chat.
 """
 
 from __future__ import annotations
@@ -11,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -67,12 +78,18 @@ class AnthropicChatModel:
         max_retries: int = 3,
         base_delay: float = 0.5,
         max_delay: float = 8.0,
+        read_timeout: float = 30.0,
+        total_timeout: float = 60.0,
+        retry_after_cap: float = 10.0,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.client = client
         self._max_retries = max_retries
         self._base = base_delay
         self._max = max_delay
+        self._idle = read_timeout
+        self._total = total_timeout
+        self._retry_after_cap = retry_after_cap
         self._sleep = sleep
 
     @classmethod
@@ -82,14 +99,21 @@ class AnthropicChatModel:
             api_key=str(settings.api_key),
             base_url=settings.base_url,
             max_retries=0,
-            timeout=120.0,
+            timeout=anthropic.Timeout(settings.read_timeout, connect=settings.connect_timeout),
         )
-        return cls(client, max_retries=settings.max_retries)
+        return cls(
+            client,
+            max_retries=settings.max_retries,
+            read_timeout=settings.read_timeout,
+            total_timeout=settings.total_timeout,
+            retry_after_cap=settings.retry_after_cap,
+        )
 
-    def _delay(self, attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(retry_after, 60.0)
+    def _delay(self, attempt: int) -> float:
         return min(self._max, self._base * 2.0 ** (attempt - 1)) * (0.5 + random.random() / 2)
+
+    def _timed_out(self) -> LLMUnavailable:
+        return LLMUnavailable(f"Claude did not answer within {self._total:g} s", code="llm_timeout")
 
     async def stream(
         self,
@@ -100,12 +124,13 @@ class AnthropicChatModel:
     ) -> AsyncIterator[ModelEvent]:
         """See ``engine.ports.ChatModel.stream``."""
         request = to_messages_request(prompt, settings, tools)
+        deadline = time.monotonic() + self._total
         attempt = 0
         while True:
             attempt += 1
             emitted = False
             try:
-                async for event in self._once(request):
+                async for event in self._once(request, deadline):
                     if isinstance(event, ModelDone):  # estimated after the stream: off the path
                         estimated = estimate_request(request)
                         yield msgspec.structs.replace(event, attempts=attempt, estimated_input=estimated)
@@ -117,39 +142,81 @@ class AnthropicChatModel:
                 error: LLMUnavailable = map_status_error(exc)
                 retryable = exc.status_code in _RETRYABLE or exc.type == "overloaded_error"
                 wait = _retry_after(exc)
-            except anthropic.APIConnectionError as exc:
+            except (TimeoutError, anthropic.APITimeoutError):  # silent past the read timeout or the budget
+                error = LLMUnavailable(f"Claude stayed silent for {self._idle:g} s", code="llm_timeout")
+                retryable, wait = True, None
+            except anthropic.APIConnectionError as exc:  # refused, reset or cut mid-stream
                 error = LLMUnavailable(f"Claude could not be reached ({type(exc).__name__})")
                 retryable, wait = True, None
+            left = deadline - time.monotonic()
+            if left <= 0 and not emitted:
+                raise self._timed_out() from None
             if emitted or not retryable or attempt > self._max_retries:
                 raise error
-            delay = self._delay(attempt, wait)
+            if wait is not None and (wait > self._retry_after_cap or wait >= left):
+                raise _too_long(error, wait)  # waiting would hold the chat: fail now, say when to retry
+            delay = wait if wait is not None else self._delay(attempt)
+            if delay >= left:
+                raise error
             log.warning("Claude attempt %d failed (%s); retrying in %.2fs", attempt, error.code, delay)
             await self._sleep(delay)
 
-    async def _once(self, request: dict[str, Any]) -> AsyncIterator[ModelEvent]:
+    def _silence(self, deadline: float | None) -> float:
+        """How long the provider may stay silent now: the read timeout, or less near the deadline
+        (``None``: the reply streams, the deadline no longer applies)."""
+        if deadline is None:
+            return self._idle
+        return max(0.0, min(self._idle, deadline - time.monotonic()))
+
+    async def _once(self, request: dict[str, Any], deadline: float) -> AsyncIterator[ModelEvent]:
+        """One attempt; every wait for the provider ends at the read timeout, and until the reply
+        starts streaming also at the deadline.
+
+        Each wait is bounded on its own (never across a ``yield``, which would time the
+        consumer's work instead), and the response is closed however the attempt ends.
+        """
         usage: dict[str, int] = {}
         stop_reason: str | None = None
         tool: dict[str, Any] | None = None
-        stream = await self.client.messages.create(**request, stream=True)
-        async for event in stream:
-            if event.type == "content_block_start" and event.content_block.type == "tool_use":
-                tool = {"id": event.content_block.id, "name": event.content_block.name, "json": []}
-            elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
-                if tool is not None:
-                    tool["json"].append(event.delta.partial_json)
-            elif event.type == "content_block_stop" and tool is not None:
-                yield ToolCall(id=tool["id"], name=tool["name"], arguments="".join(tool["json"]) or "{}")
-                tool = None
-            elif event.type == "message_start":
-                u = event.message.usage
-                usage = {
-                    "input_tokens": u.input_tokens or 0,
-                    "cache_creation_input_tokens": u.cache_creation_input_tokens or 0,
-                    "cache_read_input_tokens": u.cache_read_input_tokens or 0,
-                }
-            elif event.type == "content_block_delta" and event.delta.type == "text_delta":
-                yield TextDelta(text=event.delta.text)
-            elif event.type == "message_delta":
-                usage["output_tokens"] = event.usage.output_tokens or 0
-                stop_reason = event.delta.stop_reason
+        async with asyncio.timeout(self._silence(deadline)):
+            stream = await self.client.messages.create(**request, stream=True)
+        events = aiter(stream)
+        until: float | None = deadline
+        try:
+            while True:
+                async with asyncio.timeout(self._silence(until)):
+                    try:
+                        event = await anext(events)
+                    except StopAsyncIteration:
+                        break
+                if event.type == "content_block_delta":
+                    until = None  # the reply streams: only silence ends it now
+                if event.type == "content_block_start" and event.content_block.type == "tool_use":
+                    tool = {"id": event.content_block.id, "name": event.content_block.name, "json": []}
+                elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
+                    if tool is not None:
+                        tool["json"].append(event.delta.partial_json)
+                elif event.type == "content_block_stop" and tool is not None:
+                    yield ToolCall(id=tool["id"], name=tool["name"], arguments="".join(tool["json"]) or "{}")
+                    tool = None
+                elif event.type == "message_start":
+                    u = event.message.usage
+                    usage = {
+                        "input_tokens": u.input_tokens or 0,
+                        "cache_creation_input_tokens": u.cache_creation_input_tokens or 0,
+                        "cache_read_input_tokens": u.cache_read_input_tokens or 0,
+                    }
+                elif event.type == "content_block_delta" and event.delta.type == "text_delta":
+                    yield TextDelta(text=event.delta.text)
+                elif event.type == "message_delta":
+                    usage["output_tokens"] = event.usage.output_tokens or 0
+                    stop_reason = event.delta.stop_reason
+        finally:
+            await stream.close()
         yield ModelDone(usage=Usage(**usage), stop_reason=stop_reason, attempts=1)
+
+
+def _too_long(error: LLMUnavailable, wait: float) -> LLMUnavailable:
+    """The provider asked for a wait longer than the chat may be held: fail with when to retry."""
+    detail = f"{error.message}; it asks to wait {wait:g} s, try again then"
+    return LLMRateLimited(detail, code=error.code, status=error.status, retry_after=wait)

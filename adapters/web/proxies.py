@@ -10,7 +10,9 @@ limits, the cookie ``Secure`` flag and the loopback-only admin API.
 The admin rule is stricter than "the resolved client is loopback": a request that carries any
 forwarding header (``X-Forwarded-For``, ``Forwarded``, ``X-Real-IP``) counts as loopback only
 when a trusted proxy forwarded it for a loopback client. So a reverse proxy on the same host
-never exposes the admin API, trusted or not.
+never exposes the admin API, trusted or not. A forwarded chain that is empty, or whose hop the
+resolution stops at is not an address (``garbage``), names no client: such a request is never
+a loopback one (for the rate limits it stays the proxy's, the last address believed).
 """
 
 from __future__ import annotations
@@ -67,15 +69,20 @@ class TrustedProxies:
         """The client's address: the peer, or what trusted proxies say it is."""
         if not self.trusts(peer):
             return peer
-        client = peer
+        return self._forwarded(headers)[0] or peer
+
+    def _forwarded(self, headers: Mapping[str, str]) -> tuple[str | None, bool]:
+        """(the last address the chain names, whether the chain named the client), walking
+        ``X-Forwarded-For`` from the right past trusted proxies; it stops at garbage."""
+        client = None
         for hop in reversed(self._hops(headers)):
             address = _address(hop)
             if address is None:
-                break  # garbage: stop at the last proxy we trust
+                return client, False  # garbage: the client is unknown
             client = str(address)
             if not self.trusts(client):
-                break
-        return client
+                return client, True
+        return client, client is not None
 
     def scheme(self, peer: str, headers: Mapping[str, str], own: str) -> str:
         """``http`` or ``https``: ``X-Forwarded-Proto`` from a trusted proxy, else the connection's."""
@@ -92,4 +99,5 @@ class TrustedProxies:
             return True
         if not self.trusts(peer) or "x-forwarded-for" not in headers:
             return False  # forwarded by someone we do not believe: not a local client
-        return is_loopback(self.client(peer, headers))
+        client, named = self._forwarded(headers)
+        return named and client is not None and is_loopback(client)

@@ -4,6 +4,8 @@ It runs the background jobs (conversation summaries and the deep memory pass, ta
 ``jobs`` stream), the periodic archive pass (sessions to pages, the dream pass, the sweep) and,
 when ``TELEGRAM_BOT_TOKEN`` is set and no webhook is configured, Telegram long polling. It
 announces itself with a heartbeat key that expires when the process dies and stops on SIGTERM.
+Started while Redis is down, it waits for Redis (retrying with backoff, logging each miss) and
+then starts as usual.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from engine.errors import ConfigError
 
 log = logging.getLogger("hearth.worker")
 HEARTBEAT_SECONDS = 15
+REDIS_WAIT_FIRST, REDIS_WAIT_MOST = 0.5, 10.0  # seconds between pings while Redis is down
 
 
 async def run() -> None:
@@ -41,11 +44,27 @@ async def run() -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     try:
+        if not await _redis_up(hearth, stop):
+            return
         await install_personas(hearth)
         await _serve(hearth, stop)
     finally:
         await hearth.close()
         log.info("Hearth worker stopped")
+
+
+async def _redis_up(hearth: Hearth, stop: asyncio.Event) -> bool:
+    """Wait until Redis answers (backoff from ``REDIS_WAIT_FIRST`` to ``REDIS_WAIT_MOST``);
+    ``False`` when told to stop first."""
+    delay = REDIS_WAIT_FIRST
+    while not await hearth.ping():
+        log.warning("Redis does not answer yet; the worker waits and tries again in %.1f s", delay)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), timeout=delay)
+        if stop.is_set():
+            return False
+        delay = min(REDIS_WAIT_MOST, delay * 2)
+    return True
 
 
 async def _serve(hearth: Hearth, stop: asyncio.Event) -> None:

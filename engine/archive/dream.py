@@ -6,12 +6,15 @@ without client activity it takes clusters of cold near-duplicate pages, the most
 each cluster the LLM answers JSON validated against ``DreamOutput``; the highest-scoring page is
 rewritten (a new version, EPI-11), every other page becomes a stub pointing to it, and evidence
 lines record which pages fed the merge. Output that fails validation changes nothing and is
-recorded in the run's report. When activity resumes the run stops before the next cluster.
+recorded in the run's report; the cluster's fingerprint (its pages and their versions) is
+remembered and the cluster is not sent again until one of its pages changes. When activity
+resumes the run stops before the next cluster.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import hashlib
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Literal
 
@@ -31,6 +34,7 @@ __all__ = [
     "DreamPolicy",
     "DreamReport",
     "apply_dream",
+    "cluster_fingerprint",
     "dream_prompt",
     "is_idle",
     "parse_dream",
@@ -53,6 +57,7 @@ class DreamCluster(msgspec.Struct, frozen=True, kw_only=True):
     pages: tuple[str, ...]
     survivor: str
     novelty: float
+    fingerprint: str = ""  # ``cluster_fingerprint`` of its pages as planned
 
 
 class DreamEvidence(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -89,6 +94,15 @@ def is_idle(last_activity: datetime | None, now: datetime, policy: DreamPolicy) 
     return last_activity is None or (now - last_activity).total_seconds() >= policy.idle_window_secs
 
 
+def cluster_fingerprint(pages: Sequence[Page]) -> str:
+    """A stable name of a cluster as it is now: its pages' chats, ids and versions, in any order.
+
+    Any change to a member (a new version, a page joining or leaving) gives another fingerprint.
+    """
+    parts = sorted(f"{p.chat}\x00{p.id}\x00{p.version}" for p in pages)
+    return hashlib.sha256("\x01".join(parts).encode()).hexdigest()[:32]
+
+
 def plan_dream(
     pages: Sequence[Page],
     clusters: Sequence[Sequence[str]],
@@ -96,6 +110,7 @@ def plan_dream(
     now: datetime,
     archive: ArchivePolicy,
     policy: DreamPolicy,
+    rejected: Collection[str] = (),
 ) -> tuple[DreamCluster, ...]:
     """Clusters to rewrite, most novel first, at most ``max_clusters_per_run``.
 
@@ -106,6 +121,8 @@ def plan_dream(
         now: the time of the run.
         archive: the archive policy (what "cold" means).
         policy: the dream policy.
+        rejected: fingerprints of clusters whose output was rejected before; such a cluster is
+            left out while its pages stay as they were.
 
     Returns:
         Clusters of two or more cold, unpinned, non-low-entropy episodic pages.
@@ -125,9 +142,13 @@ def plan_dream(
         ]
         if len(usable) < 2:
             continue
+        fingerprint = cluster_fingerprint(usable)
+        if fingerprint in rejected:
+            continue
         survivor = max(usable, key=lambda p: (retention_score(p, now, archive), p.created_at, p.id))
         score = sum(novelty.get(p.id, 0.0) for p in usable) / len(usable)
-        planned.append(DreamCluster(pages=tuple(p.id for p in usable), survivor=survivor.id, novelty=score))
+        ids = tuple(p.id for p in usable)
+        planned.append(DreamCluster(pages=ids, survivor=survivor.id, novelty=score, fingerprint=fingerprint))
     planned.sort(key=lambda c: (-c.novelty, c.survivor))
     return tuple(planned[: policy.max_clusters_per_run])
 

@@ -12,7 +12,8 @@ and :func:`apply_sweep` is the reference for that. In order:
    highest-scoring page survives and absorbs the others' keep-worthy tokens; the others are
    marked superseded and point to it.
 4. *Cold pages* left: compacted when ``compact_cold_episodic`` is on (once; a compacted page
-   stays ``cold``), evicted otherwise (the default).
+   stays ``cold``), evicted otherwise (the default). A page the dream pass rewrote less than
+   ``DREAM_GRACE`` ago is spared: the merge it holds is not undone by the sweep that follows.
 
 Every change of content or status is a new version (EPI-11), so ``restore_page`` can undo it.
 Invariants: running the sweep again at the same ``now`` on the applied result plans nothing;
@@ -33,6 +34,7 @@ from engine.archive.versions import absorb_tokens, compact_page, rewrite_page, s
 from engine.errors import InvalidInput
 
 __all__ = [
+    "DREAM_GRACE",
     "Absorbed",
     "Compacted",
     "Evicted",
@@ -46,6 +48,11 @@ __all__ = [
     "plan_sweep",
     "sweepable",
 ]
+
+
+DREAM_GRACE = timedelta(days=7)
+"""How long a page the dream pass rewrote is neither evicted nor compacted (EPI-10): its merged
+text was written because the page was cold, and the same pass's sweep must not throw it away."""
 
 
 class PageScore(msgspec.Struct, frozen=True, kw_only=True):
@@ -166,7 +173,7 @@ def plan_sweep(
             actions.extend(_merge(cluster, cold_ids, by_id, score_of, work, now))
     for page in cold:
         current = work.get(page.id, page)
-        if current.status == "superseded":
+        if current.status == "superseded" or _dreamt_lately(current, now):
             continue
         action = _cold_action(current, score_of[page.id], now, policy, work)
         if action is not None:
@@ -182,6 +189,11 @@ def apply_sweep(pages: Sequence[Page], plan: SweepPlan) -> tuple[Page, ...]:
     updated = {page.id: page for page in plan.updates}
     gone = set(plan.purge)
     return tuple(updated.get(page.id, page) for page in pages if page.id not in gone)
+
+
+def _dreamt_lately(page: Page, now: datetime) -> bool:
+    at = page.version_at
+    return page.version_reason == "dream" and at is not None and now - at < DREAM_GRACE
 
 
 def _index(pages: Sequence[Page]) -> dict[str, Page]:

@@ -13,7 +13,7 @@ store, a composite Protocol names them together (``ChatStore``, ``SummaryStore``
 - ``memory``: MemoryStore, Directory.  ``recall``: Recall, DocumentRecall.
 - ``documents``: DocumentStore, JobStore.
 - ``archive``: ArchiveChats, ArchiveLog, SessionPages, PageStore, SweepLease, EmbeddingQueue,
-  PageVectorStore, ActivityLog, DreamReports, PageRecall, DreamRecall.
+  PageVectorStore, ActivityLog, DreamReports, DreamRejections, PageRecall, DreamRecall.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from engine.ports.archive import (
     ArchiveLog,
     ArchiveStore,
     DreamRecall,
+    DreamRejections,
     DreamReports,
     DreamStore,
     EmbeddingQueue,
@@ -73,6 +74,7 @@ __all__ = [
     "DocumentStore",
     "DocumentVersion",
     "DreamRecall",
+    "DreamRejections",
     "DreamReports",
     "DreamStore",
     "EmbeddingQueue",

@@ -23,6 +23,7 @@ __all__ = [
     "ArchiveLog",
     "ArchiveStore",
     "DreamRecall",
+    "DreamRejections",
     "DreamReports",
     "DreamStore",
     "EmbeddingQueue",
@@ -193,6 +194,18 @@ class DreamReports(Protocol):
         ...
 
 
+class DreamRejections(Protocol):
+    """Fingerprints of dream clusters whose output was rejected (``cluster_fingerprint``)."""
+
+    async def rejected_clusters(self) -> set[str]:
+        """Every remembered fingerprint (the newest 10,000 stay)."""
+        ...
+
+    async def reject_cluster(self, fingerprint: str, at: datetime) -> None:
+        """Remember that the cluster ``fingerprint`` was rejected at ``at``."""
+        ...
+
+
 class ArchiveStore(
     ArchiveChats,
     ArchiveLog,
@@ -207,7 +220,9 @@ class ArchiveStore(
     """What the archive desk, the worker's archive pass, the activity mark and the report view need."""
 
 
-class DreamStore(ArchiveChats, PageStore, PageVectorStore, ActivityLog, DreamReports, Protocol):
+class DreamStore(
+    ArchiveChats, PageStore, PageVectorStore, ActivityLog, DreamReports, DreamRejections, Protocol
+):
     """What the dream pass needs (``RedisArchiveStore``)."""
 
 

@@ -8,10 +8,11 @@ are grouped into near-duplicate clusters by their vectors; a page's novelty is
 ``1 − max cosine`` to the chat's pages outside its cluster, and ``plan_dream`` orders the clusters
 most novel first. Before each cluster the activity mark is read again: any client activity since
 the run began stops the run there. The LLM answers JSON that ``parse_dream`` validates; invalid
-output changes nothing and is recorded. A valid merge is stored in one compare-and-set through
-the archive store (the survivor's new version and the stubs), only if the cluster's pages are
-still exactly what was planned; the survivor's vector is then refreshed. Every run, skipped or
-not, leaves a :class:`DreamReport`.
+output changes nothing and is recorded, and the cluster's fingerprint is remembered in the store
+so later runs skip that cluster until one of its pages changes. A valid merge is stored in one
+compare-and-set through the archive store (the survivor's new version and the stubs), only if
+the cluster's pages are still exactly what was planned; the survivor's vector is then
+refreshed. Every run, skipped or not, leaves a :class:`DreamReport`.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from engine.archive.dream import (
     DreamPolicy,
     DreamReport,
     apply_dream,
+    cluster_fingerprint,
     dream_prompt,
     is_idle,
     parse_dream,
@@ -146,7 +148,8 @@ class DreamRunner:
             clusters.extend(found)
             if stored.model == recall.model:
                 novelty.update(novelty_of(found, stored.vectors))
-        planned = plan_dream(every, clusters, novelty, now, self.archive, self.policy)
+        rejected = await self.store.rejected_clusters()
+        planned = plan_dream(every, clusters, novelty, now, self.archive, self.policy, rejected)
         return {p.id: p for p in every}, planned
 
     def _candidate(self, page: Page, now: datetime) -> bool:
@@ -195,9 +198,10 @@ class DreamRunner:
             output = parse_dream(await self._ask(model, members), cluster)
         except LLMUnavailable as exc:
             return f"the LLM failed: {exc.code}"
-        if isinstance(output, str):
-            return output
         at = self._clock.now()
+        if isinstance(output, str):  # not sent again while its pages stay as they are
+            await self.store.reject_cluster(cluster.fingerprint or cluster_fingerprint(members), at)
+            return output
         planned = {p.id: p for p in members}
         chat = members[0].chat
 

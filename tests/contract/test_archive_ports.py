@@ -136,3 +136,13 @@ async def test_dream_reports_newest_first(stores: Stores) -> None:
         T0 + timedelta(minutes=2),
     )
     assert len(await reports.dream_reports(3)) == 3
+
+
+async def test_rejected_dream_clusters_are_remembered(stores: Stores) -> None:
+    """The dream pass skips a cluster it rejected before, in any worker (issue 29)."""
+    rejections = stores.dream()
+    assert await rejections.rejected_clusters() == set()
+    await rejections.reject_cluster("a" * 32, T0)
+    await rejections.reject_cluster("b" * 32, T0 + timedelta(minutes=1))
+    await rejections.reject_cluster("a" * 32, T0 + timedelta(minutes=2))  # again: still one entry
+    assert await rejections.rejected_clusters() == {"a" * 32, "b" * 32}

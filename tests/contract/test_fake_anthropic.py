@@ -20,7 +20,7 @@ import httpx
 import pytest
 from anthropic.types import MessageParam, TextBlockParam, ToolParam
 
-from tests.fakes.anthropic_server import Error, FakeAnthropic, Reply, StreamError, ToolUse
+from tests.fakes.anthropic_server import Error, FakeAnthropic, Hang, Reply, StreamError, ToolUse
 
 MODEL = "claude-sonnet-5"
 HI: list[MessageParam] = [{"role": "user", "content": "hi"}]
@@ -328,3 +328,34 @@ def test_standalone_server_prints_its_url_and_serves() -> None:
         finally:
             process.terminate()
     assert process.returncode == 0
+
+
+async def test_hang_accepts_and_never_answers_until_reset(fake: FakeAnthropic) -> None:
+    """``Hang()``: no status line at all; ``reset()`` lets the request go (its connection closed)."""
+    fake.script(Hang(), Reply("after the hang"))
+    body = {"model": MODEL, "max_tokens": 64, "messages": HI}
+    with pytest.raises(httpx.ReadTimeout):
+        async with httpx.AsyncClient(base_url=fake.base_url, timeout=httpx.Timeout(5, read=0.5)) as http:
+            await http.post("/v1/messages", json=body, headers=HEADERS)
+    answered = await raw_post(fake, "/v1/messages", body)
+    assert answered.json()["content"][0]["text"] == "after the hang"
+    fake.reset()
+
+
+async def test_hang_on_a_marker_stalls_the_stream_after_some_deltas(
+    fake: FakeAnthropic, client: anthropic.AsyncAnthropic
+) -> None:
+    """``hang_on(marker, after_chunks=2)``: two deltas, then silence on an open stream, each time."""
+    fake.hang_on("STALL", after_chunks=2)
+    for _ in range(2):
+        said: list[str] = []
+        with pytest.raises(anthropic.APITimeoutError):
+            async with client.with_options(timeout=anthropic.Timeout(5, read=0.5)).messages.stream(
+                model=MODEL, max_tokens=256, messages=[{"role": "user", "content": "STALL now, tell a story"}]
+            ) as stream:
+                async for delta in stream.text_stream:
+                    said.append(delta)
+        assert len(said) == 2
+    async with client.messages.stream(model=MODEL, max_tokens=64, messages=HI) as stream:
+        assert await stream.get_final_text() == "Fake Claude heard: hi"
+    fake.reset()

@@ -26,8 +26,8 @@ SESSION = [
 ]
 
 
-@pytest.fixture
-def archive_worker(redis_server: RedisServer, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+def start_worker(redis_server: RedisServer, tmp_path: Path) -> subprocess.Popen[bytes]:
+    """The Procfile worker on the offline app's database, sweeping the archive every second."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "TELEGRAM_"))}
     env |= {
         "REDIS_URL": redis_server.db(2),
@@ -35,9 +35,13 @@ def archive_worker(redis_server: RedisServer, tmp_path: Path) -> Iterator[subpro
         "HEARTH_ARCHIVE_SWEEP_SECS": "1",
     }
     with (tmp_path / "worker.log").open("wb") as log:
-        proc = subprocess.Popen(
-            procfile_command("worker"), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
-        )
+        command = procfile_command("worker")
+        return subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
+@pytest.fixture
+def archive_worker(redis_server: RedisServer, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    proc = start_worker(redis_server, tmp_path)
     yield proc
     proc.terminate()
     proc.wait(timeout=20)
@@ -102,3 +106,54 @@ async def test_epi_1_the_worker_turns_a_finished_session_into_a_page_the_api_ser
     async with httpx.AsyncClient(base_url=offline_app.base_url) as anonymous:
         assert (await anonymous.get(f"/api/chats/{chat}/archive")).status_code == 401
     await api.close()
+
+
+async def test_a_back_dated_conversation_keeps_its_timeline_and_splits_into_its_sessions(
+    offline_app: WebApp, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Issue 29: replies took the server's clock even when the message carried an older
+    ``sent_at``, so two sessions a day apart merged into the running one and left no page.
+    A reply now follows the back-dated message it answers (EPI-1 sessions by the chat's times)."""
+    api = HearthClient(offline_app.base_url)
+    chat = f"import-{secrets.token_hex(3)}"
+    now = datetime.now(UTC)
+    days = {
+        3: ["Ana: we planted the apple trees by the north wall.", "Ana: the soil there is sandy."],
+        2: ["Ana: the lighthouse keeper Tomas came for tea.", "Ana: he counted gulls until dusk."],
+    }
+    for ago, texts in days.items():
+        for i, text in enumerate(texts):
+            sent = now - timedelta(days=ago) + timedelta(minutes=i)
+            answered = await api.send(chat, text, user="ana", sent_at=sent.isoformat())
+            assert answered.status_code == 200, answered.text
+    latest = await api.send(chat, "Good morning!", user="ana", sent_at=now.isoformat(), reply=False)
+    assert latest.status_code == 200
+
+    history = sorted(await api.history(chat), key=lambda m: m["position"])
+    by_id = {m["id"]: m for m in history}
+    replies = [m for m in history if m["role"] == "assistant" and m.get("reply_to")]
+    assert len(replies) == 4
+    for reply in replies:
+        asked = datetime.fromisoformat(by_id[reply["reply_to"]]["sent_at"])
+        answered_at = datetime.fromisoformat(reply["sent_at"])
+        assert asked <= answered_at < asked + timedelta(minutes=5), (reply, asked)
+
+    worker = start_worker(redis_server, tmp_path)  # after the import: no session is cut half-way
+    try:
+        pages: list[dict[str, Any]] = []
+        for _ in range(300):
+            pages = (await api.http.get(f"/api/chats/{chat}/archive")).json()["pages"]
+            if len(pages) >= 2:
+                break
+            await asyncio.sleep(0.2)
+        assert len(pages) == 2, pages  # two closed sessions; this morning's is still running
+        bodies = [(await api.http.get(f"/api/archive/pages/{p['id']}")).json()["page"]["body"] for p in pages]
+        apple = [b for b in bodies if "apple trees" in b]
+        tea = [b for b in bodies if "Tomas" in b]
+        assert len(apple) == len(tea) == 1 and apple != tea
+        assert "Tomas" not in apple[0] and "apple trees" not in tea[0]
+        assert "Good morning" not in "".join(bodies)
+    finally:
+        worker.terminate()
+        worker.wait(timeout=20)
+        await api.close()

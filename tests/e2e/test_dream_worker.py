@@ -38,27 +38,33 @@ GARDEN = (
 )
 
 
-@pytest.fixture
-def dream_worker(
-    redis_server: RedisServer, anthropic_fake: FakeAnthropic, tmp_path: Path
-) -> Iterator[subprocess.Popen[bytes]]:
+def start_dream_worker(
+    redis_server: RedisServer, fake: FakeAnthropic, tmp_path: Path, **extra: str
+) -> subprocess.Popen[bytes]:
+    """The Procfile worker dreaming with Claude (the fake) every second on the offline app's data."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "TELEGRAM_"))}
     env |= {
         "REDIS_URL": redis_server.db(DB),
         "HEARTH_ADMIN_TOKEN": ADMIN_TOKEN,
         "ANTHROPIC_API_KEY": API_KEY,
-        "ANTHROPIC_BASE_URL": anthropic_fake.base_url,
+        "ANTHROPIC_BASE_URL": fake.base_url,
         "HEARTH_LLM_MAX_RETRIES": "0",
         "HEARTH_EMBEDDER": "hash",
         "HEARTH_ARCHIVE_SWEEP_SECS": "1",
         "HEARTH_DREAM_ENABLED": "true",
         "HEARTH_DREAM_IDLE_SECS": "0",
+        **extra,
     }
-    log = tmp_path / "worker.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            procfile_command("worker"), cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
-        )
+    with (tmp_path / "worker.log").open("wb") as out:
+        command = procfile_command("worker")
+        return subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+
+
+@pytest.fixture
+def dream_worker(
+    redis_server: RedisServer, anthropic_fake: FakeAnthropic, tmp_path: Path
+) -> Iterator[subprocess.Popen[bytes]]:
+    proc = start_dream_worker(redis_server, anthropic_fake, tmp_path)
     yield proc
     proc.terminate()
     proc.wait(timeout=20)
@@ -102,6 +108,12 @@ async def poll(read: Any, done: Any, what: str) -> Any:
     raise AssertionError(f"timed out waiting for {what}: {value!r}")
 
 
+async def passes(store: RedisArchiveStore, count: int) -> None:
+    """Wait until the worker ran ``count`` more archive passes (each leaves a dream report)."""
+    since = datetime.now(UTC)
+    await poll(store.dream_reports, lambda r: sum(x.started_at > since for x in r) >= count, "more passes")
+
+
 async def test_epi_10_the_worker_dreams_with_claude_merges_and_rejects_invalid_output(
     offline_app: WebApp,
     anthropic_fake: FakeAnthropic,
@@ -128,12 +140,10 @@ async def test_epi_10_the_worker_dreams_with_claude_merges_and_rejects_invalid_o
     pages = await poll(archive, lambda p: p.get(deploy[0], {}).get("status") == "superseded", "the merge")
     stub, merged = pages[deploy[0]], pages[deploy[1]]
     assert stub["superseded_by"] == deploy[1]
-    assert (
-        merged["abstract"] == "Deploy failure fixed" and merged["versions"] >= 2
-    )  # then the sweep evicts it
+    assert merged["abstract"] == "Deploy failure fixed" and merged["versions"] >= 2
     full = (await api.http.get(f"/api/archive/pages/{deploy[1]}")).json()["page"]
-    assert [v["reason"] for v in full["history"]][:2] == ["created", "dream"]
-    assert f"- from {deploy[0]}: The deploy failed with ECONNREFUSED" in full["history"][1]["body"]
+    assert [v["reason"] for v in full["history"]] == ["created"]  # the dream's version is current
+    assert f"- from {deploy[0]}: The deploy failed with ECONNREFUSED" in full["body"]
     assert full["merged_from"] == [deploy[0]]
     (request,) = [r for r in anthropic_fake.requests if r.path == "/v1/messages"]
     assert DEPLOY[0] in json.dumps(request.body) and DEPLOY[1] in json.dumps(request.body)
@@ -160,3 +170,59 @@ async def test_epi_10_the_worker_dreams_with_claude_merges_and_rejects_invalid_o
     assert after is not None and (before is None or after >= before)
     assert abs((datetime.now(UTC) - after).total_seconds()) < 30
     await api.close()
+
+
+async def test_epi_10_the_sweep_after_a_dream_keeps_the_page_it_merged(
+    offline_app: WebApp,
+    anthropic_fake: FakeAnthropic,
+    dream_worker: subprocess.Popen[bytes],
+    store: RedisArchiveStore,
+) -> None:
+    """Issue 29: the merged page (cold, like every page a dream merges) was evicted by the sweep
+    of the same pass. It stays in search through the passes that follow."""
+    api = HearthClient(offline_app.base_url)
+    chat = f"web:dream-{secrets.token_hex(3)}"
+    deploy = (f"pg-{secrets.token_hex(4)}", f"pg-{secrets.token_hex(4)}")
+    anthropic_fake.script(Reply(text=answer(deploy), chunk_size=64))
+    await seed(store, chat, deploy, DEPLOY)
+
+    async def merged() -> Any:
+        return {p.id: p for p in await store.pages(chat)}.get(deploy[1])
+
+    await poll(merged, lambda p: p is not None and p.version_reason == "dream", "the merge")
+    await passes(store, 3)
+    page = await merged()
+    assert page.status in ("active", "cold") and page.evicted_at is None, page
+    pages = {p["id"]: p for p in (await api.http.get(f"/api/chats/{chat}/archive")).json()["pages"]}
+    assert pages[deploy[1]]["status"] != "evicted" and pages[deploy[1]]["abstract"] == "Deploy failure fixed"
+    found = await api.http.post("/api/archive/search", json={"chat": chat, "query": "deploy ECONNREFUSED"})
+    assert deploy[1] in [r["id"] for r in found.json()["results"]]
+    await api.close()
+
+
+async def test_epi_10_a_rejected_cluster_is_not_sent_again_while_its_pages_stay_the_same(
+    anthropic_fake: FakeAnthropic, store: RedisArchiveStore, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Issue 29: a cluster whose output was rejected went to the model again on every pass.
+    With compaction (rejected pages are not evicted, they stay candidates) the model sees the
+    cluster once, and once more after the sweep compacted its pages (a change), then never."""
+    chat = f"web:dream-{secrets.token_hex(3)}"
+    garden = (f"pg-{secrets.token_hex(4)}", f"pg-{secrets.token_hex(4)}")
+    worker = start_dream_worker(redis_server, anthropic_fake, tmp_path, HEARTH_ARCHIVE_COMPACT_COLD="true")
+    try:
+        anthropic_fake.script(*[Reply(text='{"abstract": "no body and no evidence"}')] * 20)
+        await seed(store, chat, garden, GARDEN)
+
+        def sent() -> int:
+            return sum(GARDEN[1] in json.dumps(r.body) for r in anthropic_fake.requests)
+
+        def rejected(reports: list[Any]) -> bool:
+            return any(survivor in garden for x in reports for survivor, _ in x.rejected)
+
+        await poll(store.dream_reports, rejected, "a rejection")
+        assert sent() >= 1
+        await passes(store, 5)
+        assert sent() <= 2, f"the rejected cluster went to the model {sent()} times"
+    finally:
+        worker.terminate()
+        worker.wait(timeout=20)

@@ -120,6 +120,23 @@ async def test_a_trusted_proxy_forwarding_a_loopback_client_is_local(proxied_app
         assert spoofed.status_code == 401  # the right-most untrusted hop is the client
 
 
+@pytest.mark.parametrize("forwarded_for", ["garbage", "", ",", "garbage, 127.0.0.1"])
+async def test_a_forwarded_chain_naming_no_client_is_not_loopback(
+    proxied_app: WebApp, forwarded_for: str
+) -> None:
+    """Issue 29: with ``HEARTH_TRUSTED_PROXIES=127.0.0.1`` an ``X-Forwarded-For`` of ``garbage`` or
+    empty counted as loopback and opened the tokenless admin API."""
+    async with httpx.AsyncClient(base_url=proxied_app.base_url, timeout=30) as client:
+        unknown = await client.get("/api/personas", headers={"X-Forwarded-For": forwarded_for})
+        assert unknown.status_code == 401 and code(unknown) == "unauthorized"
+        written = await client.post(
+            "/api/personas",
+            json={"id": "x", "name": "X", "system_prompt": "x"},
+            headers={"X-Forwarded-For": forwarded_for},
+        )
+        assert written.status_code == 401
+
+
 async def test_guesses_with_new_names_are_refused_before_hashing_even_rotating_x_forwarded_for(
     direct_app: WebApp,
 ) -> None:

@@ -8,7 +8,11 @@ Shaped after SDK 2.14's types and the API docs. Covered:
   ``"stream": true`` the SSE events message_start, content_block_start, ping,
   content_block_delta…, content_block_stop, message_delta, message_stop. ``max_tokens``
   (4 chars a token) and ``stop_sequences`` cut replies. ``request-id`` on every response.
-* Scripted :class:`Reply`, :class:`Error`, :class:`StreamError` (``event: error`` mid-stream).
+* Scripted :class:`Reply`, :class:`Error` (with ``retry-after``), :class:`StreamError`
+  (``event: error`` mid-stream) and :class:`Hang`: a request accepted and never answered, or a
+  stream that stops after some deltas and stays open. ``hang_on(marker)`` (``POST /_fake/hang``)
+  hangs every request whose newest message contains ``marker``, retries included. A hung request
+  is let go by ``reset()`` or ``stop()`` (its connection is closed).
 * Prompt cache: breakpoints are blocks with ``cache_control`` (or the last block under a
   top-level ``cache_control``), ordered tools → system → messages. Breakpoint prefixes are
   remembered; a request reads the longest remembered prefix ending ≤20 blocks before one of
@@ -44,8 +48,8 @@ from aiohttp import web
 
 from tests.fakes.threaded import ThreadedServer
 
-__all__ = ["Behaviour", "Error", "FakeAnthropic", "RecordedRequest", "Reply", "StreamError",
-           "ToolUse"]
+__all__ = ["Behaviour", "Error", "FakeAnthropic", "Hang", "RecordedRequest", "Reply",
+           "StreamError", "ToolUse"]
 
 ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 402: "billing_error",
                403: "permission_error", 404: "not_found_error", 413: "request_too_large",
@@ -115,7 +119,23 @@ class StreamError(msgspec.Struct, frozen=True, tag_field="kind", tag="stream_err
     chunk_size: int = 8
 
 
-Behaviour = Reply | Error | StreamError
+class Hang(msgspec.Struct, frozen=True, tag_field="kind", tag="hang"):
+    """A request that never finishes: with ``after_chunks=None`` no response at all (not even
+    headers); else a stream that sends that many text deltas, then nothing, and stays open."""
+
+    after_chunks: int | None = None
+    text: str | None = None
+    chunk_size: int = 8
+
+
+class HangRule(msgspec.Struct, frozen=True):
+    """``POST /_fake/hang``: hang every request whose newest message contains ``marker``."""
+
+    marker: str
+    after_chunks: int | None = None
+
+
+Behaviour = Reply | Error | StreamError | Hang
 _BEHAVIOURS = msgspec.json.Decoder(list[Behaviour])
 
 
@@ -317,6 +337,14 @@ def _heard(body: dict[str, Any]) -> str:
     return "Fake Claude heard: " + "\n".join(said)[:200]
 
 
+def _newest(body: dict[str, Any]) -> str:
+    """The text of the newest block of the last user message that is not a system note."""
+    users = [m for m in body["messages"] if m["role"] == "user"]
+    texts = [b.get("text") or "" for b in _blocks(users[-1]["content"]) if isinstance(b, dict)]
+    said = [t for t in texts if t and not t.startswith("[System note: ")]
+    return said[-1] if said else ""
+
+
 def _message(body: dict[str, Any], number: int, text: str, tools: tuple[ToolUse, ...],
              stop_reason: str) -> dict[str, Any]:
     """A complete Message, cut by ``max_tokens`` and ``stop_sequences`` like the API does."""
@@ -390,6 +418,8 @@ class FakeAnthropic(ThreadedServer):
         self._requests: list[RecordedRequest] = []
         self._script: deque[Behaviour] = deque()
         self._seen: set[str] = set()
+        self._hang_rules: list[HangRule] = []
+        self._released = 0  # reset() bumps it: hung requests of an older generation end
         self._messages, self._ids = itertools.count(1), itertools.count(1)
 
     @property
@@ -403,13 +433,33 @@ class FakeAnthropic(ThreadedServer):
         with self._lock:
             self._script.extend(behaviours)
 
+    def hang_on(self, marker: str, after_chunks: int | None = None) -> None:
+        """Hangs every request whose newest message contains ``marker`` (as :class:`Hang`)."""
+        with self._lock:
+            self._hang_rules.append(HangRule(marker, after_chunks))
+
     def reset(self) -> None:
-        """Forgets requests, queued behaviours and the prompt cache."""
+        """Forgets requests, queued behaviours, hang rules and the prompt cache; lets hung
+        requests go (their connections are closed)."""
         with self._lock:
             self._requests.clear()
             self._script.clear()
             self._seen.clear()
+            self._hang_rules.clear()
+            self._released += 1
             self._messages = itertools.count(1)
+
+    async def _hang(self, request: web.Request) -> None:
+        """Waits until ``reset()`` (or the server's shutdown), then drops the connection."""
+        with self._lock:
+            generation = self._released
+        while True:
+            with self._lock:
+                if self._released != generation:
+                    break
+            await asyncio.sleep(0.05)
+        if request.transport is not None:
+            request.transport.close()
 
     def _app(self) -> web.Application:
         app = web.Application(middlewares=[self._errors], client_max_size=32 * 2**20)
@@ -418,6 +468,7 @@ class FakeAnthropic(ThreadedServer):
         app.router.add_get("/_fake/requests", self._on_list)
         app.router.add_post("/_fake/script", self._on_script)
         app.router.add_post("/_fake/reset", self._on_reset)
+        app.router.add_post("/_fake/hang", self._on_hang)
         app.on_response_prepare.append(self._stamp)
         return app
 
@@ -466,7 +517,12 @@ class FakeAnthropic(ThreadedServer):
         with self._lock:
             usage, prefix, keys = _plan_cache(segments, auto, self._seen)
             self._requests[-1] = msgspec.structs.replace(self._requests[-1], cache_prefix=prefix)
-            behaviour = self._script.popleft() if self._script else Reply()
+            newest = _newest(body)
+            rule = next((r for r in self._hang_rules if r.marker in newest), None)
+            if rule is not None:
+                behaviour: Behaviour = Hang(after_chunks=rule.after_chunks)
+            else:
+                behaviour = self._script.popleft() if self._script else Reply()
             if not isinstance(behaviour, Error):
                 self._seen.update(keys)
             number = next(self._messages)
@@ -474,6 +530,9 @@ class FakeAnthropic(ThreadedServer):
             wait = behaviour.retry_after
             retry = {} if wait is None else {"retry-after": f"{wait:g}"}
             return self._error(request, behaviour.status, behaviour.type, behaviour.message, retry)
+        if isinstance(behaviour, Hang) and (behaviour.after_chunks is None or not body.get("stream")):
+            await self._hang(request)
+            return web.Response(status=500)  # never reaches the client: the connection is closed
         text = behaviour.text if behaviour.text is not None else _heard(body)
         reply = behaviour if isinstance(behaviour, Reply) else Reply(text)
         message = _message(body, number, text, reply.tool_uses, reply.stop_reason)
@@ -487,7 +546,7 @@ class FakeAnthropic(ThreadedServer):
         return web.json_response(message)
 
     async def _stream(self, request: web.Request, message: dict[str, Any],
-                      behaviour: Reply | StreamError) -> web.StreamResponse:
+                      behaviour: Reply | StreamError | Hang) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream; charset=utf-8",
                                                "Cache-Control": "no-cache"})
         await response.prepare(request)
@@ -500,6 +559,10 @@ class FakeAnthropic(ThreadedServer):
                 if fail and (event == "message_delta" or (is_delta and sent >= fail.after_chunks)):
                     await response.write(_frame("error", _error_body(fail.type, fail.message)))
                     break
+                if isinstance(behaviour, Hang) and (event == "message_delta" or (
+                        is_delta and sent >= (behaviour.after_chunks or 0))):
+                    await self._hang(request)
+                    return response
                 if is_delta and sent and delay:
                     await asyncio.sleep(delay)
                 sent += is_delta
@@ -524,6 +587,14 @@ class FakeAnthropic(ThreadedServer):
             raise _invalid(f"script: {error}") from error
         self.script(*behaviours)
         return web.json_response({"queued": len(behaviours)})
+
+    async def _on_hang(self, request: web.Request) -> web.Response:
+        try:
+            rule = msgspec.json.decode(await request.read(), type=HangRule)
+        except msgspec.DecodeError as error:
+            raise _invalid(f"hang: {error}") from error
+        self.hang_on(rule.marker, rule.after_chunks)
+        return web.json_response({"ok": True})
 
     async def _on_reset(self, request: web.Request) -> web.Response:
         self.reset()

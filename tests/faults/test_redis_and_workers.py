@@ -222,3 +222,38 @@ async def test_plt6_concurrent_chats_for_a_while_answer_without_a_single_error(
     api = HearthClient(web.base_url)
     assert_answered_once_in_order(await api.history("load-3"))
     await api.close()
+
+
+async def test_a_worker_started_while_redis_is_down_waits_then_runs_jobs(
+    killable_redis: KillableRedis, fake: FakeAnthropic, procs: Processes
+) -> None:
+    """Issue 29: a worker started before Redis exited at once. It must wait (retrying, logging)
+    and, once Redis is up, take and run jobs as usual: here a chat's summary."""
+    killable_redis.kill()
+    env = hearth_env(killable_redis.url, fake)
+    worker = procs.worker(env)
+    await asyncio.to_thread(
+        wait_until, lambda: "Redis does not answer yet" in procs.log("worker0.log"), 60, "the worker to wait"
+    )
+    await asyncio.sleep(3)
+    assert worker.poll() is None, procs.log("worker0.log")  # still waiting, not exited
+    killable_redis.restart()
+    web = procs.web(env)
+    api = HearthClient(web.base_url)
+    chat = "late-start"
+    for i in range(69):
+        stored = await api.send(chat, f"Day {i}: Ana and Bo crossed the hills.", user="ana", reply=False)
+        assert stored.status_code == 200
+    fake.script(Reply(text="We are at the river, Ana."), Reply(text="Ana and Bo crossed the hills for days."))
+    assert (await api.send(chat, "Where are we now?", user="ana")).status_code == 200
+    summary: dict[str, Any] = {}
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        summary = (await api.http.get(f"/api/chats/{chat}/summary")).json()
+        if summary["recent"]:
+            break
+        await asyncio.sleep(0.5)
+    assert summary["recent"], f"the worker ran no job within 90 s of Redis coming up: {summary}"
+    assert summary["recent"][0]["text"] == "Ana and Bo crossed the hills for days."
+    assert worker.poll() is None
+    await api.close()

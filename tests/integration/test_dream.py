@@ -257,13 +257,16 @@ def test_epi_10_novelty_is_one_minus_the_nearest_page_outside_the_cluster() -> N
     assert novelty_of([("c", "far")], {"c": vec(0, 1), "far": vec(0, 1)}) == {"c": 1.0, "far": 1.0}
 
 
-async def test_epi_10_the_archive_pass_dreams_before_the_sweep_evicts(world: World) -> None:
+async def test_epi_10_the_archive_pass_dreams_and_its_sweep_keeps_the_merged_page(world: World) -> None:
+    """The dream runs before the sweep, and the sweep of the same pass spares what it merged
+    (issue 29: it was evicted at once)."""
     desk = world.desk
     policy = dream_policy({"HEARTH_DREAM_ENABLED": "true", "HEARTH_DREAM_IDLE_SECS": "0"})
     runner = dream_runner(desk, PromptedModel(merged_json), "claude-test", policy)  # type: ignore[arg-type]
     assert await ArchiveSweeper(desk, dream=runner).run_once()
     after = await world.pages()
-    assert after["d2"].status == "evicted" and after["d2"].versions[-1].reason == "dream"
+    assert after["d2"].status == "active" and after["d2"].version_reason == "dream"
+    assert after["d2"].evicted_at is None
     assert after["d1"].status == "superseded" and after["d1"].superseded_by == "d2"
     assert (await world.store.dream_reports())[0].status == "done"
 

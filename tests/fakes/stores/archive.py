@@ -48,6 +48,7 @@ class InMemoryArchiveStore:
         self._touched: datetime | None = None
         self._dreams: list[DreamReport] = []
         self._unembedded: set[str] = set()
+        self._rejected: dict[str, datetime] = {}
 
     def _of(self, chat: str) -> _Archive:
         return self._a.setdefault(chat, _Archive())
@@ -195,3 +196,11 @@ class InMemoryArchiveStore:
     async def dream_reports(self, limit: int = DREAM_REPORTS_KEPT) -> list[DreamReport]:
         """See ``engine.ports.DreamReports.dream_reports``."""
         return self._dreams[: max(1, limit)]
+
+    async def rejected_clusters(self) -> set[str]:
+        """See ``engine.ports.DreamRejections.rejected_clusters``."""
+        return set(self._rejected)
+
+    async def reject_cluster(self, fingerprint: str, at: datetime) -> None:
+        """See ``engine.ports.DreamRejections.reject_cluster``."""
+        self._rejected[fingerprint] = at

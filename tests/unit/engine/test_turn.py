@@ -10,7 +10,7 @@ from engine.model import ModelSettings, Persona, StoredMessage, Turn
 from engine.ports import TurnInputs
 from engine.summary import SummaryState
 from engine.tools import ARCHIVE_TOOLS, MEMORY_TOOLS
-from engine.turn import Draft, Gathered, fail_turn, finish_turn, frame_turn, plan_turn
+from engine.turn import BACKDATED, Draft, Gathered, fail_turn, finish_turn, frame_turn, plan_turn, reply_time
 from engine.window import WindowPolicy
 
 T0 = datetime(2026, 5, 4, 18, 0, tzinfo=UTC)
@@ -154,3 +154,15 @@ def test_a_failed_turn_records_the_error_and_stores_no_reply() -> None:
     assert commit.reply is None and commit.superseded is None
     assert commit.turn.status == "failed" and commit.turn.error_code == "llm_unavailable"
     assert commit.log.error == "llm_unavailable: timeout"
+
+
+def test_a_reply_follows_a_back_dated_message_and_takes_the_clock_otherwise() -> None:
+    """Issue 29: an imported conversation keeps its own timeline (archive sessions split by it)."""
+    started = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
+    now = started + timedelta(seconds=3)
+    live = started - timedelta(seconds=40)  # waited for the chat's lock: still live
+    assert reply_time(live, started=started, now=now) == now
+    old = datetime(2026, 1, 10, 10, 0, tzinfo=UTC)
+    assert reply_time(old, started=started, now=now) == old + timedelta(seconds=3)
+    edge = started - BACKDATED - timedelta(seconds=1)
+    assert reply_time(edge, started=started, now=now) == edge + timedelta(seconds=3)

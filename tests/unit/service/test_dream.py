@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from engine.archive import ArchivePolicy, Page, new_page
+from engine.archive import ArchivePolicy, Page, new_page, rewrite_page
 from engine.archive.dream import DreamPolicy
 from engine.model import ModelSettings
 from engine.ports import ModelDone, ModelEvent, TextDelta
@@ -162,3 +162,32 @@ async def test_epi_10_a_recent_client_means_no_dream_and_one_arriving_stops_it()
     report = await den.runner(Dreamer(meanwhile=client_speaks)).run()
     assert report.status == "stopped" and "activity resumed" in report.reason
     assert len(report.merged) == 1
+
+
+class Rambler(Dreamer):
+    """Answers every merge with output the pass rejects (no body, no evidence)."""
+
+    async def stream(
+        self, prompt: Prompt, settings: ModelSettings, persona_name: str, tools: tuple[ToolSpec, ...] = ()
+    ) -> AsyncIterator[ModelEvent]:
+        self.asked += 1
+        yield TextDelta(text='{"abstract": "no body and no evidence"}')
+        yield ModelDone(usage=Usage())
+
+
+async def test_epi_10_a_rejected_cluster_is_not_sent_again_until_one_of_its_pages_changes() -> None:
+    """Issue 29: a rejected cluster was sent to the model again on every pass."""
+    den = await Den().fill()
+    model = Rambler()
+    first = await den.runner(model).run()
+    assert sorted(survivor for survivor, _ in first.rejected) == ["d2", "g2"] and model.asked == 2
+    again = await den.runner(model).run()  # another pass, another process: the store remembers
+    assert (again.status, again.rejected, again.merged) == ("done", (), ()) and model.asked == 2
+
+    def edit_g1(pages: list[Page]) -> tuple[tuple[Page, ...], tuple[str, ...], None]:
+        (g1,) = [p for p in pages if p.id == "g1"]
+        return (rewrite_page(g1, at=NOW, reason="edited", body="Garden: basil by the window."),), (), None
+
+    await den.store.change(CHAT, edit_g1)
+    changed = await den.runner(model).run()
+    assert [survivor for survivor, _ in changed.rejected] == ["g2"] and model.asked == 3

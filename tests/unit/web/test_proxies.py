@@ -49,6 +49,11 @@ def test_a_client_can_never_pick_a_trusted_address_as_its_own(hops: list[str]) -
         (LOCAL, "127.0.0.1", {"forwarded": "for=203.0.113.1"}, False),
         (LOCAL, "127.0.0.1", {"x-forwarded-for": "127.0.0.1"}, True),
         (LOCAL, "127.0.0.1", {"x-forwarded-for": "::ffff:127.0.0.1"}, True),
+        # issue 29: a chain that names no client is not a loopback one
+        (LOCAL, "127.0.0.1", {"x-forwarded-for": "garbage"}, False),
+        (LOCAL, "127.0.0.1", {"x-forwarded-for": ""}, False),
+        (LOCAL, "127.0.0.1", {"x-forwarded-for": " , "}, False),
+        (LOCAL, "127.0.0.1", {"x-forwarded-for": "garbage, 127.0.0.1"}, False),
     ],
 )
 def test_the_admin_rule_local_means_this_host_not_through_a_proxy(

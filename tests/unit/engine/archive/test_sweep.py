@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from msgspec.structs import replace
 
@@ -19,8 +21,10 @@ from engine.archive import (
     plan_sweep,
     record_read,
     retention_score,
+    rewrite_page,
     supersede_page,
 )
+from engine.archive.sweep import DREAM_GRACE
 from engine.errors import InvalidInput
 
 from .helpers import BODY, POLICY, by_id, day, page
@@ -217,3 +221,16 @@ def test_duplicate_page_ids_are_refused() -> None:
     with pytest.raises(InvalidInput) as err:
         plan_sweep((page("a"), page("a")), NOW, POLICY)
     assert err.value.code == "duplicate_page_id"
+
+
+@pytest.mark.parametrize("policy", [POLICY, COMPACT])
+def test_epi_10_a_page_the_dream_just_rewrote_is_not_swept(policy: ArchivePolicy) -> None:
+    """Issue 29: the dream's merged page (cold, as every page it merges) was evicted by the sweep
+    of the same archive pass; it is spared for ``DREAM_GRACE`` after the rewrite."""
+    dreamt = rewrite_page(page("merged", 0), at=NOW, reason="dream", body="All of it, merged.")
+    other = page("other", 0)
+    plan = plan_sweep((dreamt, other), NOW + timedelta(seconds=5), policy)
+    assert [u.id for u in plan.updates] == ["other"]
+    assert plan_sweep((dreamt,), NOW + DREAM_GRACE - timedelta(minutes=1), policy).empty
+    later = plan_sweep((dreamt,), NOW + DREAM_GRACE, policy)  # cold and long since dreamt: swept
+    assert [u.id for u in later.updates] == ["merged"]
