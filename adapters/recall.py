@@ -270,7 +270,7 @@ class EmbeddingRecall:
             return ()
         background = await self._background_vectors()
         # the matrix product over thousands of chunks in a thread (numpy releases the GIL), so the
-        # turn's memory reads and search go on meanwhile; the lexical half here (issue 12)
+        # turn's memory reads and search go on meanwhile; the lexical half here
         dense = await asyncio.to_thread(scored.dense, query, background)
         evidence = scored.evidence(query, query_text(query), background, dense=dense)
         found = hits(self._passages, scored.ids, evidence, limit=self._chunks)

@@ -131,7 +131,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         """True when no Claude key is set and the offline model answers (RUN-2)."""
         return self.llm.api_key is None
 
-    # Flat names the web adapter reads (issue 14 point 4 moves it onto the groups).
+    # Flat names the web adapter reads, each one field of a settings group.
     @property
     def model(self) -> str:
         """``llm.model``."""

@@ -4,7 +4,7 @@ A prompt template is an ordered tuple of slot names. Each slot renders, from ``P
 zero or more provider-neutral ``PromptMessage``s. The *stable prefix* is the leading run of
 slots whose content changes rarely (persona, pinned and active memories, summaries).
 
-Cache marks (issue 12) are where the LLM adapter puts prompt-cache breakpoints, so the next
+Cache marks are where the LLM adapter puts prompt-cache breakpoints, so the next
 turn reads everything up to them from the provider's cache: after persona + pinned memories
 (they change least), after the active memories (they change on an active/dormant switch), at
 the end of the stable prefix (summaries change with a new tier), and after the window's older messages
@@ -54,7 +54,7 @@ SLOTS: tuple[str, ...] = (
 DEFAULT_TEMPLATE: tuple[str, ...] = SLOTS
 MAX_CACHE_MARKS = 4  # the provider allows 4 breakpoints
 # Stable slots that end a cached part of their own: a change of the active memories then keeps
-# persona + pinned read, and a new summary tier keeps the active memories read (issue 12).
+# persona + pinned read, and a new summary tier keeps the active memories read.
 _MARKED_SLOTS: frozenset[str] = frozenset({"pinned_memories", "active_memories"})
 STABLE_SLOTS: frozenset[str] = frozenset({"persona", "pinned_memories", "active_memories", "summaries"})
 

@@ -1,4 +1,4 @@
-"""One turn of a chat, planned without IO (issue 14): gather → plan → perform → finish.
+"""One turn of a chat, planned without IO: gather → plan → perform → finish.
 
 The chat service (``engine.service.chat``) *gathers* a turn's inputs: one Redis read
 (``TurnInputs``), then, together, the turn's memories and the lorebook scan over the messages

@@ -12,7 +12,7 @@ Invariants:
 - the window is contiguous: a message that does not fit stops the walk (no skipping back to
   smaller, older ones, which would tear the conversation).
 
-``live_window`` is what turns send (issue 12): the same window with its start rounded *up* to
+``live_window`` is what turns send: the same window with its start rounded *up* to
 a message whose position is a multiple of ``ALIGN``, so the window only grows between two such
 steps, and the prompt's window part stays byte-identical from one turn to the next (the
 provider's prompt cache keeps reading it). The summarizer cuts at the same start, so a message

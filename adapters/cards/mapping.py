@@ -17,7 +17,7 @@ Tuning fields (probability, selective logic, role, scan depth, whole words, case
 flags) are top-level fields in World Info and live in the entry's ``extensions`` in a card,
 under the names SillyTavern uses when it converts between the two (``ST_TO_CARD_EXT``).
 
-Entries (issue 14). Both codecs decode an entry with :func:`lore_entry`: the fields the two
+Entries. Both codecs decode an entry with :func:`lore_entry`: the fields the two
 formats share (``ALIASES`` pairs under either name, ``comment``, ``content``, ``constant``,
 ``selective``) are read here, and a codec reads only what it keeps its own way (``OwnFields``:
 the id, priority, regex flag, tuning and ``extensions``).

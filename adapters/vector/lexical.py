@@ -63,7 +63,7 @@ __all__ = [
 BM25_K1 = 1.2
 BM25_B = 0.75
 WEAK_STRANGER_KEEP = 0.4
-"""RECALL-2, round 10: the plain distinct cover (``Bm25.plain_distinct``) that keeps a person's
+"""RECALL-2: the plain distinct cover (``Bm25.plain_distinct``) that keeps a person's
 memory in play for a message whose only sign of someone else is an unknown capitalized word
 opening a sentence (chosen on the development split: 0.2-0.7 all cut wrong-conversation use,
 0.4 and up as much as gating them all)."""
@@ -463,7 +463,7 @@ class Bm25:
         так и не нашла паспорт", "Tired of these night shifts"), and so may any word of a
         caseless script ("נועה עדיין מחפשת?"): when such a word is the only sign of someone
         else — no document and no background passage holds it in any form — the query *may*
-        name a stranger (round 10), and a document with people forms is elsewhere unless
+        name a stranger, and a document with people forms is elsewhere unless
         the query shares at least ``WEAK_STRANGER_KEEP`` of the document's weight in words
         that are not people forms (``plain_distinct``): a message about oneself that opens with
         an unknown word and says what the memory says keeps it.

@@ -1,4 +1,4 @@
-"""``/link <code>``: join this Telegram identity with a web account (SPEC §0 "user", issue 6 item 6).
+"""``/link <code>``: join this Telegram identity with a web account (SPEC §0 "user").
 
 The web app gives a signed-in person a single-use code (``storage.redis_accounts``, 10 minutes).
 Sent to the bot in a private chat, it links

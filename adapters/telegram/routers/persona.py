@@ -1,4 +1,4 @@
-"""``/persona``: choose who talks in this chat (issue 16).
+"""``/persona``: choose who talks in this chat.
 
 ``/persona`` lists the deployment's shared personas as buttons (the current one marked ✓);
 ``/persona <id>`` or a button press chooses one for the whole chat (every topic). In a group

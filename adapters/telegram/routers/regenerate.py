@@ -2,7 +2,7 @@
 
 The new reply replaces the old one in place: the messages that showed it are edited (extra
 ones deleted, missing ones sent), and only the newest reply carries working buttons. The old
-replies are kept as alternatives (swipes, issue 16): ‹ and › show them again, and the one shown
+replies are kept as alternatives (swipes): ‹ and › show them again, and the one shown
 is what the next turn sees. MEM-7 applies per version: moving away from one undoes its memory
 writes.
 """
