@@ -96,9 +96,11 @@ class Load:
 async def test_a_killed_master_leaves_the_chats_on_the_other_masters_answering(
     replicated_cluster: RedisClusterServer, procs: Processes
 ) -> None:
-    """Issue 29 (cluster): kill -9 of the master that holds the deployment-wide keys (persona
-    versions, the learned token ratio, the job stream's first shard). Before the fix nearly every
-    chat answered 503 until the replica took over, because every turn read or wrote those keys."""
+    """Issue 29 (cluster): kill -9 of the master that holds the personas' versions, which every
+    turn reads (besides the token ratio, document versions, opt-outs and job stream that other
+    masters may hold). Before the fix every chat answered 503 until the replica took over
+    (35 of 35 replies on the surviving masters failed), because every turn read or wrote
+    deployment-wide keys; the surviving chats must answer throughout, within 5 s each."""
     cluster = replicated_cluster
     keys = KeyBuilder(prefix=NAMESPACE)
     victim = cluster.master_of(key_slot(keys.persona_versions().encode()))
