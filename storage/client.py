@@ -16,12 +16,14 @@ import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
-__all__ = ["CONNECT_TIMEOUT", "SOCKET_TIMEOUT", "connect"]
+__all__ = ["CLUSTER_RETRIES", "CONNECT_TIMEOUT", "SOCKET_TIMEOUT", "connect"]
 
 SOCKET_TIMEOUT = 5.0
 """Seconds a command may wait for Redis's answer (longer than any blocking read Hearth issues)."""
 CONNECT_TIMEOUT = 2.0
 """Seconds to open a connection."""
+CLUSTER_RETRIES = 3
+"""Retries of a Redis Cluster command or pipeline that met a connection error or CLUSTERDOWN."""
 
 
 def connect(url: str, *, cluster: bool = False, **extra: Any) -> aioredis.Redis:
@@ -33,12 +35,16 @@ def connect(url: str, *, cluster: bool = False, **extra: Any) -> aioredis.Redis:
     options: dict[str, Any] = {
         "socket_timeout": SOCKET_TIMEOUT,
         "socket_connect_timeout": CONNECT_TIMEOUT,
-        "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), 1),
         "health_check_interval": 30,
         **extra,
     }
     if cluster:
         from redis.asyncio.cluster import RedisCluster
 
+        # a failover: the dead master's slots answer with connection errors, then CLUSTERDOWN
+        # for a moment, until its replica is promoted; three tries (each after a topology
+        # refresh) ride out the short part, and a longer one is a quick 503 all the same
+        options.setdefault("retry", Retry(ExponentialBackoff(cap=0.5, base=0.1), CLUSTER_RETRIES))
         return cast("aioredis.Redis", RedisCluster.from_url(url, **options))
+    options.setdefault("retry", Retry(ExponentialBackoff(cap=0.5, base=0.05), 1))
     return aioredis.from_url(url, **options)

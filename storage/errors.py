@@ -16,6 +16,7 @@ _UNREACHABLE = (
     redis.exceptions.TimeoutError,
     redis.exceptions.ClusterError,
     redis.exceptions.SlotNotCoveredError,
+    redis.exceptions.RedisClusterUnreachableError,  # no node answered a topology refresh
 )
 
 
@@ -23,8 +24,9 @@ _UNREACHABLE = (
 def map_redis_errors() -> Iterator[None]:
     """Re-raise Redis connection, cluster and server failures as ``StorageUnavailable`` (503).
 
-    A cluster that is down or resharding (``ClusterError``, an uncovered slot) counts as
-    unreachable. A cross-slot operation is a bug in Hearth, not an outage, and stays a 500.
+    A cluster that is down, failing over or resharding (``ClusterError``, an uncovered slot, no
+    node answering) counts as unreachable. A cross-slot operation is a bug in Hearth, not an
+    outage, and stays a 500.
     """
     try:
         yield

@@ -25,14 +25,13 @@ scripts are ``storage/lua/chat_*.lua``.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 import msgspec
 import redis.asyncio as aioredis
-from redis.commands.core import AsyncScript
-from redis.exceptions import NoScriptError
 
 from engine.errors import Conflict
 from engine.lorebook import LoreState
@@ -46,10 +45,12 @@ from storage.keys import KeyBuilder
 from storage.lease import LEASE_TTL, Lease, LeaseLost, lease_of
 from storage.replies import blob, blob_hash, maybe_blob, members
 from storage.scripts import lua
+from storage.shared import Call, Cooldown, LastKnown, run_split
 
 __all__ = ["RedisChatLock", "RedisChatStore", "RedisPersonaStore"]
 
 REQUEST_LOG_TTL = 30 * 24 * 3600
+logger = logging.getLogger("hearth.storage")
 
 _BOOK_IDS = msgspec.json.Decoder(list[str])
 _BUSY = [b"busy"]  # the turn read's answer when another holder has the chat's lock
@@ -64,34 +65,6 @@ def _message_parts(message: StoredMessage) -> tuple[bytes, bytes]:
     return bytes([0x80 | (len(fields) + 2)]), body[1:]
 
 
-Call = tuple[str | AsyncScript, Sequence[Any]]
-
-
-async def _run_pipeline(client: aioredis.Redis, calls: Sequence[Call]) -> list[Any]:
-    """Run ``calls`` (commands, or registered scripts with their numkeys, keys and args) in one
-    pipelined round trip; a script the server lost is loaded once."""
-
-    async def once() -> list[Any]:
-        async with client.pipeline(transaction=False) as pipe:
-            for name, args in calls:
-                if isinstance(name, str):
-                    pipe.execute_command(name, *args)
-                else:  # EVALSHA by hand: a pipeline's own script handling costs a SCRIPT EXISTS trip
-                    pipe.execute_command("EVALSHA", name.sha, *args)
-            return list(await pipe.execute(raise_on_error=False))
-
-    results = await once()
-    if any(isinstance(r, NoScriptError) for r in results):
-        for name, _ in calls:
-            if not isinstance(name, str):
-                await client.script_load(name.script)
-        results = await once()
-    for result in results:
-        if isinstance(result, Exception):
-            raise result
-    return results
-
-
 class RedisChatStore:
     """Implements the ``MessageLog`` and ``TurnStore`` ports on one Redis client."""
 
@@ -101,6 +74,12 @@ class RedisChatStore:
         self._append = client.register_script(lua("chat_append"))
         self._turn_read = client.register_script(lua("chat_turn_read"))
         self._finish = client.register_script(lua("chat_finish"))
+        # the deployment-wide values a turn reads, as last read: a turn goes on with them while
+        # the Cluster node that holds them is unreachable (issue 29)
+        self._versions: LastKnown[str, int | None] = LastKnown("the persona's version")
+        self._documents: LastKnown[str, tuple[int, str | None]] = LastKnown("the persona's documents")
+        self._books: LastKnown[str, int | None] = LastKnown("a lorebook's version")
+        self._cooldown = Cooldown.of(client)
 
     async def _messages(self, chat: str, ids: list[str]) -> list[StoredMessage]:
         if not ids:
@@ -124,16 +103,22 @@ class RedisChatStore:
         header, body = _message_parts(draft)
         hello = codec.ENCODER.encode(greeting.placed(chat, "m0", 0.0)) if greeting is not None else b""
         keys = [k.chat(chat, "seq"), k.chat(chat, "msgs"), k.chat(chat, "log"), k.chat(chat, "pending")]
-        with map_redis_errors():
-            version, seq = await _run_pipeline(
-                self._r,
-                [
-                    ("HGET", (k.persona_versions(), message.persona)),
-                    (self._append, (4, *keys, header, body, "1" if pending else "0", hello)),
-                ],
-            )
+        (seq,), (version,) = await run_split(
+            self._r,
+            [(self._append, (4, *keys, header, body, "1" if pending else "0", hello))],
+            [("HGET", (k.persona_versions(), message.persona))],
+            self._cooldown,
+            needed=[not self._versions.knows(message.persona)],
+        )
         stored = msgspec.structs.replace(draft, id=f"m{seq}", position=float(seq))
-        return stored, int(version) if version is not None else None
+        return stored, self._version(message.persona, version)
+
+    def _version(self, persona: str, result: Any) -> int | None:
+        """The persona's version read (or the last one read, when its node is unreachable)."""
+        found: int | None = self._versions.result(
+            persona, int(result) if isinstance(result, bytes | int) else result
+        )
+        return found
 
     async def discard(self, chat: str, message: StoredMessage) -> None:
         """See ``engine.ports.TurnStore.discard`` (the greeting goes too when the chat is new)."""
@@ -164,16 +149,17 @@ class RedisChatStore:
         wanted = list(dict.fromkeys(books))
 
         async def attempt(token: str, ttl_ms: int) -> list[Any] | None:
-            calls: list[Call] = [
-                (self._turn_read, (8, *keys, repr(upto), str(limit), int(pending), token, ttl_ms)),
+            args = (8, *keys, repr(upto), str(limit), int(pending), token, ttl_ms)
+            own: list[Call] = [(self._turn_read, args)]
+            shared: list[Call] = [  # deployment-wide: the last values read stand in when unreachable
                 ("HGET", (k.persona_versions(), persona)),
                 ("HGET", (k.token_ratio(), model)),
                 ("HMGET", (k.document(persona, "meta"), "version", "model")),
                 *(("GET", (k.lorebook(b, "version"),)) for b in wanted),
             ]
-            with map_redis_errors():
-                results = await _run_pipeline(self._r, calls)
-            return None if results[0] == _BUSY else results
+            needed = [not self._versions.knows(persona), False, not self._documents.knows(persona)]
+            (read,), others = await run_split(self._r, own, shared, self._cooldown, needed=needed)
+            return None if read == _BUSY else [read, *others]
 
         lease = lease_of(k.lock(chat))  # a lazy chat lock: this read takes it (issue 12)
         if lease is None or lease.acquired:
@@ -182,12 +168,17 @@ class RedisChatStore:
             found = await lease.acquire_with(attempt, took=lambda results: len(results[0]) > 1)
         if found is None:
             raise Conflict("The chat is busy with another reply; try again.", code="chat_busy")
-        read, version, ratio, (doc_version, doc_model), *book_versions = found
+        read, version, ratio, documents, *book_versions = found
+        if not isinstance(documents, Exception):
+            doc_version, doc_model = documents
+            documents = (int(doc_version or 0), doc_model.decode() if doc_model else None)
+        books_read = {b: self._book(b, v) for b, v in zip(wanted, book_versions, strict=True)}
         common: dict[str, Any] = {
-            "persona_version": int(version) if version is not None else None,
-            "token_ratio": float(ratio) if ratio is not None else None,
-            "documents": (int(doc_version or 0), doc_model.decode() if doc_model else None),
-            "book_versions": {b: int(v) for b, v in zip(wanted, book_versions, strict=True) if v is not None},
+            "persona_version": self._version(persona, version),
+            # unreachable: None, the counter keeps the ratio it has
+            "token_ratio": float(ratio) if isinstance(ratio, bytes | float | int) else None,
+            "documents": self._documents.result(persona, documents),
+            "book_versions": {b: v for b, v in books_read.items() if v is not None},
         }
         if len(read) == 1:
             return TurnInputs(answered=None, **common)
@@ -202,6 +193,14 @@ class RedisChatStore:
             summary=SummaryState(upto=state.upto, tiers=state.tiers, version=int(summary_v or 0)),
             **common,
         )
+
+    def _book(self, book: str, result: Any) -> int | None:
+        """A book's version read, else the last one read, else None (its store reads it again)."""
+        if isinstance(result, Exception) and self._books.get(book) is None:
+            return None
+        value = int(result) if isinstance(result, bytes | int) else result
+        found: int | None = self._books.result(book, value)
+        return found
 
     async def save_token_ratio(self, model: str, ratio: float) -> None:
         """See ``engine.ports.TurnStore.save_token_ratio``."""
@@ -287,11 +286,14 @@ class RedisChatStore:
             *turn.answers,
         ]
         script_keys = [*keys, k.lock(chat)]
-        calls: list[Call] = [(self._finish, (len(script_keys), *script_keys, *args))]
+        shared: list[Call] = []
         if token_ratio is not None:  # the same round trip (another slot: not in the script)
-            calls.append(("HSET", (k.token_ratio(), token_ratio[0], f"{token_ratio[1]:.5f}")))
-        with map_redis_errors():
-            done = (await _run_pipeline(self._r, calls))[0]
+            shared.append(("HSET", (k.token_ratio(), token_ratio[0], f"{token_ratio[1]:.5f}")))
+        finish: Call = (self._finish, (len(script_keys), *script_keys, *args))
+        (done,), saved = await run_split(self._r, [finish], shared, self._cooldown)
+        for failed in saved:  # a deployment-wide write never fails the turn; a later turn learns again
+            if isinstance(failed, Exception):
+                logger.warning("the learned token ratio was not stored (%s)", failed)
         if not done:
             raise LeaseLost("The lock was lost before this could be stored; another holder carries on.")
         if lease is not None and token:

@@ -7,20 +7,24 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 
 import msgspec
 import redis.asyncio as aioredis
 from redis.typing import EncodableT, FieldT
 
+from engine.errors import StorageUnavailable
 from engine.memory import ScopeList
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.replies import text
+from storage.shared import Call, Cooldown, run_split
 
 __all__ = ["RedisMemoryDirectory"]
 
 _SCOPE = msgspec.json.Decoder(ScopeList)
+log = logging.getLogger("hearth.storage")
 
 
 class RedisMemoryDirectory:
@@ -32,6 +36,7 @@ class RedisMemoryDirectory:
         self._prefix = prefix
         self._where = f"{prefix}:mem:where"
         self._optout = f"{prefix}:privacy:optout"
+        self._cooldown = Cooldown.of(client)
 
     async def locate(self, memory: str) -> ScopeList | None:
         """The list a memory id belongs to, or None."""
@@ -81,17 +86,24 @@ class RedisMemoryDirectory:
         return f"{self._prefix}:space:{{{space}}}:settings"
 
     async def filters(self, users: Iterable[str], space: str) -> tuple[tuple[str, ...], frozenset[str]]:
-        """In one round trip: which users opted out (DEC-10), and the space's blocked memory ids."""
+        """In one round trip: which users opted out (DEC-10), and the space's blocked memory ids.
+
+        The opt-outs are deployment-wide (another Cluster slot than the space's): while their node
+        is unreachable every user counts as opted out, so nobody's personal memory is read on a
+        guess, and the turn goes on with the space's memories.
+        """
         wanted = list(dict.fromkeys(users))
-        with map_redis_errors():
-            async with self._r.pipeline(transaction=False) as p:
-                if wanted:
-                    p.smismember(self._optout, wanted)
-                p.smembers(self._blocked(space))
-                results = await p.execute()
-        flags = results[0] if wanted else []
-        opted = tuple(u for u, f in zip(wanted, flags, strict=True) if f)
-        return opted, frozenset(m.decode() for m in results[-1])
+        shared: list[Call] = [("SMISMEMBER", (self._optout, *wanted))] if wanted else []
+        (blocked,), flags = await run_split(
+            self._r, [("SMEMBERS", (self._blocked(space),))], shared, self._cooldown
+        )
+        if flags and isinstance(failed := flags[0], Exception):
+            if not isinstance(failed, StorageUnavailable):
+                raise failed
+            log.info("privacy opt-outs unreachable (%s): no personal memory this turn", failed.message)
+            return tuple(wanted), frozenset(m.decode() for m in blocked)
+        opted = tuple(u for u, f in zip(wanted, flags[0] if flags else [], strict=True) if f)
+        return opted, frozenset(m.decode() for m in blocked)
 
     async def set_blocked(self, space: str, memories: Iterable[str]) -> None:
         """Replace a space's blocklist: memories never searched, carried or aged there (DEC-10)."""

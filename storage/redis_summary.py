@@ -9,18 +9,27 @@
 - ``chat:{c}:summary_queued`` set while a job for the chat waits, so turns don't flood the queue.
 - ``jobs``                   a Redis Stream read by the ``workers`` consumer group; a job a
   worker took but never acknowledged (it crashed) is claimed again by another worker.
+  On a Redis Cluster the queue is sharded: ``jobs:{<tag>}``, ``JOB_SHARDS`` streams whose hash
+  tags spread over the slot range (so over the masters). A job goes to its chat's shard, or to
+  the next one that answers while a master fails over; workers read every shard, and ``jobs``
+  too (jobs queued before it was sharded). A job id names its stream: ``<stream>/<entry id>``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import logging
+import zlib
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any, cast
 
 import msgspec
 import redis.asyncio as aioredis
+from redis.crc import key_slot
 from redis.exceptions import ResponseError
 
+from engine.errors import StorageUnavailable
 from engine.memory.deep import DeepReport
 from engine.model import StoredMessage
 from engine.summary import SummaryState
@@ -30,11 +39,29 @@ from storage.keys import KeyBuilder
 from storage.lease import LEASE_TTL, Lease, held_token
 from storage.replies import blob, members
 from storage.scripts import lua
+from storage.shared import Cooldown, is_cluster
 
-__all__ = ["GROUP", "RedisSummaryStore"]
+__all__ = ["GROUP", "JOB_SHARDS", "RedisSummaryStore", "shard_tags"]
 
 GROUP = "workers"
+JOB_SHARDS = 6
+"""Streams of the job queue on a Redis Cluster: 6 spread evenly over 2, 3 or 6 masters."""
 _REPORT = msgspec.json.Decoder(DeepReport)
+log = logging.getLogger("hearth.storage")
+
+
+def shard_tags(count: int) -> tuple[str, ...]:
+    """``count`` hash tags ``q<n>`` whose slots lie near the middles of ``count`` equal parts of
+    the slot range, so a cluster whose masters own equal ranges holds them evenly."""
+    tags: list[str] = []
+    for part in range(count):
+        target = (2 * part + 1) * 16384 // (2 * count)
+        best = min((f"q{n}" for n in range(4096)), key=lambda t: abs(key_slot(t.encode()) - target))
+        tags.append(best)
+    return tuple(tags)
+
+
+_TAGS = shard_tags(JOB_SHARDS)
 
 
 class RedisSummaryStore:
@@ -45,6 +72,10 @@ class RedisSummaryStore:
         self._k = keys
         self._cas = client.register_script(lua("summary_cas"))
         self.stream = f"{self._k.prefix}:jobs"
+        # the shards jobs are queued on (one on a single server), and the streams workers read
+        self._shards = [f"{self.stream}:{{{t}}}" for t in _TAGS] if is_cluster(client) else [self.stream]
+        self._streams = [*self._shards, self.stream] if is_cluster(client) else [self.stream]
+        self._cooldown = Cooldown.of(client)
 
     async def state(self, chat: str) -> SummaryState:
         """The chat's tiers, with the version to commit against."""
@@ -102,15 +133,37 @@ class RedisSummaryStore:
         with map_redis_errors():
             return int(await self._r.zcount(self._k.chat(chat, "log"), f"({after}", f"({before}"))
 
+    def streams_of(self, chat: str) -> list[str]:
+        """The streams a job of ``chat`` may be queued on, the chat's own shard first."""
+        first = zlib.crc32(chat.encode()) % len(self._shards)
+        return self._shards[first:] + self._shards[:first]
+
     async def enqueue(self, chat: str) -> bool:
-        """Queue a summary job for the chat unless one already waits."""
+        """Queue a summary job for the chat unless one already waits.
+
+        The job goes to the first of the chat's shards that answers. When none does, the chat's
+        mark is taken back (so the next turn queues it again) and ``StorageUnavailable`` raised.
+        """
+        queued = self._k.chat(chat, "summary_queued")
         with map_redis_errors():
-            if not await self._r.set(self._k.chat(chat, "summary_queued"), "1", nx=True, ex=600):
+            if not await self._r.set(queued, "1", nx=True, ex=600):
                 return False
-            await self._r.xadd(
-                self.stream, {"kind": "summarize", "chat": chat}, maxlen=100_000, approximate=True
-            )
-        return True
+        failure: StorageUnavailable | None = None
+        shards = self.streams_of(chat)
+        ready = [s for s in shards if not self._cooldown.cooling(s)]
+        for stream in ready + [s for s in shards if s not in ready]:  # those down a moment ago last
+            try:
+                with map_redis_errors():
+                    job: dict[Any, Any] = {"kind": "summarize", "chat": chat}
+                    await self._r.xadd(stream, job, maxlen=100_000, approximate=True)
+                return True
+            except StorageUnavailable as exc:
+                self._cooldown.failed(self._cooldown.where(stream), exc)
+                failure = exc
+        with contextlib.suppress(StorageUnavailable), map_redis_errors():
+            await self._r.delete(queued)
+        assert failure is not None
+        raise failure
 
     async def dequeued(self, chat: str) -> None:
         """The chat's waiting job was taken: later turns may queue another."""
@@ -118,31 +171,61 @@ class RedisSummaryStore:
             await self._r.delete(self._k.chat(chat, "summary_queued"))
 
     async def ensure_group(self) -> None:
-        """Create the consumer group (and the stream) if missing."""
-        with map_redis_errors(), contextlib.suppress(ResponseError):
-            await self._r.xgroup_create(self.stream, GROUP, id="0", mkstream=True)
+        """Create the consumer group (and the stream) of every stream if missing; a stream whose
+        node is unreachable is left for the next call."""
+
+        async def create(stream: str) -> None:
+            with map_redis_errors(), contextlib.suppress(ResponseError):
+                await self._r.xgroup_create(stream, GROUP, id="0", mkstream=True)
+
+        await self._each(create)
+
+    async def _each(self, work: Any) -> list[Any]:
+        """``work(stream)`` on every stream at once; the results of those that answered.
+
+        Raises:
+            StorageUnavailable: no stream answered.
+        """
+        streams = self._streams
+        calls = (cast("Awaitable[Any]", work(s)) for s in streams)
+        done = await asyncio.gather(*calls, return_exceptions=True)
+        answered = [r for r in done if not isinstance(r, BaseException)]
+        for stream, result in zip(streams, done, strict=True):
+            if isinstance(result, StorageUnavailable):
+                log.warning("job stream %s unreachable: %s", stream, result.message)
+            elif isinstance(result, BaseException):
+                raise result
+        if not answered:
+            failed = next(r for r in done if isinstance(r, StorageUnavailable))
+            raise failed
+        return answered
 
     async def take(
         self, consumer: str, *, count: int, block_ms: int, reclaim_ms: int
     ) -> list[tuple[str, str]]:
-        """Jobs for ``consumer``: first those a crashed worker left unacknowledged, then new ones."""
-        with map_redis_errors():
-            claimed = await self._r.xautoclaim(
-                self.stream, GROUP, consumer, min_idle_time=reclaim_ms, count=count
-            )
-            entries = list(claimed[1])
-            if not entries:
-                read = await self._r.xreadgroup(
-                    GROUP, consumer, {self.stream: ">"}, count=count, block=block_ms
+        """Jobs for ``consumer``: first those a crashed worker left unacknowledged, then new ones,
+        from every stream (a stream whose node is unreachable is skipped this time)."""
+
+        async def one(stream: str) -> list[tuple[str, str]]:
+            with map_redis_errors():
+                claimed = await self._r.xautoclaim(
+                    stream, GROUP, consumer, min_idle_time=reclaim_ms, count=count
                 )
-                streams = cast("list[list[Any]]", read)  # RESP2: [[stream, [(id, fields), ...]], ...]
-                entries = [e for _, batch in streams for e in batch]
-        return [(i.decode(), f[b"chat"].decode()) for i, f in entries if f and b"chat" in f]
+                entries = list(claimed[1])
+                if not entries:
+                    wanted: dict[Any, Any] = {stream: ">"}
+                    read = await self._r.xreadgroup(GROUP, consumer, wanted, count=count, block=block_ms)
+                    streams = cast("list[list[Any]]", read)  # RESP2: [[stream, [(id, fields), ...]], ...]
+                    entries = [e for _, batch in streams for e in batch]
+            return [(f"{stream}/{i.decode()}", f[b"chat"].decode()) for i, f in entries if f and b"chat" in f]
+
+        return [job for jobs in await self._each(one) for job in jobs]
 
     async def ack(self, job: str) -> None:
         """The job is done."""
+        stream, _, entry = job.rpartition("/")
         with map_redis_errors():
-            await self._r.xack(self.stream, GROUP, job)
+            await self._r.xack(stream, GROUP, entry)
 
     @contextlib.asynccontextmanager
     async def exclusive(self, chat: str, *, ttl: float = LEASE_TTL) -> AsyncIterator[bool]:

@@ -23,7 +23,7 @@ import signal
 import socket
 import sys
 
-from redis.exceptions import RedisError
+from redis.exceptions import RedisClusterException, RedisError
 
 from adapters.bootstrap import build, install_personas
 from adapters.hearth import Hearth
@@ -103,12 +103,13 @@ async def _heartbeat(hearth: Hearth, stop: asyncio.Event) -> None:
         while not stop.is_set():
             try:
                 await hearth.redis.set(key, "alive", ex=HEARTBEAT_SECONDS * 2)
-            except RedisError as exc:  # Redis is restarting: keep running, the jobs retry by themselves
+            except (RedisError, RedisClusterException) as exc:  # Redis restarting, a Cluster failing over:
+                # keep running, the jobs retry by themselves
                 log.warning("heartbeat failed (%s); retrying", type(exc).__name__)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=HEARTBEAT_SECONDS)
     finally:
-        with contextlib.suppress(RedisError):
+        with contextlib.suppress(RedisError, RedisClusterException):
             await hearth.redis.delete(key)
 
 

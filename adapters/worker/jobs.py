@@ -24,6 +24,7 @@ import socket
 from typing import cast
 
 from engine.archive.dream import DreamPolicy
+from engine.errors import StorageUnavailable
 from engine.ports import ChatModel
 from engine.service.archive import ArchiveDesk
 from engine.service.dream import DreamRunner, DreamStore
@@ -33,6 +34,8 @@ from storage.redis_summary import RedisSummaryStore
 __all__ = ["ArchiveSweeper", "JobRunner", "dream_runner"]
 
 log = logging.getLogger("hearth.worker")
+MAX_PAUSE = 5.0
+"""Seconds the job loop waits at most before it tries Redis again."""
 
 
 class JobRunner:
@@ -60,30 +63,46 @@ class JobRunner:
         await self._store.ensure_group()
         jobs = await self._store.take(self.consumer, count=10, block_ms=self._block, reclaim_ms=self._reclaim)
         for job, chat in jobs:
-            await self._store.dequeued(chat)
-            async with self._store.exclusive(chat) as mine:
-                if not mine:
-                    # another worker summarizes the chat right now (or a dead one's lease has not
-                    # expired yet): leave the job unacknowledged, so it is claimed again after
-                    # ``reclaim_ms`` and done then, instead of dropped (SUM-5)
-                    log.info("summary of %s is busy elsewhere; job %s waits for reclaim", chat, job)
-                    continue
-                written = await self._desk.summarize(chat)
-                log.info("summarized %s: %d tier(s)", chat, written)
-                if self._archive is not None:
-                    await _archive_chat(self._archive, chat)
-            await self._store.ack(job)
+            try:
+                await self._run_job(job, chat)
+            except StorageUnavailable as exc:
+                # the chat's node is unreachable (a Cluster failover): the job stays unacknowledged
+                # and is claimed again after ``reclaim_ms``; the other jobs go on
+                log.warning("job %s of %s left for a retry: %s", job, chat, exc.message)
         return len(jobs)
 
+    async def _run_job(self, job: str, chat: str) -> None:
+        await self._store.dequeued(chat)
+        async with self._store.exclusive(chat) as mine:
+            if not mine:
+                # another worker summarizes the chat right now (or a dead one's lease has not
+                # expired yet): leave the job unacknowledged, so it is claimed again after
+                # ``reclaim_ms`` and done then, instead of dropped (SUM-5)
+                log.info("summary of %s is busy elsewhere; job %s waits for reclaim", chat, job)
+                return
+            written = await self._desk.summarize(chat)
+            log.info("summarized %s: %d tier(s)", chat, written)
+            if self._archive is not None:
+                await _archive_chat(self._archive, chat)
+        await self._store.ack(job)
+
     async def run(self, stop: asyncio.Event) -> None:
-        """Run jobs until ``stop`` is set; a failing job is left for another try."""
-        await self._store.ensure_group()
+        """Run jobs until ``stop`` is set. A failure (Redis down, a Cluster failing over: the
+        client finds the new masters by itself) is logged and retried after a pause that doubles
+        up to ``MAX_PAUSE`` seconds; a failed job is left for another try."""
+        pause = 0.0
         while not stop.is_set():
             try:
                 await self.run_once()
-            except Exception:
-                log.exception("a background job failed; it will be retried")
-                await asyncio.sleep(1)
+                pause = 0.0
+            except Exception as exc:
+                pause = min(max(pause * 2, 0.25), MAX_PAUSE)
+                if isinstance(exc, StorageUnavailable):
+                    log.warning("background jobs paused %.2g s: %s", pause, exc.message)
+                else:
+                    log.exception("a background job failed; it will be retried")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), timeout=pause)
 
 
 async def _archive_chat(archive: ArchiveDesk, chat: str) -> None:

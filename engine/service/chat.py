@@ -215,7 +215,10 @@ class ChatService:
             self._personas.pop(persona_id, None)
             raise NotFound(f"There is no persona {persona_id!r}.", code="persona_not_found")
         if self._on_activity is not None:  # any platform's message wakes the archive (EPI-10 idle trigger)
-            await self._on_activity(self._clock.now())
+            try:
+                await self._on_activity(self._clock.now())
+            except StorageUnavailable as exc:  # a deployment-wide mark: the message is stored, go on
+                log.warning("client activity not recorded: %s", exc.message)
         events = self._answer(stored) if reply else _nothing()
         return Accepted(message=stored, events=events)
 
@@ -400,10 +403,20 @@ class ChatService:
         )
         await self._finish(commit, ratio)
         if self.summaries is not None and gathered.frame.spilled:  # SUM-1: some left the window
-            await self.summaries.store.enqueue(answered.chat)
+            await self._enqueue_summary(answered.chat)
         space = memory_space(answered.chat)
         notices = await self.memory.notices(space, commit.log.memory_writes) if self.memory else ()
         yield ReplyDone(turn=plan.turn.id, reply=text, context=summarize_context(commit.log), notices=notices)
+
+    async def _enqueue_summary(self, chat: str) -> None:
+        """Queue the chat's summary job; the reply is stored already, so a queue that cannot be
+        reached is logged and the next turn that spills queues the job again (a summary covers
+        everything outside the window whenever it runs)."""
+        assert self.summaries is not None
+        try:
+            await self.summaries.store.enqueue(chat)
+        except StorageUnavailable as exc:
+            log.warning("summary job of %s not queued: %s; the next turn queues it", chat, exc.message)
 
     async def _gather(
         self, answered: StoredMessage, persona: Persona, replaces: Turn | None, inputs: TurnInputs

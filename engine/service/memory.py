@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-from engine.errors import Conflict, InvalidInput, NotFound
+from engine.errors import Conflict, InvalidInput, NotFound, StorageUnavailable
 from engine.memory import (
     SEARCH_FAILED,
     ClearPlan,
@@ -66,6 +66,7 @@ from engine.tools import ToolCall, ToolResult
 __all__ = ["MEMORY_OFF", "MemoryContext", "MemoryDesk"]
 
 _RETRIES = 3
+_UNRECORDED_KEPT = 10_000  # directory notes waiting for an unreachable directory, at most
 log = logging.getLogger("hearth.memory")
 
 
@@ -91,6 +92,7 @@ class MemoryDesk:
         self._new_id = new_id or (lambda: f"mem-{secrets.token_hex(5)}")
         self._searched: dict[tuple[str, str], bool] = {}  # (persona, space) → last turn searched
         self._dirty: set[ScopeList] = set()  # lists written outside a turn, to embed
+        self._unrecorded: list[tuple[list[tuple[str, ScopeList]], list[str]]] = []  # see _record
         self._embedding: dict[ScopeList, asyncio.Future[None]] = {}
         self._embedder: asyncio.Task[None] | None = None
 
@@ -263,8 +265,23 @@ class MemoryDesk:
     async def _note(self, writes: Sequence[MemoryWrite]) -> None:
         placed = [(w.after.id, _scope_of(w.after)) for w in writes if isinstance(w, Saved | Updated)]
         removed = [written_id(w) for w in writes if isinstance(w, Deleted | Forgotten)]
-        await self.directory.record(placed, removed)
+        await self._record(placed, removed)
         self.embed_later({scope for _, scope in placed})
+
+    async def _record(self, placed: list[tuple[str, ScopeList]], removed: list[str]) -> None:
+        """Note the writes in the deployment-wide directory, after those not noted yet, in order.
+
+        The write itself is done: while the directory is unreachable (its Redis Cluster node
+        fails over) the notes wait in this process and the next write records them first.
+        """
+        self._unrecorded.append((placed, removed))
+        del self._unrecorded[:-_UNRECORDED_KEPT]
+        try:
+            while self._unrecorded:
+                await self.directory.record(*self._unrecorded[0])
+                self._unrecorded.pop(0)
+        except StorageUnavailable as exc:
+            log.warning("%d memory write(s) not in the directory yet: %s", len(self._unrecorded), exc.message)
 
     # --- background embedding (issue 12) --------------------------------------------------
 

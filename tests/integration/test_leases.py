@@ -211,7 +211,8 @@ async def test_sum5_a_job_left_by_a_killed_worker_is_reclaimed_and_done(redis: a
     await store.ensure_group()
     assert await store.enqueue("web:saga")
     # the worker that dies: it takes the job, holds the summary lease, and is killed -9
-    taken = await redis.xreadgroup(GROUP, "dead-worker", {store.stream: ">"}, count=10)
+    stream = store.streams_of("web:saga")[0]  # the chat's shard of the job queue
+    taken = await redis.xreadgroup(GROUP, "dead-worker", {stream: ">"}, count=10)
     assert taken and taken[0][1]
     await redis.set(keys.chat("web:saga", "summary_lock"), "dead-worker-token", px=int(TTL * 1000))
     live = JobRunner(desk, store, consumer="live-worker", block_ms=50, reclaim_ms=300)
@@ -222,5 +223,5 @@ async def test_sum5_a_job_left_by_a_killed_worker_is_reclaimed_and_done(redis: a
     state = await store.state("web:saga")
     assert state.tiers, "the reclaimed job was never done"
     assert [t.messages for t in state.tiers] == [10]  # one chunk, once (the window keeps the rest)
-    pending = await redis.xpending(store.stream, GROUP)
+    pending = await redis.xpending(stream, GROUP)
     assert pending["pending"] == 0  # acknowledged only after it ran

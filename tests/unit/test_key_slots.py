@@ -7,13 +7,17 @@ operations on a 3-master cluster as well (``tests/integration/conftest.py``).
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from redis.crc import key_slot
 
+from engine.errors import StorageUnavailable
 from engine.memory.model import global_list, personal_list, space_list
 from storage.keys import KeyBuilder
 from storage.redis_memory import _PARTS, MemoryKeys
+from storage.redis_summary import JOB_SHARDS, shard_tags
+from storage.shared import LastKnown
 
 # ids as the validators let them through: no braces (engine.validate.qualify_id)
 ids = st.text(st.characters(blacklist_characters="{}", blacklist_categories=("Cs",)), min_size=1, max_size=30)
@@ -60,3 +64,32 @@ def test_different_chats_spread_over_the_cluster() -> None:
     """Control: the tag is the chat, not a constant, so chats do not pile onto one node."""
     k = KeyBuilder()
     assert len(slots(*(k.chat(f"web:room{i}", "log") for i in range(50)))) > 40
+
+
+def test_the_job_queue_shards_spread_over_the_masters_of_a_cluster() -> None:
+    """Issue 29: a master that fails over takes at most its share of the job queue's shards with
+    it. ``redis-cli --cluster create`` gives 2, 3 or 6 masters equal slot ranges; each master of
+    those layouts holds the same number of shards, so the others always hold some."""
+    tags = shard_tags(JOB_SHARDS)
+    assert len(set(tags)) == JOB_SHARDS
+    for masters in (2, 3, 6):
+        owners = [key_slot(t.encode()) * masters // 16384 for t in tags]
+        assert sorted(owners) == sorted(list(range(masters)) * (JOB_SHARDS // masters)), (masters, owners)
+
+
+def test_the_last_value_read_stands_in_while_its_key_is_unreachable() -> None:
+    """Issue 29: a deployment-wide value read before is used while its node is unreachable; one
+    never read makes the turn fail with ``storage_unavailable``; another error stays an error."""
+    versions: LastKnown[str, int | None] = LastKnown("the persona's version", limit=2)
+    down = StorageUnavailable("Redis is unreachable: ConnectionError")
+    assert versions.result("ember", 3) == 3
+    assert versions.result("ember", down) == 3
+    assert versions.result("gone", None) is None
+    assert versions.result("gone", down) is None  # deleted, as last read
+    with pytest.raises(StorageUnavailable):
+        versions.result("never", down)
+    with pytest.raises(ValueError, match="bug"):
+        versions.result("ember", ValueError("bug"))
+    versions.keep("third", 1)  # past the limit the least recently read is forgotten
+    with pytest.raises(StorageUnavailable):
+        versions.result("ember", down)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from engine.errors import Conflict, NotFound
+from engine.errors import Conflict, NotFound, StorageUnavailable
 from engine.memory import (
     MemoryPolicy,
     MemoryRecord,
@@ -252,3 +252,27 @@ async def test_close_stops_a_stuck_background_embedding_after_its_grace(
         await asyncio.wait_for(desk.close(grace=0.05), 2.0)
     assert recall.loaded == [] and "background embedding still running" in caplog.text
     await asyncio.wait_for(desk.embedded(), 1.0)  # nothing left running
+
+
+async def test_a_write_while_the_directory_is_unreachable_is_kept_and_noted_by_the_next_write() -> None:
+    """Issue 29: the directory (memory id → list) is deployment-wide, on another Redis Cluster node
+    than the list; while that node fails over a write still succeeds, and the next write notes
+    both, so the first memory can be found by its id again."""
+    world = World()
+    desk, now = world.memory, world.clock.now()
+    record = world.directory.record
+
+    async def unreachable(*_: object) -> None:
+        raise StorageUnavailable("Redis is unreachable: ConnectionError")
+
+    world.directory.record = unreachable  # type: ignore[method-assign]
+    first = await desk.add(
+        persona="default", target=SPACE, text="The well is dry", pinned=False, source="person", now=now
+    )
+    assert [r.text for r in await desk.list([SPACE])] == ["The well is dry"]
+    world.directory.record = record  # type: ignore[method-assign]
+    second = await desk.add(
+        persona="default", target=SPACE, text="The mill burned", pinned=False, source="person", now=now
+    )
+    assert (await desk.locate(first.record.id))[1].text == "The well is dry"
+    assert (await desk.locate(second.record.id))[1].text == "The mill burned"

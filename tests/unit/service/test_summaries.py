@@ -8,11 +8,12 @@ from collections.abc import AsyncIterator
 import msgspec
 import pytest
 
-from engine.errors import NotFound
+from engine.errors import NotFound, StorageUnavailable
 from engine.model import ModelSettings
 from engine.ports import ModelDone, ModelEvent, TextDelta
 from engine.prompt import Prompt
 from engine.requestlog import Usage
+from engine.service import ReplyDone
 from engine.summary import SummaryState
 from engine.tools import ToolSpec
 from tests.unit.service.world import PERSONA, ROOM, World
@@ -103,3 +104,28 @@ async def test_sum_4_people_edit_and_rebuild_tiers() -> None:
     assert (await world.summaries.view(ROOM))[0].tiers == ()
     assert [chat for _, chat in world.data.jobs] == [ROOM]  # queued again
     assert await world.run_jobs() == 1
+
+
+async def test_an_unreachable_job_queue_never_fails_the_turn_and_the_next_turn_queues_the_job() -> None:
+    """Issue 29 (SUM-1): the queue lives on another Cluster node than the chat; while it fails
+    over, the reply is still given (it is stored already) and the job is queued by the next
+    turn that spills, so the summary runs all the same."""
+    world = World()
+    world.summaries.model = Recapper()
+    await world.start(QUIET)
+    queue = world.summary_store
+    enqueue = queue.enqueue
+
+    async def unreachable(chat: str) -> bool:
+        raise StorageUnavailable("Redis is unreachable: ConnectionError")
+
+    queue.enqueue = unreachable  # type: ignore[method-assign]
+    for i in range(69):
+        await world.say(f"Chapter {i}: the party walks on.", reply=False)
+    events = await world.say("Where are we?")
+    assert isinstance(events[-1], ReplyDone) and not world.data.jobs
+    queue.enqueue = enqueue  # type: ignore[method-assign]
+    events = await world.say("And now?")
+    assert isinstance(events[-1], ReplyDone)
+    assert [chat for _, chat in world.data.jobs] == [ROOM]
+    assert await world.run_jobs() == 2
