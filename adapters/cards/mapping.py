@@ -242,7 +242,7 @@ def _recursion_level(value: bool | int | str | None, path: str) -> bool | int:
     if value is None:
         return False
     if isinstance(value, str):
-        if not value.strip().isdigit():
+        if not value.strip().isdigit() or len(value.strip()) > 16:
             raise invalid("invalid_field", f"Field `{path}` must be true, false or a level number.")
         return int(value)
     if not isinstance(value, bool) and value < 0:

@@ -348,7 +348,9 @@ async def _save_entry(
     web: WebState, visitor: BrowserSession, book: str, entry: str | None, edit: EntryEdit
 ) -> EntrySaved:
     found = await _book(web, visitor, book, edit=True)
-    changed, saved = apply_entry_edit(found, entry, edit)
+    changed, saved = await asyncio.to_thread(
+        apply_entry_edit, found, entry, edit
+    )  # keys of MBs split off the loop
     stored = await store_book(web, changed, found.name, edited=saved.id)
     total = await asyncio.to_thread(lambda: sum(_tokens(e) for e in stored.entries))
     return EntrySaved(entry=entry_view(saved), book_tokens=total)

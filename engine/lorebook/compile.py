@@ -28,7 +28,7 @@ from engine.lorebook.compiled import (
     DynamicKey,
     LiteralHit,
 )
-from engine.lorebook.decorators import resolve_options
+from engine.lorebook.decorators import DecoratorProblem, EntryOptions, resolve_options
 from engine.lorebook.match import content_hits
 from engine.lorebook.model import (
     DEFAULT_SCAN_DEPTH,
@@ -43,7 +43,9 @@ from engine.lorebook.model import (
     split_decorators,
 )
 from engine.lorebook.regex_keys import (
+    MAX_WHOLE_NUMBER,
     check_book_complexity,
+    delay_level,
     new_regex_set,
     parse_regex_key,
     pattern_problem,
@@ -126,21 +128,28 @@ def compile_book(book: LoreBook) -> CompiledBook:
 
     Raises:
         InvalidInput: ``invalid_scan_depth``, ``invalid_token_budget``, ``invalid_entry_id``,
-            ``duplicate_entry_id`` or ``invalid_probability``.
+            ``duplicate_entry_id``, ``invalid_probability``, ``number_out_of_range``, or the
+            limits of :func:`check_book_complexity` (``key_too_long``, ``lorebook_too_complex``).
     """
     _check_book(book)
-    check_book_complexity(book)
+    resolved = [_resolve(entry) for entry in book.entries]
+    # Decorator keys count toward the key limits; @@exclude_keys is ignored with use_regex (CCv3).
+    decorator_keys = [
+        o.additional_keys + (() if e.use_regex else o.exclude_keys)
+        for e, (o, _, _) in zip(book.entries, resolved, strict=True)
+    ]
+    check_book_complexity(book, decorator_keys)
     keys = _KeyTable()
     book_id = book.id or book.name
     default_depth = DEFAULT_SCAN_DEPTH if book.scan_depth is None else book.scan_depth
     entries: list[CompiledEntry] = []
     seen: set[str] = set()
-    for entry in book.entries:
+    for entry, options in zip(book.entries, resolved, strict=True):
         where = f"entry {entry.id!r} ({entry.comment!r}) of book {book.name!r}"
         _check_entry(entry, seen, where)
         # Disabled entries are checked against a throwaway table: they never match.
         table = keys if entry.enabled else _KeyTable()
-        compiled = _compile_entry(entry, book, book_id, default_depth, table)
+        compiled = _compile_entry(entry, options, book, book_id, default_depth, table)
         if entry.enabled:
             entries.append(compiled)
         else:
@@ -180,31 +189,54 @@ def _check_entry(entry: LoreEntry, seen: set[str], where: str) -> None:
             f"{where}: probability {entry.probability} is outside 0..100",
             code="invalid_probability",
         )
+    for name in _WHOLE_NUMBERS:
+        value = getattr(entry, name)
+        if not -MAX_WHOLE_NUMBER <= value <= MAX_WHOLE_NUMBER:
+            raise InvalidInput(
+                f"{where}: {name} {value} is outside ±{MAX_WHOLE_NUMBER:,}",
+                code="number_out_of_range",
+            )
+
+
+_WHOLE_NUMBERS: Final = (
+    "order",
+    "priority",
+    "delay_until_recursion",
+    "sticky",
+    "cooldown",
+    "delay",
+    "group_weight",
+)
+"""Entry fields holding any whole number (the others are checked against their own ranges)."""
+
+
+def _resolve(entry: LoreEntry) -> tuple[EntryOptions, tuple[DecoratorProblem, ...], str]:
+    """The entry's options with its decorators applied, their problems, and the body."""
+    # Decorator lines left at the top of ``content`` are honoured and stripped as well.
+    inline, body = split_decorators(entry.content)
+    options, problems = resolve_options(msgspec.structs.replace(entry, decorators=entry.decorators + inline))
+    return options, problems, body
 
 
 def _compile_entry(
     entry: LoreEntry,
+    resolved: tuple[EntryOptions, tuple[DecoratorProblem, ...], str],
     book: LoreBook,
     book_id: str,
     default_depth: int,
     keys: _KeyTable,
 ) -> CompiledEntry:
-    # Decorator lines left at the top of ``content`` are honoured and stripped as well.
-    inline, body = split_decorators(entry.content)
-    options, problems = resolve_options(msgspec.structs.replace(entry, decorators=entry.decorators + inline))
+    options, problems, body = resolved
     keys.entry = entry
     for problem in problems:
         keys.issue(problem.line, problem.reason, problem.code)
     case_sensitive = book.case_sensitive if entry.case_sensitive is None else entry.case_sensitive
-    mode = _KeyMode(
-        case_sensitive=case_sensitive, matching=_matching(entry, book), use_regex=entry.use_regex
-    )
+    mode = _KeyMode(case_sensitive=case_sensitive, matching=_matching(entry, book), use_regex=entry.use_regex)
     primary, primary_keys = keys.add_all(entry.keys, mode)
     secondary, secondary_keys = keys.add_all(entry.secondary_keys, mode)
     required, required_keys = keys.add_all(options.additional_keys, mode)
     # CCv3: @@exclude_keys is ignored when every key is a regex (use_regex).
     exclude, exclude_keys = keys.add_all(() if entry.use_regex else options.exclude_keys, mode)
-    level = entry.delay_until_recursion
     scored = book.use_group_scoring if entry.use_group_scoring is None else entry.use_group_scoring
     return CompiledEntry(
         book=book_id,
@@ -226,7 +258,7 @@ def _compile_entry(
         required_keys=required_keys,
         exclude_recursion=entry.exclude_recursion,
         prevent_recursion=entry.prevent_recursion,
-        delay_level=(1 if level else 0) if isinstance(level, bool) else max(level, 0),
+        delay_level=delay_level(entry),
         sticky=max(entry.sticky, 0),
         cooldown=max(entry.cooldown, 0),
         delay=max(entry.delay, 0),
@@ -387,4 +419,5 @@ def _assemble(
         timed=tuple(i for i, e in enumerate(entries) if e.sticky or e.cooldown),
         delayed=tuple(i for i, e in enumerate(entries) if e.delay_level),
         delay_levels=tuple(sorted({e.delay_level for e in entries if e.delay_level})),
+        cost=len(entries) + sum(len(_mids(e)) for e in entries),
     )

@@ -102,5 +102,8 @@ class CompiledBook(msgspec.Struct, frozen=True, kw_only=True, eq=False):
     timed: tuple[int, ...]
     delayed: tuple[int, ...]
     delay_levels: tuple[int, ...]
+    cost: int = 0
+    """Work a scan may do on this book at most, roughly: its enabled entries plus their keys. The
+    service scans off the event loop when a pool's cost is high (a cheap book stays inline)."""
     content: tuple[tuple[int, ...] | None, ...] = ()
     """Per entry: the book's static keys its content holds (``None`` when the content has macros)."""

@@ -310,12 +310,14 @@ class LoreResult(msgspec.Struct, frozen=True, kw_only=True):
         decisions: Included entries in prompt order, then rejected ones by (book, entry).
         state: The chat's lore state after this turn (store it).
         tokens: Total tokens of ``messages``.
+        cut_short: The scan ran out of its time budget and kept what it had activated by then.
     """
 
     messages: tuple[LoreMessage, ...] = ()
     decisions: tuple[LoreDecision, ...] = ()
     state: LoreState = LoreState()
     tokens: int = 0
+    cut_short: bool = False
 
 
 def json_pairs(obj: Mapping[str, Any]) -> JsonPairs:

@@ -23,16 +23,22 @@ import re2
 from engine.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from engine.lorebook.model import LoreBook
+    from collections.abc import Sequence
+
+    from engine.lorebook.model import LoreBook, LoreEntry
 
 __all__ = [
     "MAX_BOOK_KEYS",
     "MAX_BOOK_PROGRAM",
+    "MAX_DELAY_LEVELS",
+    "MAX_KEY_LENGTH",
     "MAX_KEY_PROGRAM",
     "MAX_REGEX_KEYS",
+    "MAX_WHOLE_NUMBER",
     "REGEX_MAX_MEM",
     "check_book_complexity",
     "compiled_pattern",
+    "delay_level",
     "new_regex_set",
     "parse_regex_key",
     "pattern_problem",
@@ -45,7 +51,18 @@ REGEX_MAX_MEM: Final = 64 << 20
 # Complexity limits of one book (issue 13, finding 7): beyond them RE2's set fails to compile or
 # a compile costs seconds and hundreds of MB. ``lorebook_too_complex`` names the entry.
 MAX_BOOK_KEYS: Final = 100_000
-"""Most keys (primary and secondary, plain and regex) in one book."""
+"""Most keys (primary, secondary, ``@@additional_keys`` and ``@@exclude_keys``; plain and regex)
+in one book."""
+MAX_KEY_LENGTH: Final = 1_000
+"""Longest key, plain or regex (characters, trimmed). pyahocorasick crashes the process on a plain
+key of about half a million characters; real keys are names, short phrases and short patterns."""
+MAX_DELAY_LEVELS: Final = 100
+"""Most distinct ``delay_until_recursion`` levels in one book. Each level costs at least one more
+recursion pass per turn; books written for SillyTavern use a handful (its editor offers a number
+per entry, and ordering entries needs only as many levels as there are stages of lore)."""
+MAX_WHOLE_NUMBER: Final = 2**53 - 1
+"""Largest magnitude of an entry's whole-number fields (``order``, ``priority``, levels, timers):
+the integers JavaScript, and so SillyTavern, holds exactly; the store holds 64 bits."""
 MAX_REGEX_KEYS: Final = 500
 """Most regular-expression keys in one book."""
 MAX_KEY_PROGRAM: Final = 20_000
@@ -156,24 +173,46 @@ def _too_complex(where: str, why: str) -> InvalidInput:
     return InvalidInput(f"{where}: the book is too complex to scan: {why}", code="lorebook_too_complex")
 
 
-def check_book_complexity(book: LoreBook) -> None:
+def delay_level(entry: LoreEntry) -> int:
+    """The entry's ``delay_until_recursion`` level: 0 (off), ``True`` is 1, else the number."""
+    level = entry.delay_until_recursion
+    return (1 if level else 0) if isinstance(level, bool) else max(level, 0)
+
+
+def check_book_complexity(book: LoreBook, decorator_keys: Sequence[tuple[str, ...]] = ()) -> None:
     """Refuse books whose keys would take too long or too much memory to compile (cheap checks first).
 
     Args:
         book: The book (disabled entries count too: they are compiled to be validated).
+        decorator_keys: Per entry (in book order), the keys its ``@@additional_keys`` and
+            ``@@exclude_keys`` decorators add; they count like the entry's own keys.
 
     Raises:
-        InvalidInput: ``lorebook_too_complex`` naming the first entry past a limit. A pattern RE2
-            cannot run is not counted here: it is left out of its entry and reported (LORE-21).
+        InvalidInput: ``key_too_long`` or ``lorebook_too_complex`` naming the first entry past a
+            limit. A pattern RE2 cannot run is not counted here: it is left out of its entry and
+            reported (LORE-21).
     """
     keys = regexes = program = 0
-    for entry in book.entries:
+    levels: set[int] = set()
+    for position, entry in enumerate(book.entries):
         where = f"entry {entry.id!r} ({entry.comment!r}) of book {book.name!r}"
-        for raw in (*entry.keys, *entry.secondary_keys):
+        level = delay_level(entry)
+        if level not in levels:
+            levels.add(level)
+            if len(levels - {0}) > MAX_DELAY_LEVELS:
+                raise _too_complex(where, f"more than {MAX_DELAY_LEVELS} delay_until_recursion levels")
+        extra = decorator_keys[position] if position < len(decorator_keys) else ()
+        for raw in (*entry.keys, *entry.secondary_keys, *extra):
             key = raw.strip()
             keys += 1
             if keys > MAX_BOOK_KEYS:
                 raise _too_complex(where, f"more than {MAX_BOOK_KEYS:,} keys")
+            if len(key) > MAX_KEY_LENGTH:
+                raise InvalidInput(
+                    f"{where}: a key of {len(key):,} characters is longer than {MAX_KEY_LENGTH:,} "
+                    f"(it starts {key[:40]!r})",
+                    code="key_too_long",
+                )
             regex = parse_regex_key(key)
             if regex is None and entry.use_regex and key:
                 regex = (key, "" if entry.case_sensitive else "i")

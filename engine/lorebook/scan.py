@@ -30,8 +30,16 @@ Theory of operation. All attached books form one pool (LORE-1). One scan:
    entry not marked yet, and a sticky/cooldown effect for each included entry that has one and
    none running; the caller stores the returned state with the turn.
 
+Budget. A caller may pass ``out_of_time``: it is asked every ``CHECK_EVERY`` units of work (an
+entry evaluated, a lore text matched against a book) and once per pass; when it answers True the
+scan stops where it is and renders what was activated so far, with ``LoreResult.cut_short`` set.
+The work of one scan is linear in the entries it considers and the texts it matches, whatever the
+number of delay levels, but a pool of many large books can still take seconds: the budget bounds
+that.
+
 Invariants: the result depends only on the arguments (no clock, no randomness: rolls hash the
-turn id); included tokens never exceed the budget; output order is a total order.
+turn id; a scan ``out_of_time`` never stops is the same whatever it reads); included tokens never
+exceed the budget; output order is a total order.
 """
 
 from __future__ import annotations
@@ -55,9 +63,11 @@ from engine.lorebook.match import Hits, ResolvedKey, build_buffer, match_buffer,
 from engine.lorebook.model import LoreDecision, LoreMark, LoreResult, LoreState, LoreTimed
 from engine.macros import MacroContext, expand
 
-__all__ = ["MAX_RECURSION_PASSES", "scan_lore"]
+__all__ = ["CHECK_EVERY", "MAX_RECURSION_PASSES", "scan_lore"]
 
 MAX_RECURSION_PASSES: Final = 3
+CHECK_EVERY: Final = 64
+"""Units of work (entries evaluated, lore texts matched) between two calls of ``out_of_time``."""
 
 _Ref = tuple[int, int]  # (book position in the pool, entry position in the book)
 _Key = tuple[str, str]  # (book id, entry id)
@@ -73,6 +83,7 @@ def scan_lore(
     at_greeting: bool,
     count_tokens: Callable[[str], int],
     macros: MacroContext | None = None,
+    out_of_time: Callable[[], bool] | None = None,
 ) -> LoreResult:
     """Scan the chat against the attached books and render the lorebook slot.
 
@@ -87,6 +98,8 @@ def scan_lore(
         count_tokens: Token counter of the active model (LORE-11).
         macros: Names, message time and seeds for macros in keys and content (LORE-17);
             ``None`` leaves macros as written.
+        out_of_time: Asked between units of work; True stops the scan with what it activated
+            so far (``cut_short``). ``None``: no budget.
 
     Returns:
         Rendered messages, the decision log, the updated state and the token total.
@@ -107,7 +120,7 @@ def scan_lore(
         sticky=sticky,
         cooldown=cooldown,
     )
-    activations, rejections = _activate(books, messages, ctx, macros)
+    activations, rejections, cut_short = _activate(books, messages, ctx, macros, out_of_time)
     budget = max(book.token_budget for book in books)
     kept, dropped = apply_budget(activations, budget, count_tokens)
     lore, included, tokens = render(kept)
@@ -118,6 +131,7 @@ def scan_lore(
         decisions=included + tuple(rejected),
         state=_next_state(state, entries, turn_id, base, ctx),
         tokens=tokens,
+        cut_short=cut_short,
     )
 
 
@@ -162,8 +176,12 @@ def _running(
 
 
 def _activate(
-    books: Sequence[CompiledBook], messages: Sequence[str], ctx: ScanContext, macros: MacroContext | None
-) -> tuple[list[Activation], list[LoreDecision]]:
+    books: Sequence[CompiledBook],
+    messages: Sequence[str],
+    ctx: ScanContext,
+    macros: MacroContext | None,
+    out_of_time: Callable[[], bool] | None,
+) -> tuple[list[Activation], list[LoreDecision], bool]:
     resolved = [resolve_dynamic(book, macros) for book in books]
     buffer = build_buffer(
         messages,
@@ -174,9 +192,9 @@ def _activate(
         ),
     )
     hits = [match_buffer(book, buffer, keys) for book, keys in zip(books, resolved, strict=True)]
-    pool = _Pool(books, hits, resolved, ctx, macros)
+    pool = _Pool(books, hits, resolved, ctx, macros, out_of_time)
     pool.run()
-    return pool.outcome()
+    return (*pool.outcome(), pool.stopped)
 
 
 class _Pool:
@@ -189,6 +207,7 @@ class _Pool:
         resolved: list[tuple[ResolvedKey, ...]],
         ctx: ScanContext,
         macros: MacroContext | None,
+        out_of_time: Callable[[], bool] | None = None,
     ) -> None:
         self.books = books
         self.hits = hits
@@ -200,13 +219,32 @@ class _Pool:
         self.final: set[_Ref] = set()
         self.levels = sorted({level for book in books for level in book.delay_levels})
         self.level = self.levels[0] if self.levels else 0
+        # Delayed entries of the pool by level; ``unlocked`` hands out each one once (LORE-16).
+        self.waiting = sorted(
+            ((book.entries[e].delay_level, b, e) for b, book in enumerate(books) for e in book.delayed),
+            reverse=True,
+        )
         self.groups_done: dict[str, _Ref] = {}
+        self.out_of_time = out_of_time
+        self.work = 0
+        self.stopped = False
+
+    def spent(self, units: int = 1) -> bool:
+        """Count work; ask ``out_of_time`` every ``CHECK_EVERY`` units. True once the budget is spent."""
+        if self.out_of_time is None:
+            return False
+        if not self.stopped:
+            self.work += units
+            if self.work >= CHECK_EVERY:
+                self.work = 0
+                self.stopped = self.out_of_time()
+        return self.stopped
 
     def run(self) -> None:
         """Pass 1, then recursion passes and delay levels (LORE-2, LORE-16)."""
         fresh = self.decide(self.first_candidates(), pass_no=1)
         pass_no, passes, unlocked, level_at = 2, 0, False, 0
-        while True:
+        while not self.spent(CHECK_EVERY):
             candidates: set[_Ref] = set()
             if passes < MAX_RECURSION_PASSES:  # content after the last allowed pass is not scanned
                 natural = any(b.recursive for b in self.books) and any(
@@ -246,16 +284,23 @@ class _Pool:
         )
 
     def unlocked(self) -> list[_Ref]:
-        """Entries delayed until recursion whose level is reached and that are still open."""
-        return [
-            (b, e)
-            for b, book in enumerate(self.books)
-            for e, entry in ((i, book.entries[i]) for i in book.delayed)
-            if entry.delay_level <= self.level
-            and (b, e) not in self.activated
-            and (b, e) not in self.final
-            and not (book.recursive and entry.exclude_recursion)
-        ]
+        """Entries delayed until recursion whose level was reached since the last call and that
+        are still open.
+
+        An entry unlocked earlier and not activated is not handed out again: its verdict can only
+        change with new key hits, and those bring it back through :meth:`recursion_candidates`.
+        So a scan over many levels costs what their entries cost, not levels × entries.
+        """
+        refs: list[_Ref] = []
+        waiting = self.waiting
+        while waiting and waiting[-1][0] <= self.level:
+            _, b, e = waiting.pop()
+            book = self.books[b]
+            if (b, e) in self.activated or (b, e) in self.final:
+                continue
+            if not (book.recursive and book.entries[e].exclude_recursion):
+                refs.append((b, e))
+        return sorted(refs)
 
     def _entry(self, ref: _Ref) -> CompiledEntry:
         return self.books[ref[0]].entries[ref[1]]
@@ -264,6 +309,8 @@ class _Pool:
         """Evaluate candidates, then groups and rolls; return the refs that activated in this pass."""
         pending: dict[_Ref, Activation] = {}
         for ref in candidates:
+            if self.spent():
+                break
             entry = self._entry(ref)
             text = expand(entry.text, self.macros) if self.macros is not None else entry.text
             verdict = evaluate_entry(entry, self.hits[ref[0]], self.ctx, pass_no=pass_no, text=text)
@@ -376,6 +423,8 @@ class _Pool:
                 continue
             lore, resolved, found = self.hits[b].lore, self.resolved[b], new_mids[b]
             for ref in sources:
+                if self.spent():
+                    return new_mids
                 source = self.activated[ref]
                 label = f"entry {source.entry.id}"
                 label += "" if source.entry.book == book.id else f" of {source.entry.book}"
@@ -456,6 +505,4 @@ def _next_state(
         return state
     if not timed and not base:
         return LoreState(marks=tuple(marks[key] for key in sorted(marks)))
-    return LoreState(
-        marks=tuple(marks[key] for key in sorted(marks)), timed=timed, turn=turn_id, before=base
-    )
+    return LoreState(marks=tuple(marks[key] for key in sorted(marks)), timed=timed, turn=turn_id, before=base)

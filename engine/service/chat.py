@@ -18,6 +18,7 @@ import asyncio
 import functools
 import logging
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime
@@ -78,10 +79,11 @@ __all__ = [
 
 log = logging.getLogger("hearth.service")
 
-INLINE_SCAN_ENTRIES = 20_000
-"""Lorebooks scanned on the event loop, not in a thread, when none recurses and they hold at
-most this many entries together: such a scan takes a few milliseconds (5,000 entries ~1.5 ms),
-less than a thread hand-off and the GIL contention it brings (issue 12)."""
+INLINE_SCAN_COST = 500
+"""Lorebooks are scanned on the event loop only when none recurses and their compiled ``cost``
+(entries plus keys) is at most this: even if every entry activated, such a scan takes about a
+millisecond (125 entries of 3 keys). Anything bigger could take long (20,000 entries that all
+match: ~0.5 s) and runs in a worker thread, which costs ~0.05 ms to hand off."""
 
 
 class ServicePolicy(msgspec.Struct, frozen=True, kw_only=True):
@@ -91,6 +93,8 @@ class ServicePolicy(msgspec.Struct, frozen=True, kw_only=True):
     text: TextLimits = msgspec.field(default_factory=TextLimits)
     default_model: str = "claude-sonnet-5-5"
     scan_limit: int = 100  # LORE-2: the deepest scan a book may ask for
+    lore_seconds: float = 2.0
+    """Time budget of one lorebook scan; past it the scan keeps what it activated and it is logged."""
 
 
 class ReplyDelta(msgspec.Struct, frozen=True, kw_only=True, tag="delta"):
@@ -540,10 +544,20 @@ class ChatService:
             count_tokens=self.counter.estimate,
             macros=turn_macros(persona, answered),  # LORE-17: the message's time, never the clock
         )
-        if any(b.recursive for b in books) or sum(len(b.entries) for b in books) > INLINE_SCAN_ENTRIES:
-            # a scan that may take long runs in a thread: the other chats of the process go on
-            return await asyncio.to_thread(scan)
-        return scan()  # a few milliseconds at most: a thread hand-off would cost more (issue 12)
+        if any(b.recursive for b in books) or sum(b.cost for b in books) > INLINE_SCAN_COST:
+            # a scan that may take long runs in a thread, within its budget: other chats go on
+            deadline = time.monotonic() + self.policy.lore_seconds
+            result = await asyncio.to_thread(scan, out_of_time=functools.partial(_out_of_time, deadline))
+            if result.cut_short:
+                log.warning(
+                    "lore scan of chat %s stopped after its budget of %.1f s (books %s); kept %d entries",
+                    answered.chat,
+                    self.policy.lore_seconds,
+                    ", ".join(b.id for b in books),
+                    len(result.messages),
+                )
+            return result
+        return scan()  # about a millisecond at most: no budget needed
 
     def _elapsed_ms(self, started: datetime) -> int:
         return int((self._clock.now() - started).total_seconds() * 1000)
@@ -560,3 +574,13 @@ class ChatService:
             ),
             turn=plan.turn.id,
         )
+
+
+def _out_of_time(deadline: float) -> bool:
+    """The lore scan's budget check, called in its worker thread between units of work.
+
+    ``time.sleep(0)`` releases the GIL for a moment, so the event loop's thread (which wants it
+    back after every network wait) does not queue behind the scan's 5 ms switch interval.
+    """
+    time.sleep(0)
+    return time.monotonic() > deadline

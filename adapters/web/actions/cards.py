@@ -9,6 +9,7 @@ card in its text chunks.
 
 from __future__ import annotations
 
+import asyncio
 import struct
 import zlib
 
@@ -52,7 +53,7 @@ async def import_card(
     web: WebState, importer: BrowserSession, owner: str | None, raw: bytes, content_type: str | None
 ) -> Persona:
     """A persona from a card, owned by ``owner`` (None: shared), with its picture and book."""
-    card = decode_card(raw, content_type)
+    card = await asyncio.to_thread(decode_card, raw, content_type)  # a 20 MB card parses off the loop
     book_id = None
     if card.book is not None:
         book = msgspec.structs.replace(card.book, id="")  # a new book, never someone else's by id

@@ -9,7 +9,8 @@ import msgspec
 import pytest
 
 from engine.errors import Conflict, LLMUnavailable, NotFound
-from engine.service import ReplyDelta, ReplyDone, ReplyFailed
+from engine.lorebook import LoreBook, LoreEntry
+from engine.service import ReplyDelta, ReplyDone, ReplyFailed, ServicePolicy
 from tests.fakes.ports import ScriptedChatModel
 from tests.unit.service.world import PERSONA, ROOM, World, drain
 
@@ -99,3 +100,23 @@ async def test_a_persona_change_reaches_the_next_turn() -> None:
     await world.personas.put(msgspec.structs.replace(PERSONA, system_prompt="You are Ember, a dragon."))
     await world.say("and now?")
     assert [p.messages[0].text for p in model.prompts] == ["You are Ember.", "You are Ember, a dragon."]
+
+
+async def test_lore_a_scan_past_its_budget_keeps_what_it_found_and_is_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A pool whose scan could be slow runs off the loop within ``lore_seconds`` (issue 29, LORE-16)."""
+    world = await World(ScriptedChatModel("Noted.")).start()
+    entries = tuple(LoreEntry(id=str(n), keys=("lamp",), content=f"Lamp {n} burns.") for n in range(400))
+    stored = await world.lore.put(LoreBook(name="Lamps", token_budget=32_000, entries=entries))
+    await world.lore.attach(ROOM, [stored.id])
+    roomy = done(await world.say("the lamp is lit"))
+    included = [d for d in roomy.context.lore if d.included]
+    assert len(included) == 400
+    world.service.policy = ServicePolicy(lore_seconds=0.0)  # every check finds the budget spent
+    with caplog.at_level("WARNING", logger="hearth.service"):
+        cut = done(await world.say("another lamp"))
+    kept = [d for d in cut.context.lore if d.included]
+    assert 0 < len(kept) < 400  # what was activated before the budget ran out, nothing more
+    logged = [r.getMessage() for r in caplog.records]
+    assert any("stopped after its budget" in line and ROOM in line for line in logged), logged
