@@ -14,16 +14,20 @@ recompiles only what changed, so several processes stay consistent.
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 
 import msgspec
 import redis.asyncio as aioredis
 
+from engine.errors import InvalidInput
 from engine.lorebook import CompiledBook, LoreBook, LoreState, compile_book
 from storage import codec
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.replies import blob
+
+log = logging.getLogger("hearth.lore")
 
 __all__ = ["BookSummary", "RedisLoreStore"]
 
@@ -46,7 +50,7 @@ class RedisLoreStore:
     def __init__(self, client: aioredis.Redis, keys: KeyBuilder) -> None:
         self._r = client
         self._k = keys
-        self._compiled: dict[str, tuple[int, CompiledBook]] = {}
+        self._compiled: dict[str, tuple[int, CompiledBook | None]] = {}
 
     async def put(self, book: LoreBook) -> LoreBook:
         """Store a book (a new id when it has none); returns the stored book."""
@@ -122,7 +126,21 @@ class RedisLoreStore:
                 book = await self.get(book_id)
                 if book is None:
                     continue
-                cached = (version, await asyncio.to_thread(compile_book, book))
+                cached = (version, await asyncio.to_thread(self._compile_stored, book_id, book))
                 self._compiled[book_id] = cached
-            result.append(cached[1])
+            if cached[1] is not None:
+                result.append(cached[1])
         return result
+
+    @staticmethod
+    def _compile_stored(book_id: str, book: LoreBook) -> CompiledBook | None:
+        """A stored book compiled, or ``None`` when it is past a limit set after it was stored.
+
+        Such a book is left out of every scan (logged once per version, naming the entry to
+        edit) instead of failing the chats it is attached to; editing it brings it back.
+        """
+        try:
+            return compile_book(book)
+        except InvalidInput as exc:
+            log.warning("lorebook %s left out of the scan until it is edited: %s", book_id, exc.message)
+            return None

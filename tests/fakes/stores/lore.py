@@ -6,8 +6,8 @@ import secrets
 
 import msgspec
 
-from engine.lorebook import CompiledBook, LoreBook, LoreState, compile_book
-from storage.redis_lore import BookSummary
+from engine.lorebook import CompiledBook, LoreBook, LoreState
+from storage.redis_lore import BookSummary, RedisLoreStore
 from tests.fakes.stores.data import InMemoryData
 
 __all__ = ["InMemoryLoreStore"]
@@ -18,7 +18,7 @@ class InMemoryLoreStore:
 
     def __init__(self, data: InMemoryData) -> None:
         self._d = data
-        self._compiled: dict[str, tuple[int, CompiledBook]] = {}
+        self._compiled: dict[str, tuple[int, CompiledBook | None]] = {}
 
     async def put(self, book: LoreBook) -> LoreBook:
         """Store a book (a new id when it has none); returns the stored book."""
@@ -66,7 +66,8 @@ class InMemoryLoreStore:
                 continue
             cached = self._compiled.get(book_id)
             if cached is None or cached[0] != version:
-                cached = (version, compile_book(book))
+                cached = (version, RedisLoreStore._compile_stored(book_id, book))
                 self._compiled[book_id] = cached
-            result.append(cached[1])
+            if cached[1] is not None:
+                result.append(cached[1])
         return result
