@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from engine.errors import Conflict, InvalidInput, NotFound
-from engine.memory import MemoryRecord, MemoryTurn, personal_list, space_list
+from engine.memory import MemoryPolicy, MemoryRecord, MemoryTurn, personal_list, plan_save, space_list
 from engine.memory.tools import DeleteStep, MemoryContext, SaveStep, UpdateStep, plan_memory_tool
 from engine.tools import ToolCall
 
@@ -84,3 +84,15 @@ def test_a_turn_that_may_not_write_refuses_every_memory_tool() -> None:
     with pytest.raises(Conflict) as refused:
         plan("delete_memory", '{"id": "mem-cat"}', reader)
     assert refused.value.code == "memory_off"
+
+
+def test_issue_28_the_save_tool_names_the_owner_so_a_first_person_text_is_stored_in_the_third() -> None:
+    call = ToolCall(id="c1", name="save_memory", arguments='{"text": "I play the cello"}')
+    people = {"web:juno": "Juno", "web:tam": "Tam"}
+    step = plan_memory_tool(CTX, call, speaker="web:juno", names=NAMES, turn="t3", people=people)
+    assert isinstance(step, SaveStep) and step.author == "Juno"
+    saved = plan_save([], step.memory("mem-1"), now=T0, policy=MemoryPolicy())
+    assert saved.record.text == "Juno plays the cello"
+    room = ToolCall(id="c2", name="save_memory", arguments='{"text": "I am the inn", "scope": "space"}')
+    shared = plan_memory_tool(CTX, room, speaker="web:juno", names=NAMES, turn="t3", people=people)
+    assert isinstance(shared, SaveStep) and shared.author is None  # a space memory is nobody's
