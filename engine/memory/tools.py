@@ -88,10 +88,12 @@ class SaveStep(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class UpdateStep(msgspec.Struct, frozen=True, kw_only=True):
-    """Rewrite the memory ``id`` as ``text``."""
+    """Rewrite the memory ``id`` as ``text``; a first-person ``text`` about ``author`` is stored in
+    the third person (issue 28)."""
 
     id: str
     text: str
+    author: str | None = None
 
 
 class DeleteStep(msgspec.Struct, frozen=True, kw_only=True):
@@ -179,10 +181,12 @@ def plan_memory_tool(
         check_turn_write(ctx.turn, target)
         author = (people or {}).get(owner) if args.scope != "space" else None
         return SaveStep(persona=ctx.turn.persona, target=target, text=args.text, turn=turn, author=author)
-    if args.id not in {r.id for r in ctx.records}:
+    found = next((r for r in ctx.records if r.id == args.id), None)
+    if found is None:
         raise NotFound(f"there is no memory {args.id} in this conversation.", code="memory_not_found")
     if isinstance(args, UpdateMemoryInput):
-        return UpdateStep(id=args.id, text=args.text)
+        author = (people or {}).get(found.owner) if found.owner is not None else None
+        return UpdateStep(id=args.id, text=args.text, author=author)
     return DeleteStep(id=args.id)
 
 

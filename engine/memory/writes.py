@@ -113,11 +113,12 @@ class NewMemory(msgspec.Struct, frozen=True, kw_only=True):
     author: str | None = None
 
 
-def _in_third_person(new: NewMemory, clean: str, policy: MemoryPolicy) -> str:
-    """The text to store: a personal memory in the third person, when that fits the limit."""
-    if new.author is None or new.target.owner is None:
+def _worded(clean: str, author: str | None, owner: str | None, policy: MemoryPolicy) -> str:
+    """The text to store: a personal memory (``owner`` set) in the third person about ``author``
+    (``third_person``), when that fits the limit; else ``clean`` as it is."""
+    if author is None or owner is None:
         return clean
-    said = third_person(clean, new.author)
+    said = third_person(clean, author)
     return said if len(said) <= policy.max_chars else clean
 
 
@@ -149,7 +150,7 @@ def plan_save(
             ``pin_not_allowed`` (the model or the deep pass asked to pin), ``naive_datetime``.
         Conflict: ``memory_full`` (DEC-13, DEC-14), ``memory_exists`` (id taken).
     """
-    clean = _in_third_person(new, check_memory_text(new.text, policy), policy)
+    clean = _worded(check_memory_text(new.text, policy), new.author, new.target.owner, policy)
     pinned = new.pinned or new.source == "dialogue"
     _check_new(new, pinned)
     stored = tuple(records)
@@ -217,6 +218,7 @@ def plan_update(
     policy: MemoryPolicy,
     text: str | None = None,
     pinned: bool | None = None,
+    author: str | None = None,
 ) -> WritePlan:
     """Plan changing a memory's text or pin (MEM-5, MEM-6a, DEC-12).
 
@@ -228,6 +230,8 @@ def plan_update(
         policy: the persona's memory policy.
         text: the new text, or ``None`` to keep it.
         pinned: the new pin state, or ``None`` to keep it.
+        author: as ``NewMemory.author``: a personal memory's new first-person text is stored in
+            the third person with this name (issue 28).
 
     Returns:
         One ``Updated`` entry, or an empty plan when nothing would change. A person's change
@@ -247,7 +251,9 @@ def plan_update(
         if writer != "person":
             raise InvalidInput("Only a person can pin or unpin a memory.", code="pin_not_allowed")
         check_room(records, scope_list_of(before), policy, pinned=pinned)
-    new_text = before.text if text is None else check_memory_text(text, policy)
+    new_text = before.text
+    if text is not None:
+        new_text = _worded(check_memory_text(text, policy), author, before.owner, policy)
     new_pin = before.pinned if pinned is None else pinned
     if new_text == before.text and new_pin == before.pinned:
         return WritePlan()
@@ -334,9 +340,7 @@ def plan_third_person(
     writes: list[MemoryWrite] = []
     for record in records:
         name = names.get(record.owner) if record.owner is not None else None
-        if name is None:
-            continue
-        said = third_person(record.text, name)
-        if said != record.text and len(said) <= policy.max_chars:
+        said = _worded(record.text, name, record.owner, policy)
+        if said != record.text:
             writes.append(Updated(before=record, after=msgspec.structs.replace(record, text=said)))
     return WritePlan(writes=tuple(writes))

@@ -460,9 +460,12 @@ class MemoryDesk:
         if isinstance(step, UpdateStep):
             plan = await self._write(
                 scope,
-                lambda rs: plan_update(rs, step.id, writer="model", now=now, policy=policy, text=step.text),
+                lambda rs: plan_update(
+                    rs, step.id, writer="model", now=now, policy=policy, text=step.text, author=step.author
+                ),
             )
-            return plan.writes, f"Updated memory {step.id}: “{step.text}”."
+            stored = next((w.after.text for w in plan.writes if isinstance(w, Updated)), step.text)
+            return plan.writes, f"Updated memory {step.id}: “{stored}”."
         plan = await self._write(scope, lambda rs: plan_delete(rs, step.id, writer="model"))
         return plan.writes, f"Deleted memory {step.id}."
 
