@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import msgspec
 import pytest
 
 from engine.errors import Conflict, InvalidInput, NotFound
@@ -108,15 +109,8 @@ def test_issue_28_the_save_tool_names_the_owner_so_a_first_person_text_is_stored
 
 
 def test_issue_28_the_update_tool_keeps_a_personal_memory_in_the_third_person() -> None:
-    tea = MemoryRecord(
-        id="mem-tea",
-        persona="ember",
-        scope="personal",
-        space="web:inn",
-        owner="web:juno",
-        text="Juno drinks tea",
-        created_at=T0,
-        updated_at=T0,
+    tea = msgspec.structs.replace(
+        CAT, id="mem-tea", scope="personal", owner="web:juno", text="Juno drinks tea"
     )
     ctx = MemoryContext(enabled=True, turn=TURN, records=(CAT, tea), can_write=True)
     call = ToolCall(
