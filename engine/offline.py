@@ -27,6 +27,8 @@ OFFLINE_LABEL = "Offline model (no Claude key)"
 _WORD = re.compile(r"\w{3,}", re.UNICODE)
 _SPEAKER = re.compile(r"^[^:\n]{1,64}: ")
 _MEMORY_ID = re.compile(r" \[[\w-]+\]$")
+_OWNER = re.compile(r"^\([^()\n]{1,64}\) ")  # "(Alice) " in front of a personal memory
+_MEMORY_SLOTS = frozenset({"pinned_memories", "active_memories", "recalled"})
 _CONTEXT_SLOTS = frozenset({"pinned_memories", "active_memories", "summaries", "lore", "recalled"})
 
 
@@ -53,6 +55,8 @@ def _split(message: PromptMessage) -> list[str]:
     if message.slot == "lore":
         return [message.text.strip()]
     lines = [line.lstrip("- ").strip() for line in message.text.splitlines()[1:] if line.strip()]
+    if message.slot in _MEMORY_SLOTS:
+        lines = [_OWNER.sub("", line, count=1) for line in lines]
     return [_MEMORY_ID.sub("", line).removesuffix(" (recent)") for line in lines]
 
 

@@ -69,11 +69,19 @@ class PromptMessage(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class MemoryLine(msgspec.Struct, frozen=True, kw_only=True):
-    """A memory as the prompt shows it."""
+    """A memory as the prompt shows it; ``owner``: the display name of the person a personal
+    memory belongs to, shown in front of it ("- (Alice) Alice hates cilantro"), so in a group
+    the model can tell whose it is (issue 28)."""
 
     id: str
     text: str
     recent: bool = False
+    owner: str | None = None
+
+
+def _memory_line(m: MemoryLine) -> str:
+    owner = f"({m.owner}) " if m.owner else ""
+    return f"- {owner}{m.text}{' (recent)' if m.recent else ''} [{m.id}]"
 
 
 class PromptParts(msgspec.Struct, frozen=True, kw_only=True):
@@ -133,7 +141,7 @@ def _render_persona(parts: PromptParts) -> tuple[PromptMessage, ...]:
 def _memory_block(title: str, lines: tuple[MemoryLine, ...], slot: str) -> tuple[PromptMessage, ...]:
     if not lines:
         return ()
-    body = "\n".join(f"- {m.text}{' (recent)' if m.recent else ''} [{m.id}]" for m in lines)
+    body = "\n".join(_memory_line(m) for m in lines)
     return (PromptMessage(role="system", text=f"{title}\n{body}", slot=slot),)
 
 

@@ -61,7 +61,8 @@ class ToolExchange(msgspec.Struct, frozen=True, kw_only=True):
 class SaveMemoryInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Save a fact that will stay true for weeks (a name, a birthday, an allergy, a promise).
 
-    scope: "personal" for a fact about one person (default: the person who just wrote),
+    text: the fact in the third person with the person's name ("Alice hates cilantro", not "I
+    hate cilantro"). scope: "personal" for a fact about one person (default: the person who just wrote),
     "space" for a fact about this group or room that everyone shares, "global" for a fact about
     a person that every persona may know. about: the name of the person the fact is about, if
     it is not the person who just wrote.
@@ -107,13 +108,17 @@ MEMORY_TOOLS: tuple[ToolSpec, ...] = (
         name="save_memory",
         description=(
             "Save a durable fact about a person or this space, to remember in later chats. "
-            "Only facts that stay true for weeks; not moods or plot events."
+            "Only facts that stay true for weeks; not moods or plot events. Write it in the third "
+            'person with the person\'s name ("Alice hates cilantro", not "I hate cilantro").'
         ),
         input_type=SaveMemoryInput,
     ),
     ToolSpec(
         name="update_memory",
-        description="Correct a saved memory that changed. Pinned memories cannot be changed.",
+        description=(
+            "Correct a saved memory that changed, in the third person with the person's name. "
+            "Pinned memories cannot be changed."
+        ),
         input_type=UpdateMemoryInput,
     ),
     ToolSpec(

@@ -10,6 +10,7 @@ reply) or ``fail_turn`` (none) returns.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Literal
@@ -20,11 +21,10 @@ from engine.lorebook import LoreResult, LoreState
 from engine.macros import MacroContext
 from engine.memory import MemoryRecord, MemoryWrite
 from engine.memory.journal import Deleted, Forgotten, Saved, Updated
-from engine.memory.tools import MemoryContext
+from engine.memory.tools import MemoryContext, display_names, memory_line
 from engine.model import JournalEntry, ModelSettings, Persona, StoredMessage, Turn
 from engine.ports import ModelDone, NewMessage, TurnInputs
 from engine.prompt import (
-    MemoryLine,
     Prompt,
     PromptMessage,
     PromptParts,
@@ -354,20 +354,13 @@ def prompt_parts(
 ) -> PromptParts:
     stable = memory.reply.stable if memory.reply else None
     macros = turn_macros(persona, answered)
+    line = functools.partial(memory_line, display_names(window.messages))
     return PromptParts(
         persona=persona,
         window=window,
-        pinned=tuple(
-            MemoryLine(id=c.record.id, text=c.record.text) for c in (stable.pinned if stable else ())
-        ),
-        active=tuple(
-            MemoryLine(id=c.record.id, text=c.record.text, recent=c.recent)
-            for c in (stable.active if stable else ())
-        ),
-        recalled=tuple(
-            MemoryLine(id=r.record.id, text=r.record.text)
-            for r in (memory.reply.recalled if memory.reply else ())
-        ),
+        pinned=tuple(line(c.record) for c in (stable.pinned if stable else ())),
+        active=tuple(line(c.record, recent=c.recent) for c in (stable.active if stable else ())),
+        recalled=tuple(line(r.record) for r in (memory.reply.recalled if memory.reply else ())),
         lore=tuple(
             PromptMessage(
                 role=m.role,

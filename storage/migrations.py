@@ -4,11 +4,12 @@ A backup is a msgpack file of ``(key, DUMP payload, TTL ms)`` triples for every 
 namespace prefix, written before any migration runs; ``restore_backup`` puts them back exactly
 (RESTORE ... REPLACE). Migrations run once, in order, under a lock, and record the schema version
 in ``<prefix>:setting:schema_version``. A migration must change no retention score and evict
-nothing (EPI-12); ``migrations`` lists them, newest last.
+nothing (EPI-12); ``MIGRATIONS`` lists them, newest last.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
@@ -19,9 +20,13 @@ from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot
 
 from engine.errors import StorageUnavailable
+from engine.memory import MemoryPolicy, MemoryRecord, plan_third_person, scope_list_of
+from storage import codec
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.lease import Lease
+from storage.redis_memory import RedisMemoryStore
+from storage.replies import blob
 
 __all__ = ["MIGRATIONS", "Migration", "backup_namespace", "migrate", "restore_backup"]
 
@@ -63,9 +68,58 @@ async def _lore_one_slot(redis: aioredis.Redis, keys: KeyBuilder) -> None:
             await redis.delete(old)
 
 
+_RECORD = msgspec.msgpack.Decoder(MemoryRecord)
+_UNREADABLE = (msgspec.DecodeError, msgspec.ValidationError)
+
+
+async def _people(redis: aioredis.Redis, keys: KeyBuilder) -> dict[str, str]:
+    """User id → display name of every person who wrote in a stored chat (their newest name)."""
+    newest: dict[str, tuple[float, str]] = {}
+    with map_redis_errors():
+        async for key in redis.scan_iter(match=f"{keys.prefix}:chat:{{*}}:msgs", count=1_000):
+            async for _, raw in redis.hscan_iter(key, count=1_000):
+                try:
+                    message = codec.MESSAGE.decode(blob(raw))
+                except _UNREADABLE:
+                    continue
+                at = message.sent_at.timestamp()
+                if message.role == "user" and message.name and at >= newest.get(message.user, (at,))[0]:
+                    newest[message.user] = (at, message.name)
+    return {user: name for user, (_, name) in newest.items()}
+
+
+async def _memories_in_third_person(redis: aioredis.Redis, keys: KeyBuilder) -> None:
+    """Version 3: personal memories say whose they are (issue 28). A personal or global memory
+    that starts in the first person ("I hate cilantro") is reworded in the third person with its
+    owner's display name ("Alice hates cilantro"), the name taken from the owner's newest stored
+    message; an owner who never wrote in a stored chat keeps their memories as they are. Only the
+    text changes (its vector is dropped and re-embedded on the next load); pin, protection,
+    counters and dates stay."""
+    names = await _people(redis, keys)
+    if not names:
+        return
+    store = RedisMemoryStore(redis, keys)
+    policy = MemoryPolicy()
+    with map_redis_errors():
+        async for key in redis.scan_iter(match=f"{keys.prefix}:mem:{{*}}:recs", count=1_000):
+            scope = None
+            async for _, raw in redis.hscan_iter(key, count=10):  # any record names its list
+                with contextlib.suppress(*_UNREADABLE):
+                    scope = scope_list_of(_RECORD.decode(blob(raw)))
+                break
+            if scope is None or scope.owner is None:
+                continue
+            for _ in range(3):  # a turn of a running process may write the list meanwhile
+                snap = await store.snapshot([scope])
+                plan = plan_third_person(snap.records, names, policy)
+                if not plan.writes or (await store.apply_writes(plan, expected=snap.versions)).ok:
+                    break
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(version=1, name="initial layout", apply=_initial),
     Migration(version=2, name="lorebooks in one hash slot", apply=_lore_one_slot),
+    Migration(version=3, name="personal memories in the third person", apply=_memories_in_third_person),
 )
 _ENTRY = msgspec.msgpack.Decoder(list[tuple[bytes, bytes, int]])
 

@@ -23,6 +23,7 @@ __all__ = [
     "Normalized",
     "attachments_of",
     "chat_of",
+    "display_name",
     "is_addressed",
     "mentions_bot",
     "names_persona",
@@ -118,6 +119,12 @@ def _author(message: Message) -> tuple[str, str, bool] | None:
         user = message.from_user
         return user_key(user.id), (user.full_name.strip() or user.username or "someone")[:64], user.is_bot
     return None
+
+
+def display_name(message: Message) -> str | None:
+    """The display name of whoever sent ``message``, as its stored messages show it."""
+    author = _author(message)
+    return None if author is None else author[1]
 
 
 def normalize(

@@ -75,6 +75,7 @@ from engine.memory.writes import (
     plan_delete,
     plan_persona_deletion,
     plan_save,
+    plan_third_person,
     plan_update,
 )
 
@@ -127,6 +128,7 @@ __all__ = [
     "plan_rollback",
     "plan_room",
     "plan_save",
+    "plan_third_person",
     "plan_update",
     "records_in_play",
     "scope_list_of",

@@ -55,7 +55,9 @@ def compose_prompt(persona: Persona, material: str, *, limit: int, max_chars: in
         f"You help {persona.name} keep notes about the people they talk to. "
         f"Answer the question: {COMPOSE_QUESTION} Write at most {limit} short facts that stay true "
         f"for weeks (names, dates, preferences, allergies, promises), one per line, each under "
-        f"{max_chars} characters, in the material's language. No moods, no plot, no commentary."
+        f"{max_chars} characters, in the material's language, each in the third person with the "
+        f'person\'s name ("Alice hates cilantro", not "I hate cilantro"). No moods, no plot, '
+        f"no commentary."
     )
     return Prompt(
         messages=(

@@ -10,7 +10,7 @@ write the memory desk performs, or the call is refused with an ``InvalidInput``,
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TypeVar
 
 import msgspec
@@ -22,6 +22,7 @@ from engine.memory.model import MemoryPolicy, MemoryRecord, ScopeList, global_li
 from engine.memory.scopes import MemoryTurn, check_turn_write
 from engine.memory.writes import NewMemory, SavePlan
 from engine.model import StoredMessage
+from engine.prompt import MemoryLine
 from engine.tools import DeleteMemoryInput, SaveMemoryInput, ToolCall, UpdateMemoryInput
 
 __all__ = [
@@ -34,6 +35,8 @@ __all__ = [
     "UpdateStep",
     "decode_input",
     "decode_memory_tool",
+    "display_names",
+    "memory_line",
     "plan_memory_tool",
     "save_reply",
     "speaker_names",
@@ -62,12 +65,14 @@ _S = TypeVar("_S", bound=msgspec.Struct)
 
 
 class SaveStep(msgspec.Struct, frozen=True, kw_only=True):
-    """Save ``text`` into ``target`` (room is made by ``plan_save``)."""
+    """Save ``text`` into ``target`` (room is made by ``plan_save``); a first-person ``text``
+    about ``author`` is stored in the third person (issue 28)."""
 
     persona: str
     target: ScopeList
     text: str
     turn: str
+    author: str | None = None
 
     def memory(self, memory_id: str) -> NewMemory:
         """The memory to save, under the id the desk gives it."""
@@ -78,14 +83,17 @@ class SaveStep(msgspec.Struct, frozen=True, kw_only=True):
             text=self.text,
             source="model",
             turn=self.turn,
+            author=self.author,
         )
 
 
 class UpdateStep(msgspec.Struct, frozen=True, kw_only=True):
-    """Rewrite the memory ``id`` as ``text``."""
+    """Rewrite the memory ``id`` as ``text``; a first-person ``text`` about ``author`` is stored in
+    the third person (issue 28)."""
 
     id: str
     text: str
+    author: str | None = None
 
 
 class DeleteStep(msgspec.Struct, frozen=True, kw_only=True):
@@ -129,6 +137,18 @@ def speaker_names(window: Iterable[StoredMessage]) -> dict[str, str]:
     return {m.name.casefold(): m.user for m in window if m.role == "user"}
 
 
+def display_names(window: Iterable[StoredMessage]) -> dict[str, str]:
+    """User id → display name (the newest) of the people in the window (issue 28)."""
+    return {m.user: m.name for m in window if m.role == "user"}
+
+
+def memory_line(people: Mapping[str, str], record: MemoryRecord, *, recent: bool = False) -> MemoryLine:
+    """A memory as the prompt shows it: a personal or global one with its owner's display name
+    (``people``: user id → name, ``display_names``; an owner not among them is shown without)."""
+    owner = people.get(record.owner) if record.owner is not None else None
+    return MemoryLine(id=record.id, text=record.text, recent=recent, owner=owner)
+
+
 def plan_memory_tool(
     ctx: MemoryContext,
     call: ToolCall,
@@ -136,8 +156,12 @@ def plan_memory_tool(
     speaker: str,
     names: dict[str, str],
     turn: str,
+    people: Mapping[str, str] | None = None,
 ) -> MemoryStep:
     """What a memory tool call of the reply ``turn`` asks of the desk.
+
+    ``people`` (user id → display name, ``display_names``) names the owner of a personal or
+    global memory, so a first-person text is stored in the third person (issue 28).
 
     Raises:
         Conflict: ``memory_off`` when the turn may not write memories.
@@ -155,11 +179,14 @@ def plan_memory_tool(
             "global": global_list(owner),
         }[args.scope]
         check_turn_write(ctx.turn, target)
-        return SaveStep(persona=ctx.turn.persona, target=target, text=args.text, turn=turn)
-    if args.id not in {r.id for r in ctx.records}:
+        author = (people or {}).get(owner) if args.scope != "space" else None
+        return SaveStep(persona=ctx.turn.persona, target=target, text=args.text, turn=turn, author=author)
+    found = next((r for r in ctx.records if r.id == args.id), None)
+    if found is None:
         raise NotFound(f"there is no memory {args.id} in this conversation.", code="memory_not_found")
     if isinstance(args, UpdateMemoryInput):
-        return UpdateStep(id=args.id, text=args.text)
+        author = (people or {}).get(found.owner) if found.owner is not None else None
+        return UpdateStep(id=args.id, text=args.text, author=author)
     return DeleteStep(id=args.id)
 
 

@@ -13,7 +13,7 @@ becomes protected from being forgotten for room (DEC-12). Imported memories star
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 import msgspec
@@ -30,6 +30,7 @@ from engine.memory.model import (
     utc_day,
 )
 from engine.memory.room import check_room, plan_room
+from engine.memory.voice import third_person
 from engine.validate import has_control_chars
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "plan_delete",
     "plan_persona_deletion",
     "plan_save",
+    "plan_third_person",
     "plan_update",
 ]
 
@@ -96,6 +98,9 @@ class NewMemory(msgspec.Struct, frozen=True, kw_only=True):
         source: who saves it; ``"dialogue"`` entries always arrive pinned (MEM-6d).
         pinned: save it pinned (a person, an import or save-from-dialogue only).
         turn: the turn saving it, if any.
+        author: the display name of the person the text's first person ("I", "my") refers
+            to; a personal or global memory that starts in the first person is stored in the
+            third person with this name (``third_person``; issue 28). ``None``: as sent.
     """
 
     id: str
@@ -105,6 +110,16 @@ class NewMemory(msgspec.Struct, frozen=True, kw_only=True):
     source: Source
     pinned: bool = False
     turn: str | None = None
+    author: str | None = None
+
+
+def _worded(clean: str, author: str | None, owner: str | None, policy: MemoryPolicy) -> str:
+    """The text to store: a personal memory (``owner`` set) in the third person about ``author``
+    (``third_person``), when that fits the limit; else ``clean`` as it is."""
+    if author is None or owner is None:
+        return clean
+    said = third_person(clean, author)
+    return said if len(said) <= policy.max_chars else clean
 
 
 def plan_save(
@@ -125,6 +140,8 @@ def plan_save(
         policy: the persona's memory policy.
         search_available: whether this turn's search works (DEC-13).
 
+    A personal or global memory with an ``author`` is stored in the third person (issue 28).
+
     Returns:
         The plan: ``Saved``, preceded by ``Forgotten`` when room had to be made (DEC-11).
 
@@ -133,7 +150,7 @@ def plan_save(
             ``pin_not_allowed`` (the model or the deep pass asked to pin), ``naive_datetime``.
         Conflict: ``memory_full`` (DEC-13, DEC-14), ``memory_exists`` (id taken).
     """
-    clean = check_memory_text(new.text, policy)
+    clean = _worded(check_memory_text(new.text, policy), new.author, new.target.owner, policy)
     pinned = new.pinned or new.source == "dialogue"
     _check_new(new, pinned)
     stored = tuple(records)
@@ -201,6 +218,7 @@ def plan_update(
     policy: MemoryPolicy,
     text: str | None = None,
     pinned: bool | None = None,
+    author: str | None = None,
 ) -> WritePlan:
     """Plan changing a memory's text or pin (MEM-5, MEM-6a, DEC-12).
 
@@ -212,6 +230,8 @@ def plan_update(
         policy: the persona's memory policy.
         text: the new text, or ``None`` to keep it.
         pinned: the new pin state, or ``None`` to keep it.
+        author: as ``NewMemory.author``: a personal memory's new first-person text is stored in
+            the third person with this name (issue 28).
 
     Returns:
         One ``Updated`` entry, or an empty plan when nothing would change. A person's change
@@ -231,7 +251,9 @@ def plan_update(
         if writer != "person":
             raise InvalidInput("Only a person can pin or unpin a memory.", code="pin_not_allowed")
         check_room(records, scope_list_of(before), policy, pinned=pinned)
-    new_text = before.text if text is None else check_memory_text(text, policy)
+    new_text = before.text
+    if text is not None:
+        new_text = _worded(check_memory_text(text, policy), author, before.owner, policy)
     new_pin = before.pinned if pinned is None else pinned
     if new_text == before.text and new_pin == before.pinned:
         return WritePlan()
@@ -296,4 +318,29 @@ def plan_persona_deletion(records: Iterable[MemoryRecord], persona: str) -> Writ
             continue
         after = msgspec.structs.replace(record, scope="global", space=None, is_global=False)
         writes.append(Updated(before=record, after=after))
+    return WritePlan(writes=tuple(writes))
+
+
+def plan_third_person(
+    records: Iterable[MemoryRecord], names: Mapping[str, str], policy: MemoryPolicy
+) -> WritePlan:
+    """Plan rewriting stored first-person personal memories in the third person (issue 28).
+
+    Args:
+        records: stored memories.
+        names: user id → display name of the owners known by name.
+        policy: bounds the rewritten text (``max_chars``); a text that would not fit stays.
+
+    Returns:
+        One ``Updated`` per personal or global memory whose owner has a name and whose text
+        starts in the first person (``third_person``). Pin, protection, counters and
+        ``updated_at`` are kept: the fact did not change, only how it is worded. Running it again
+        plans nothing.
+    """
+    writes: list[MemoryWrite] = []
+    for record in records:
+        name = names.get(record.owner) if record.owner is not None else None
+        said = _worded(record.text, name, record.owner, policy)
+        if said != record.text:
+            writes.append(Updated(before=record, after=msgspec.structs.replace(record, text=said)))
     return WritePlan(writes=tuple(writes))

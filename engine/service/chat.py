@@ -28,7 +28,7 @@ import msgspec
 from engine.errors import Conflict, InvalidInput, LLMUnavailable, LockLost, NotFound, StorageUnavailable
 from engine.lorebook import LoreResult, LoreState, scan_lore
 from engine.memory.compose import DRAFT_LIMIT, check_description, compose_prompt, extract_drafts, parse_drafts
-from engine.memory.tools import MEMORY_OFF, MemoryContext, decode_input, speaker_names
+from engine.memory.tools import MEMORY_OFF, MemoryContext, decode_input, display_names, speaker_names
 from engine.model import IncomingMessage, ModelSettings, Persona, StoredMessage, Turn
 from engine.ports import (
     ChatLock,
@@ -500,7 +500,13 @@ class ChatService:
         if self.memory is None:
             return ToolResult(call_id=call.id, content="Not done: memory is off.", is_error=True)
         result, writes = await self.memory.run_tool(
-            g.memory, call, speaker=answered.user, names=names, turn=g.turn_id, now=answered.sent_at
+            g.memory,
+            call,
+            speaker=answered.user,
+            names=names,
+            turn=g.turn_id,
+            now=answered.sent_at,
+            people=display_names(g.frame.window.messages),
         )
         draft.journal.extend(writes)
         return result

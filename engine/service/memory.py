@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -359,10 +359,21 @@ class MemoryDesk:
         source: Source,
         now: datetime,
         limits: MemoryLimits | None = None,
+        author: str | None = None,
     ) -> SavePlan:
-        """A person (or an import) saves a memory (MEM-6b); protected unless imported (DEC-12)."""
+        """A person (or an import) saves a memory (MEM-6b); protected unless imported (DEC-12).
+
+        ``author``: the display name the text's "I" refers to; a personal memory that starts in
+        the first person is stored in the third person with it (issue 28).
+        """
         new = NewMemory(
-            id=self._new_id(), persona=persona, target=target, text=text, source=source, pinned=pinned
+            id=self._new_id(),
+            persona=persona,
+            target=target,
+            text=text,
+            source=source,
+            pinned=pinned,
+            author=author,
         )
         return await self._save(new, now, self.policy_for(limits))
 
@@ -444,11 +455,12 @@ class MemoryDesk:
         names: dict[str, str],
         turn: str,
         now: datetime,
+        people: Mapping[str, str] | None = None,
     ) -> tuple[ToolResult, tuple[MemoryWrite, ...]]:
         """Run one memory tool call, planned by ``plan_memory_tool``; errors become error results
-        the model can read."""
+        the model can read. ``people``: user id → display name, for third-person saves."""
         try:
-            step = plan_memory_tool(ctx, call, speaker=speaker, names=names, turn=turn)
+            step = plan_memory_tool(ctx, call, speaker=speaker, names=names, turn=turn, people=people)
             writes, said = await self._perform(ctx, step, now)
         except (InvalidInput, NotFound, Conflict) as exc:
             return ToolResult(call_id=call.id, content=f"Not done: {exc.message}", is_error=True), ()
@@ -465,9 +477,12 @@ class MemoryDesk:
         if isinstance(step, UpdateStep):
             plan = await self._write(
                 scope,
-                lambda rs: plan_update(rs, step.id, writer="model", now=now, policy=policy, text=step.text),
+                lambda rs: plan_update(
+                    rs, step.id, writer="model", now=now, policy=policy, text=step.text, author=step.author
+                ),
             )
-            return plan.writes, f"Updated memory {step.id}: “{step.text}”."
+            stored = next((w.after.text for w in plan.writes if isinstance(w, Updated)), step.text)
+            return plan.writes, f"Updated memory {step.id}: “{stored}”."
         plan = await self._write(scope, lambda rs: plan_delete(rs, step.id, writer="model"))
         return plan.writes, f"Deleted memory {step.id}."
 

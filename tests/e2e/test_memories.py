@@ -120,6 +120,32 @@ async def test_mem_6a_claude_saves_through_a_tool_and_regenerate_rolls_it_back(
     assert await memories(api, scope="personal", owner="juno", space=chat) == []  # MEM-7
 
 
+async def test_issue_28_remember_that_in_a_group_names_the_speaker_and_the_prompt_shows_the_owner(
+    api: HearthClient, anthropic_fake: FakeAnthropic
+) -> None:
+    """Issue 28: in a group, "remember that I love jazz" from Alice is saved by the model's tool as
+    sent ("I love jazz") and stored as "Alice loves jazz"; the next prompt shows it with its owner."""
+    chat = room()
+    anthropic_fake.script(
+        Reply(text="Hello both!"),
+        Reply(text="", tool_uses=(ToolUse(name="save_memory", input={"text": "I love jazz"}),)),
+        Reply(text="Noted, Alice."),
+        Reply(text="Jazz!"),
+    )
+    await api.send(chat, "hi, Bob is here too", user="alice", name="Alice")
+    await api.send(chat, "hello everyone", user="bob", name="Bob", reply=False)
+    response = await api.send(chat, "remember that I love jazz", user="alice", name="Alice")
+    assert response.status_code == 200, response.text
+    assert [(w["kind"], w["text"]) for w in response.json()["context"]["memory_writes"]] == [
+        ("saved", "Alice loves jazz")
+    ]
+    saved = await memories(api, scope="personal", owner="alice", space=chat)
+    assert [m["text"] for m in saved] == ["Alice loves jazz"]
+    await api.send(chat, "what music do I like?", user="alice", name="Alice")
+    system = json.dumps(calls(anthropic_fake)[-1].body["system"], ensure_ascii=False)
+    assert "- (Alice) Alice loves jazz" in system
+
+
 async def test_people_manage_memories_edit_pin_forget_clear(api: HearthClient) -> None:
     chat = room()
 
@@ -205,13 +231,13 @@ async def test_dec_10_privacy_opt_out_keeps_personal_memories_out(
 async def test_mem_6a_offline_model_saves_when_asked_to_remember(offline_app: WebApp) -> None:
     api = HearthClient(offline_app.base_url)
     chat = room()
-    response = await api.send(chat, "Remember that my birthday is March 3", user="lia")
+    response = await api.send(chat, "Remember that my birthday is March 3", user="lia", name="Lia")
     assert response.status_code == 200
     assert "I'll remember that" in response.json()["reply"]
     saved = await memories(api, scope="personal", owner="lia", space=chat)
-    assert [m["text"] for m in saved] == ["My birthday is March 3"]
-    later = await api.send(chat, "When is my birthday?", user="lia")
-    assert "My birthday is March 3" in later.json()["reply"]  # the offline model quotes the memory
+    assert [m["text"] for m in saved] == ["Lia's birthday is March 3"]  # whose it is (issue 28)
+    later = await api.send(chat, "When is my birthday?", user="lia", name="Lia")
+    assert "Lia's birthday is March 3" in later.json()["reply"]  # the offline model quotes the memory
     await api.close()
 
 
@@ -292,8 +318,8 @@ async def test_mem_6d_save_from_dialogue_keep_as_is_arrives_pinned(
     api: HearthClient, anthropic_fake: FakeAnthropic
 ) -> None:
     chat = room()
-    await api.send(chat, "My wedding anniversary is June 12", user="kai")
-    await api.send(chat, "And my wife is called Rosa", user="kai")
+    await api.send(chat, "My wedding anniversary is June 12", user="kai", name="Kai")
+    await api.send(chat, "And my wife is called Rosa", user="kai", name="Kai")
     ids = [m["id"] for m in await api.history(chat) if m["role"] == "user"]
     anthropic_fake.script(Reply(text="Kai's anniversary is June 12\nKai's wife is Rosa"))
     drafts = await api.http.post(
@@ -322,7 +348,11 @@ async def test_mem_6d_save_from_dialogue_keep_as_is_arrives_pinned(
     )
     assert kept.status_code == 201
     saved = await memories(api, scope="personal", owner="kai", space=chat)
-    assert {m["text"] for m in saved} == {"My wedding anniversary is June 12", "And my wife is called Rosa"}
+    # a kept message's first person is its author (issue 28)
+    assert {m["text"] for m in saved} == {
+        "Kai's wedding anniversary is June 12",
+        "And my wife is called Rosa",
+    }
     assert all(m["pinned"] for m in saved)
     too_many = await api.http.post(
         "/api/memories/from-dialogue",

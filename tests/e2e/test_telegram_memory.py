@@ -157,7 +157,8 @@ async def test_mem_1_the_same_memories_from_the_web_api_and_telegram(
     response = await web.get(
         "/api/memories", params={"scope": "personal", "owner": f"tg:{alice['id']}", "global": "true"}
     )
-    assert [m["text"] for m in response.json()["memories"]] == ["I take my tea without sugar"]
+    # stored in the third person with the sender's name (issue 28)
+    assert [m["text"] for m in response.json()["memories"]] == ["Alice takes their tea without sugar"]
 
 
 async def test_mem_1_memories_come_in_pages_inside_a_forum_topic(bot: Harness) -> None:
@@ -195,7 +196,9 @@ async def test_mem_1_personal_in_a_group_is_sent_privately_and_never_shown_in_th
     assert note["text"] == "📬 Alice, I sent what I remember about you to our private chat."
     (shown,) = bot.fake.bot_messages(private["id"])
     assert shown["text"].startswith("What I remember about you in The Inn and everywhere")
-    assert "I'm allergic to hazelnuts (here)" in shown["text"]
+    assert "Alice is allergic to hazelnuts (here)" in shown["text"]  # whose it is (issue 28)
+    bobs = personal_list(PERSONA, f"tg:{bob['id']}", f"tg:{room['id']}")
+    assert await texts(bot, bobs) == ["Bob's real name is Robert Quill"]
     refused = await say(bot, room, bob, "/personal")
     assert "can't write to you privately yet" in refused["text"] and "@hearth_test_bot" in refused["text"]
     group_text = " ".join(m["text"] for m in bot.fake.bot_messages(room["id"]))
@@ -398,7 +401,7 @@ async def test_link_joins_the_telegram_identity_with_the_web_user(bot: Harness) 
     )
     linked = await say(bot, private, alice, f"/link {code.lower()}")
     assert linked["text"].startswith("🔗 Linked to your web account") and "I moved 1 memory" in linked["text"]
-    assert await texts(bot, global_personal_list(PERSONA, web_user)) == ["I collect old maps"]
+    assert await texts(bot, global_personal_list(PERSONA, web_user)) == ["Alice collects old maps"]
     assert await texts(bot, global_personal_list(PERSONA, f"tg:{alice['id']}")) == []
     await bot.feed(bot.fake.message(room, alice, "just chatting"))
     (stored,) = [
@@ -407,7 +410,7 @@ async def test_link_joins_the_telegram_identity_with_the_web_user(bot: Harness) 
     assert stored.user == web_user
     await say(bot, room, alice, "/personal")  # sent privately, read as the linked web user
     (shown,) = [m for m in bot.fake.bot_messages(private["id"]) if m["text"].startswith("What I remember")]
-    assert "I collect old maps (Global)" in shown["text"]
+    assert "Alice collects old maps (Global)" in shown["text"]
 
 
 async def test_plt_3_the_memory_commands_are_in_the_menu_in_every_language(bot: Harness) -> None:

@@ -87,7 +87,8 @@ async def test_memories_in_a_private_chat_shows_the_persons_memories(bot: Harnes
     await say(bot, chat, alice, "/remember I live in Porto")
     listing = await say(bot, chat, alice, "/memories")
     assert "No memories here yet" not in listing["text"]
-    assert "My sister is called Ana" in listing["text"] and "I live in Porto" in listing["text"]
+    # stored in the third person with the sender's name (issue 28)
+    assert "Alice's sister is called Ana" in listing["text"] and "Alice lives in Porto" in listing["text"]
     personal = await say(bot, chat, alice, "/personal")
     assert personal["text"] == listing["text"]
 

@@ -230,6 +230,23 @@ async def test_mem_5_the_model_cannot_change_a_pinned_memory(redis: aioredis.Red
     assert [r.text for r in await bot.desk.list([space_list("default", ROOM)])] == ["The den closes at 10pm"]
 
 
+async def test_issue_28_the_save_tools_first_person_text_is_stored_in_the_third_person(
+    redis: aioredis.Redis,
+) -> None:
+    """Issue 28 (MEM-6a): the model sends "I play the cello" for Juno; the memory says whose it is,
+    and the next prompt shows its owner in front of it."""
+    bot = await Bot(redis).setup()
+    await bot.say("evening all", day(1), user="web:tam")
+    save = ToolCall(id="c1", name="save_memory", arguments='{"text": "I play the cello"}')
+    bot.model.script.extend([save, "Noted!"])
+    done = await bot.say("remember that I play the cello", day(1, 11))
+    assert [(n.kind, n.text) for n in done.context.memory_writes] == [("saved", "Juno plays the cello")]
+    listed = await bot.desk.list([personal_list("default", "web:juno", ROOM)])
+    assert [r.text for r in listed] == ["Juno plays the cello"]
+    await bot.say("what do I play?", day(1, 12))
+    assert "- (Juno) Juno plays the cello" in slot_text(bot.last_prompt, "active_memories")
+
+
 async def test_mem_8_guests_get_nothing_saved(redis: aioredis.Redis) -> None:
     bot = await Bot(redis).setup()
     bot.model.script.append(ToolCall(id="c", name="save_memory", arguments='{"text": "Guest likes tea"}'))

@@ -11,10 +11,14 @@ import redis.asyncio as aioredis
 from redis.crc import key_slot
 
 from engine.lorebook import LoreBook, LoreEntry
+from engine.memory import MemoryPolicy, NewMemory, global_list, personal_list, plan_save, space_list
+from engine.ports import NewMessage
 from storage import codec
 from storage.keys import KeyBuilder
 from storage.migrations import MIGRATIONS, Migration, backup_namespace, migrate, restore_backup
+from storage.redis_chat import RedisChatStore
 from storage.redis_lore import RedisLoreStore
+from storage.redis_memory import RedisMemoryStore
 from tests.fixtures.servers import RedisServer, fresh_db
 
 pytestmark = pytest.mark.integration
@@ -103,3 +107,57 @@ async def test_migration_2_moves_lorebooks_into_one_hash_slot(redis: aioredis.Re
     assert await redis.exists("mig:lorebooks") == 0
     together = (KEYS.lorebook("a", "data"), KEYS.lorebook("b", "version"), KEYS.lorebooks())
     assert len({key_slot(k.encode()) for k in together}) == 1
+
+
+def _said(user: str, name: str, text: str, at: datetime) -> NewMessage:
+    return NewMessage(role="user", user=user, name=name, text=text, sent_at=at, tokens=3, persona="default")
+
+
+async def test_migration_3_rewrites_first_person_memories_in_the_third_person_after_a_backup(
+    redis: aioredis.Redis, tmp_path: Path
+) -> None:
+    """Issue 28: a legacy "I hate cilantro" of Alice's becomes "Alice hates cilantro" (her newest
+    display name, from the stored chats); a space memory, an already third-person one and the
+    memory of an owner nobody knows by name stay; the backup holds the old text; a second run
+    changes nothing."""
+    await redis.set("mig:setting:schema_version", 2)
+    chats, store = RedisChatStore(redis, KEYS), RedisMemoryStore(redis, KEYS)
+    await chats.append("web:den", _said("web:alice", "Ally", "hi", NOW), pending=False, greeting=None)
+    later = NOW.replace(hour=13)
+    await chats.append("web:den", _said("web:alice", "Alice", "hello", later), pending=False, greeting=None)
+    alice, stranger = personal_list("default", "web:alice", "web:den"), global_list("web:nobody")
+    saved = {
+        "cilantro": (alice, "I hate cilantro", True),
+        "known": (alice, "Alice plays the cello", False),
+        "room": (space_list("default", "web:den"), "I am the den's old piano", False),
+        "stranger": (stranger, "I love jazz", False),
+    }
+    for memory_id, (target, text, pinned) in saved.items():
+        new = NewMemory(
+            id=memory_id, persona="default", target=target, text=text, source="person", pinned=pinned
+        )
+        plan = plan_save(await store.load([target]), new, now=NOW, policy=MemoryPolicy())
+        assert (await store.apply_save(plan)).ok
+    steps = tuple(m for m in MIGRATIONS if m.version <= 3)
+
+    backup = await migrate(redis, KEYS, tmp_path, later, steps)
+
+    assert backup is not None
+    records = {r.id: r for r in await store.load([alice, space_list("default", "web:den"), stranger])}
+    assert {k: r.text for k, r in records.items()} == {
+        "cilantro": "Alice hates cilantro",
+        "known": "Alice plays the cello",
+        "room": "I am the den's old piano",
+        "stranger": "I love jazz",
+    }
+    assert records["cilantro"].pinned and records["cilantro"].updated_at == NOW  # only the words changed
+    assert await redis.get("mig:setting:schema_version") == b"3"
+    await redis.set("mig:setting:schema_version", 2)
+    again = await migrate(redis, KEYS, tmp_path, later.replace(minute=5), steps)
+    assert again is not None and again != backup  # idempotent: the same texts
+    assert (await store.load([alice]))[0].text == "Alice hates cilantro"
+    await restore_backup(redis, backup, KEYS)  # the first backup was written before the rewrite
+    assert [r.text for r in await RedisMemoryStore(redis, KEYS).load([alice])] == [
+        "I hate cilantro",
+        "Alice plays the cello",
+    ]

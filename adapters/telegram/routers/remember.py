@@ -40,6 +40,7 @@ from adapters.telegram.memory_access import (
     space_lists,
 )
 from adapters.telegram.memory_views import PER_PAGE, forgot_text, ordered, plural, saved_text, snippet
+from adapters.telegram.normalize import display_name
 from engine.errors import Conflict, Forbidden, NotFound
 from engine.memory import MemoryRecord, ScopeList, global_personal_list, personal_list, space_list
 from engine.service import ChatService
@@ -90,8 +91,10 @@ async def on_remember(
 ) -> None:
     """Save a person-added memory and say what happened."""
     text, desk, replied = (command.args or "").strip(), desk_of(service), message.reply_to_message
+    author = display_name(message)  # a personal memory's "I" is stored as their name (issue 28)
     if not text and replied is not None:
         text = (replied.text or replied.caption or "").strip()
+        author = display_name(replied)
     if not text:
         await send_text(bot, target_of(message), REMEMBER_USAGE, markdown=False)
         return
@@ -109,6 +112,7 @@ async def on_remember(
             source="person",
             now=ctx.clock.now(),
             limits=persona.memory,
+            author=author,
         )
     except Conflict as exc:
         if exc.code != "memory_full":

@@ -160,14 +160,24 @@ async def _save_all(
     pinned: bool,
     source: Source,
     recent: bool,
+    authors: Sequence[str | None] | None = None,
 ) -> list[Memory]:
+    """Save ``texts`` one by one; ``authors[i]`` is who the "I" of ``texts[i]`` is (a personal
+    memory in the first person is stored in the third person, issue 28)."""
     desk = memory_desk(web)
     limits = (await web.service.persona(persona)).memory
     saved = []
-    for text in texts:
+    for text, author in zip(texts, authors or [None] * len(texts), strict=True):
         now = web.clock.now()
         plan = await desk.add(
-            persona=persona, target=target, text=text, pinned=pinned, source=source, now=now, limits=limits
+            persona=persona,
+            target=target,
+            text=text,
+            pinned=pinned,
+            source=source,
+            now=now,
+            limits=limits,
+            author=author,
         )
         saved.append(memory_view(plan.record, desk, now if recent else None))
     return saved
@@ -208,8 +218,13 @@ async def from_dialogue(
         lines = "\n".join(f"{m.name}: {m.text}" for m in selected)
         drafts, offline = await web.service.draft_memories(persona, lines, limit=DRAFT_LIMIT)
         return Drafts(drafts=list(drafts), offline=offline)
+    # a kept message's "I" is its author; a reviewed draft's is the list's owner (issue 28)
+    owner = next((m.name for m in selected if m.user == target.owner), None)
     kept = list(texts) if texts is not None else [m.text for m in selected]
+    authors = [owner] * len(kept) if texts is not None else [m.name for m in selected]
     if not kept or len(kept) > DIALOGUE_LIMIT:
         raise InvalidInput(f"Keep 1 to {DIALOGUE_LIMIT} entries.", code="invalid_selection")
-    saved = await _save_all(web, persona, target, kept, pinned=True, source="dialogue", recent=recent)
+    saved = await _save_all(
+        web, persona, target, kept, pinned=True, source="dialogue", recent=recent, authors=authors
+    )
     return MemoryList(memories=saved)

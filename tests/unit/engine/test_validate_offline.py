@@ -172,3 +172,12 @@ def test_offline_model_never_shows_memory_ids() -> None:
     reply = offline_reply(prompt, "Ember")
     assert "I'll remember that: “The café opens at nine”." in reply
     assert "mem-" not in reply and "[" not in reply.split("]", 1)[1]
+
+
+def test_issue_28_the_prompt_shows_a_personal_memorys_owner_and_the_offline_model_quotes_the_fact() -> None:
+    line = MemoryLine(id="mem-1", text="Alice loves jazz", owner="Alice")
+    prompt = assemble_prompt(_prompt("what jazz do I like?", active=(line,)))
+    (active,) = [m for m in prompt.messages if m.slot == "active_memories"]
+    assert "- (Alice) Alice loves jazz [mem-1]" in active.text
+    reply = offline_reply(prompt, "Ember")
+    assert "From what I was given: “Alice loves jazz”" in reply

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import msgspec
 import pytest
 
 from engine.errors import Conflict, InvalidInput, NotFound
-from engine.memory import MemoryRecord, MemoryTurn, personal_list, space_list
+from engine.memory import (
+    MemoryPolicy,
+    MemoryRecord,
+    MemoryTurn,
+    Updated,
+    personal_list,
+    plan_save,
+    plan_update,
+    space_list,
+)
 from engine.memory.tools import DeleteStep, MemoryContext, SaveStep, UpdateStep, plan_memory_tool
 from engine.tools import ToolCall
 
@@ -84,3 +94,34 @@ def test_a_turn_that_may_not_write_refuses_every_memory_tool() -> None:
     with pytest.raises(Conflict) as refused:
         plan("delete_memory", '{"id": "mem-cat"}', reader)
     assert refused.value.code == "memory_off"
+
+
+def test_issue_28_the_save_tool_names_the_owner_so_a_first_person_text_is_stored_in_the_third() -> None:
+    call = ToolCall(id="c1", name="save_memory", arguments='{"text": "I play the cello"}')
+    people = {"web:juno": "Juno", "web:tam": "Tam"}
+    step = plan_memory_tool(CTX, call, speaker="web:juno", names=NAMES, turn="t3", people=people)
+    assert isinstance(step, SaveStep) and step.author == "Juno"
+    saved = plan_save([], step.memory("mem-1"), now=T0, policy=MemoryPolicy())
+    assert saved.record.text == "Juno plays the cello"
+    room = ToolCall(id="c2", name="save_memory", arguments='{"text": "I am the inn", "scope": "space"}')
+    shared = plan_memory_tool(CTX, room, speaker="web:juno", names=NAMES, turn="t3", people=people)
+    assert isinstance(shared, SaveStep) and shared.author is None  # a space memory is nobody's
+
+
+def test_issue_28_the_update_tool_keeps_a_personal_memory_in_the_third_person() -> None:
+    tea = msgspec.structs.replace(
+        CAT, id="mem-tea", scope="personal", owner="web:juno", text="Juno drinks tea"
+    )
+    ctx = MemoryContext(enabled=True, turn=TURN, records=(CAT, tea), can_write=True)
+    call = ToolCall(
+        id="c1", name="update_memory", arguments='{"id": "mem-tea", "text": "I drink coffee now"}'
+    )
+    step = plan_memory_tool(
+        ctx, call, speaker="web:juno", names=NAMES, turn="t3", people={"web:juno": "Juno"}
+    )
+    assert step == UpdateStep(id="mem-tea", text="I drink coffee now", author="Juno")
+    plan = plan_update(
+        [tea], "mem-tea", writer="model", now=T0, policy=MemoryPolicy(), text=step.text, author="Juno"
+    )
+    (write,) = plan.writes
+    assert isinstance(write, Updated) and write.after.text == "Juno drinks coffee now"

@@ -12,6 +12,7 @@ from engine.memory import (
     Deleted,
     MemoryPolicy,
     MemoryRecord,
+    NewMemory,
     Updated,
     WritePlan,
     Writer,
@@ -22,6 +23,8 @@ from engine.memory import (
     plan_clear_all,
     plan_delete,
     plan_persona_deletion,
+    plan_save,
+    plan_third_person,
     plan_update,
     scope_list_of,
     space_list,
@@ -187,3 +190,51 @@ def test_mem_10_deleting_a_persona_turns_its_personal_memories_into_global_ones(
     assert kept["local"].pinned and kept["local"].unused_days == 3
     assert kept["local"].text == records[0].text
     assert kept["other-persona"] == records[4]
+
+
+# --- issue 28: memories say whose they are ---------------------------------------------------
+
+
+def test_issue_28_a_first_person_personal_memory_is_saved_in_the_third_person() -> None:
+    mine = personal_list(P, ALICE, S)
+    new = NewMemory(id="n", persona=P, target=mine, text="  I love jazz ", source="person", author="Alice")
+    assert plan_save([], new, now=at(1), policy=POLICY).record.text == "Alice loves jazz"
+    theirs = NewMemory(
+        id="g", persona=P, target=global_list(ALICE), text="My cat is Mochi", source="model", author="Alice"
+    )
+    assert plan_save([], theirs, now=at(1), policy=POLICY).record.text == "Alice's cat is Mochi"
+
+
+def test_issue_28_space_memories_and_texts_without_an_author_are_saved_as_sent() -> None:
+    room = NewMemory(id="r", persona=P, target=SPACE, text="I love jazz", source="person", author="Alice")
+    assert plan_save([], room, now=at(1), policy=POLICY).record.text == "I love jazz"
+    plain = NewMemory(
+        id="p", persona=P, target=personal_list(P, ALICE, S), text="I love jazz", source="person"
+    )
+    assert plan_save([], plain, now=at(1), policy=POLICY).record.text == "I love jazz"
+
+
+def test_issue_28_a_rewrite_that_would_pass_the_length_limit_keeps_the_text_as_sent() -> None:
+    tight = MemoryPolicy(max_chars=11)
+    new = NewMemory(
+        id="n",
+        persona=P,
+        target=personal_list(P, ALICE, S),
+        text="I love jazz",
+        source="person",
+        author="Alexandra",
+    )
+    assert plan_save([], new, now=at(1), policy=tight).record.text == "I love jazz"
+
+
+def test_issue_28_stored_first_person_memories_are_planned_in_the_third_person_once() -> None:
+    first = mem("a", personal_list(P, ALICE, S), text="I hate cilantro", pinned=True)
+    third = mem("b", personal_list(P, ALICE, S), text="Alice plays the cello")
+    unknown = mem("c", personal_list(P, BOB, S), text="I love jazz")
+    room = mem("d", SPACE, text="I am the den's piano")
+    plan = plan_third_person([first, third, unknown, room], {ALICE: "Alice"}, POLICY)
+    assert plan.writes == (
+        Updated(before=first, after=msgspec.structs.replace(first, text="Alice hates cilantro")),
+    )
+    after = apply_writes([first, third, unknown, room], plan.writes)
+    assert plan_third_person(after, {ALICE: "Alice"}, POLICY).writes == ()
