@@ -13,7 +13,7 @@ store, a composite Protocol names them together (``ChatStore``, ``SummaryStore``
 - ``memory``: MemoryStore, Directory.  ``recall``: Recall, DocumentRecall.
 - ``documents``: DocumentStore, JobStore.
 - ``archive``: ArchiveChats, ArchiveLog, SessionPages, PageStore, SweepLease, EmbeddingQueue,
-  PageVectorStore, ActivityLog, DreamReports, DreamRejections, PageRecall, DreamRecall.
+  PageVectorStore, ActivityLog, DreamReports, DreamRejections, PageSearch, PageIndex, PageRecall, DreamRecall.
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ from engine.ports.archive import (
     DreamStore,
     EmbeddingQueue,
     PageChange,
+    PageIndex,
     PageRecall,
+    PageSearch,
     PageStore,
     PageVectorStore,
     SessionPages,
@@ -89,7 +91,9 @@ __all__ = [
     "ModelEvent",
     "NewMessage",
     "PageChange",
+    "PageIndex",
     "PageRecall",
+    "PageSearch",
     "PageStore",
     "PageVectorStore",
     "PersonaStore",

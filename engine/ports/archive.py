@@ -226,13 +226,8 @@ class DreamStore(
     """What the dream pass needs (``RedisArchiveStore``)."""
 
 
-class PageRecall(Protocol):
-    """Page embeddings and search (``adapters.archive_recall.PageRecall``)."""
-
-    @property
-    def model(self) -> str:
-        """The embedder's name."""
-        ...
+class PageIndex(Protocol):
+    """Background preparation of page search: what is embedded outside any turn."""
 
     async def warm(self) -> None:
         """Prepare what every search needs (at process start, not in the first search)."""
@@ -241,6 +236,15 @@ class PageRecall(Protocol):
     async def index(self, chat: str, ids: Collection[str]) -> int:
         """Embed and store the chunk vectors of the pages among ``ids`` that have none
         (background work); returns how many pages were embedded."""
+        ...
+
+
+class PageSearch(Protocol):
+    """Page embeddings and search inside a turn or a pass."""
+
+    @property
+    def model(self) -> str:
+        """The embedder's name."""
         ...
 
     async def embed(self, texts: Sequence[str]) -> list[bytes]:
@@ -257,6 +261,10 @@ class PageRecall(Protocol):
     async def clusters(self, chat: str, ids: Sequence[str], threshold: float) -> tuple[tuple[str, ...], ...]:
         """Groups of near-duplicate pages among ``ids`` (their vectors are stored first)."""
         ...
+
+
+class PageRecall(PageSearch, PageIndex, Protocol):
+    """Page search and its background indexing (``adapters.archive_recall.PageRecall``)."""
 
 
 class DreamRecall(Protocol):
