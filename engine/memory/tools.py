@@ -4,13 +4,12 @@
 what the reply carries). A tool call of the model is decoded into its typed input
 (``decode_memory_tool``) and planned against the context (``plan_memory_tool``): the step says which
 write the memory desk performs, or the call is refused with an ``InvalidInput``, ``NotFound`` or
-``Conflict`` the model reads as an error result. What the model is told afterwards is
-``save_reply`` / ``update_reply`` / ``delete_reply``.
+``Conflict`` the model reads as an error result (``tool_result``) and the request log keeps
+(``refused_write``). What the model is told after a save is ``save_reply``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TypeVar
 
 import msgspec
@@ -18,14 +17,23 @@ import msgspec
 from engine.errors import Conflict, InvalidInput, NotFound
 from engine.memory.carry import ReplyMemories
 from engine.memory.decay import DecayPlan
-from engine.memory.model import MemoryPolicy, MemoryRecord, ScopeList, global_list, personal_list, space_list
-from engine.memory.scopes import MemoryTurn, check_turn_write
+from engine.memory.model import (
+    MemoryPolicy,
+    MemoryRecord,
+    ScopeList,
+    global_list,
+    personal_list,
+    scope_list_of,
+    space_list,
+)
+from engine.memory.scopes import MemoryTurn, check_turn_write, write_owner
 from engine.memory.writes import NewMemory, SavePlan
-from engine.model import StoredMessage
-from engine.tools import DeleteMemoryInput, SaveMemoryInput, ToolCall, UpdateMemoryInput
+from engine.requestlog import RefusedWrite
+from engine.tools import DeleteMemoryInput, SaveMemoryInput, ToolCall, ToolResult, UpdateMemoryInput
 
 __all__ = [
     "MEMORY_OFF",
+    "RULE_REFUSALS",
     "DeleteStep",
     "MemoryContext",
     "MemoryInput",
@@ -35,8 +43,9 @@ __all__ = [
     "decode_input",
     "decode_memory_tool",
     "plan_memory_tool",
+    "refused_write",
     "save_reply",
-    "speaker_names",
+    "tool_result",
 ]
 
 
@@ -124,43 +133,71 @@ def decode_memory_tool(call: ToolCall) -> MemoryInput:
     raise InvalidInput(f"unknown tool {call.name!r}.", code="unknown_tool")
 
 
-def speaker_names(window: Iterable[StoredMessage]) -> dict[str, str]:
-    """Display name (casefolded) → user id of the people in the window, for ``about`` (MEM-6a)."""
-    return {m.name.casefold(): m.user for m in window if m.role == "user"}
-
-
-def plan_memory_tool(
-    ctx: MemoryContext,
-    call: ToolCall,
-    *,
-    speaker: str,
-    names: dict[str, str],
-    turn: str,
-) -> MemoryStep:
+def plan_memory_tool(ctx: MemoryContext, call: ToolCall, *, speaker: str, turn: str) -> MemoryStep:
     """What a memory tool call of the reply ``turn`` asks of the desk.
 
+    A personal or global memory is saved for the participant ``about`` names by platform id,
+    else for ``speaker`` (the author of the message answered); an update or a delete reaches only
+    a memory of the lists in play, so only a participant's or the space's (MEM-4).
+
     Raises:
-        Conflict: ``memory_off`` when the turn may not write memories.
-        InvalidInput: an unknown tool, input that does not fit, a list the turn may not write.
+        Conflict: ``memory_off`` when the turn may not write memories; ``not_a_participant``
+            when ``about`` is not a participant's id; ``scope_not_in_play`` for a list the turn
+            may not write (a guest's, an opted-out person's).
+        InvalidInput: an unknown tool, input that does not fit.
         NotFound: ``memory_not_found`` for a memory that is not in this conversation.
     """
     if ctx.turn is None or not ctx.can_write:
         raise Conflict("memory is off in this chat.", code="memory_off")
     args = decode_memory_tool(call)
     if isinstance(args, SaveMemoryInput):
-        owner = names.get((args.about or "").casefold(), speaker)
-        target = {
-            "personal": personal_list(ctx.turn.persona, owner, ctx.turn.space),
-            "space": space_list(ctx.turn.persona, ctx.turn.space),
-            "global": global_list(owner),
-        }[args.scope]
+        if args.scope == "space":
+            target = space_list(ctx.turn.persona, ctx.turn.space)
+        else:
+            owner = write_owner(ctx.turn, args.about, speaker)
+            target = (
+                personal_list(ctx.turn.persona, owner, ctx.turn.space)
+                if args.scope == "personal"
+                else global_list(owner)
+            )
         check_turn_write(ctx.turn, target)
         return SaveStep(persona=ctx.turn.persona, target=target, text=args.text, turn=turn)
-    if args.id not in {r.id for r in ctx.records}:
+    record = next((r for r in ctx.records if r.id == args.id), None)
+    if record is None:
         raise NotFound(f"there is no memory {args.id} in this conversation.", code="memory_not_found")
+    check_turn_write(ctx.turn, scope_list_of(record))
     if isinstance(args, UpdateMemoryInput):
         return UpdateStep(id=args.id, text=args.text)
     return DeleteStep(id=args.id)
+
+
+RULE_REFUSALS = frozenset({"memory_off", "not_a_participant", "scope_not_in_play"})
+"""Codes of the writes the privacy rules refuse (MEM-4, MEM-8, DEC-10), as opposed to writes
+that failed for another reason (a full list, a pinned entry, input that does not fit)."""
+
+
+def refused_write(call: ToolCall, code: str, reason: str) -> RefusedWrite:
+    """The request log's record of a memory tool call that changed nothing, with what it asked."""
+    try:
+        args: MemoryInput | None = decode_memory_tool(call)
+    except InvalidInput:
+        args = None
+    return RefusedWrite(
+        tool=call.name,
+        code=code,
+        reason=reason,
+        scope=args.scope if isinstance(args, SaveMemoryInput) else None,
+        about=args.about if isinstance(args, SaveMemoryInput) else None,
+        memory=args.id if isinstance(args, UpdateMemoryInput | DeleteMemoryInput) else None,
+        text=args.text if isinstance(args, SaveMemoryInput | UpdateMemoryInput) else None,
+        kind="refused" if code in RULE_REFUSALS else "not_done",
+    )
+
+
+def tool_result(call: ToolCall, code: str, reason: str) -> ToolResult:
+    """What the model reads after a memory tool call that changed nothing."""
+    said = "Refused" if code in RULE_REFUSALS else "Not done"
+    return ToolResult(call_id=call.id, content=f"{said}: {reason}", is_error=True)
 
 
 def save_reply(plan: SavePlan) -> str:
