@@ -442,7 +442,8 @@ class MemoryDesk:
         except (InvalidInput, NotFound, Conflict) as exc:
             refused = refused_write(call, exc.code, exc.message)
             level = logging.WARNING if refused.kind == "refused" else logging.INFO
-            log.log(level, "memory write %s by turn %s: %s (%s)", refused.kind, turn, call.name, exc.code)
+            said = refused.kind.replace("_", " ")  # the memory's text stays out of the log
+            log.log(level, "memory write %s by turn %s: %s (%s)", said, turn, call.name, exc.code)
             return tool_result(call, exc.code, exc.message), (), (refused,)
         return ToolResult(call_id=call.id, content=said), writes, ()
 
