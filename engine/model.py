@@ -101,6 +101,10 @@ class StoredMessage(msgspec.Struct, frozen=True, kw_only=True):
     ``position`` orders the log: a user message sits at its arrival number; a reply sits just
     after the message it answers (``answers`` + 0.5), so the log reads as a conversation even
     when messages arrive faster than replies.
+
+    ``listened`` marks a user message stored without a reply (group chatter the persona only
+    listens to): it is context for later turns, never a message a turn replies to, so its author
+    is not a participant of those turns (MEM-4).
     """
 
     id: str
@@ -116,6 +120,7 @@ class StoredMessage(msgspec.Struct, frozen=True, kw_only=True):
     turn: str | None = None
     reply_to: str | None = None
     guest: bool = False
+    listened: bool = False
 
 
 class Turn(msgspec.Struct, frozen=True, kw_only=True):

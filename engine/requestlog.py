@@ -23,6 +23,7 @@ __all__ = [
     "LoreLog",
     "MemoryLog",
     "MemoryNote",
+    "RefusedWrite",
     "RequestLog",
     "SlotLog",
     "Usage",
@@ -69,6 +70,25 @@ class MemoryNote(msgspec.Struct, frozen=True, kw_only=True):
     text: str
 
 
+class RefusedWrite(msgspec.Struct, frozen=True, kw_only=True):
+    """A memory tool call of the turn that changed nothing, and why (MEM-4, MEM-6a).
+
+    ``kind`` is ``refused`` when the privacy rules refused it (an owner who is not a
+    participant, a guest's or an opted-out person's list, memory off), else ``not_done`` (a full
+    list, a pinned entry, input that does not fit). ``scope``/``about``/``memory``/``text`` are
+    what the call asked, as far as it could be read.
+    """
+
+    kind: Literal["refused", "not_done"]
+    tool: str
+    code: str
+    reason: str
+    scope: str | None = None
+    about: str | None = None
+    memory: str | None = None
+    text: str | None = None
+
+
 class WindowLog(msgspec.Struct, frozen=True, kw_only=True):
     """Size of the live window (WIN-1)."""
 
@@ -103,6 +123,7 @@ class RequestLog(msgspec.Struct, frozen=True, kw_only=True):
     lore: tuple[LoreLog, ...] = ()
     memories: tuple[MemoryLog, ...] = ()
     memory_writes: tuple[MemoryNote, ...] = ()
+    refused_writes: tuple[RefusedWrite, ...] = ()
     summaries: int = 0
     documents: int = 0
     usage: Usage | None = None

@@ -8,6 +8,8 @@ exchanges of the reply so far, so the model can continue after its tools ran.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from typing import Literal
 
 import msgspec
@@ -23,6 +25,7 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "UpdateMemoryInput",
+    "memory_tools",
 ]
 
 
@@ -64,8 +67,9 @@ class SaveMemoryInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     text: the fact in the third person with the person's name ("Alice hates cilantro", not "I
     hate cilantro"). scope: "personal" for a fact about one person (default: the person who just wrote),
     "space" for a fact about this group or room that everyone shares, "global" for a fact about
-    a person that every persona may know. about: the name of the person the fact is about, if
-    it is not the person who just wrote.
+    a person that every persona may know. about: for a personal or global fact, the id (never
+    the name) of the person it is about, one of the people this reply answers as listed in the
+    tool's description; leave it out for the person who just wrote.
     """
 
     text: str
@@ -127,3 +131,17 @@ MEMORY_TOOLS: tuple[ToolSpec, ...] = (
         input_type=DeleteMemoryInput,
     ),
 )
+
+
+def memory_tools(people: Sequence[tuple[str, str]]) -> tuple[ToolSpec, ...]:
+    """The memory tools of one turn: ``save_memory`` lists the people (platform id, display
+    name) whose personal and global memories the model may write, by id (MEM-4)."""
+    if not people:
+        return MEMORY_TOOLS
+    listed = ", ".join(f"{json.dumps(u)} ({json.dumps(name, ensure_ascii=False)})" for u, name in people)
+    save, *rest = MEMORY_TOOLS
+    about = (
+        f"{save.description} A personal or global fact may only be about one of the people this "
+        f"reply answers; give their id in about: {listed}."
+    )
+    return (msgspec.structs.replace(save, description=about), *rest)

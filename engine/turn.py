@@ -32,9 +32,17 @@ from engine.prompt import (
     fill_macros,
     resolve_template,
 )
-from engine.requestlog import LoreLog, MemoryLog, MemoryNote, RequestLog, Usage, build_request_log
+from engine.requestlog import (
+    LoreLog,
+    MemoryLog,
+    MemoryNote,
+    RefusedWrite,
+    RequestLog,
+    Usage,
+    build_request_log,
+)
 from engine.summary import SummaryState, prompt_summaries
-from engine.tools import ARCHIVE_TOOLS, MEMORY_TOOLS, ToolSpec
+from engine.tools import ARCHIVE_TOOLS, ToolSpec, memory_tools
 from engine.window import Window, WindowPolicy, live_window
 
 __all__ = [
@@ -58,11 +66,17 @@ __all__ = [
     "prompt_parts",
     "reply_time",
     "turn_macros",
+    "unseen_ids",
+    "writable_people",
 ]
 
 
 class Frame(msgspec.Struct, frozen=True, kw_only=True):
-    """Which messages a turn sees (the window) and answers, and who is in it (MEM-4)."""
+    """Which messages a turn sees (the window) and answers, and who is in it (MEM-4).
+
+    The participants are the authors of the messages the turn replies to; the author of a
+    listened-to message (stored without a reply) is not one, though the message is in the window.
+    """
 
     answered: StoredMessage
     candidates: tuple[StoredMessage, ...]  # every message after the summarized ones (SUM-3)
@@ -172,9 +186,24 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
         created_at=g.started,
         replaces=g.replaces.id if g.replaces else None,
     )
-    tools = MEMORY_TOOLS if g.memory.can_write and g.memory_tools else ()
+    tools = memory_tools(writable_people(g)) if g.memory.can_write and g.memory_tools else ()
     return TurnPlan(
         prompt=prompt, log=log, turn=turn, tools=(*tools, *(ARCHIVE_TOOLS if g.archive_tools else ()))
+    )
+
+
+def writable_people(g: Gathered) -> tuple[tuple[str, str], ...]:
+    """(platform id, display name) of each participant the model may save memories about
+    (MEM-4, MEM-8, DEC-10): not a guest, not opted out."""
+    turn = g.memory.turn
+    if turn is None:
+        return ()
+    frame = g.frame
+    names = {m.user: m.name for m in (*frame.window.messages, frame.answered) if m.id in frame.answers}
+    return tuple(
+        (user, names.get(user, user))
+        for user in dict.fromkeys(turn.participants)
+        if user not in turn.guests and user not in turn.opted_out
     )
 
 
@@ -259,7 +288,14 @@ def fail_turn(plan: TurnPlan, draft: Draft, *, code: str, message: str, duration
 
 
 def answered_ids(window: tuple[StoredMessage, ...], answered: StoredMessage) -> tuple[str, ...]:
-    """The user messages a turn answers: those after the last reply, up to ``answered``."""
+    """The user messages a turn replies to (MEM-4): those after the last reply, up to
+    ``answered``, that asked for a reply; a listened-to message there is context only."""
+    listened = {m.id for m in window if m.listened}
+    return tuple(i for i in unseen_ids(window, answered) if i == answered.id or i not in listened)
+
+
+def unseen_ids(window: tuple[StoredMessage, ...], answered: StoredMessage) -> tuple[str, ...]:
+    """The user messages after the persona's last reply, up to ``answered``: new to the model."""
     ids: list[str] = []
     for message in reversed(window):
         if message.role == "assistant":
@@ -289,11 +325,13 @@ class Talk(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Draft:
-    """The reply being written: text, usage over every round, memory writes."""
+    """The reply being written: text, usage over every round, memory writes and the memory
+    tool calls that changed nothing."""
 
     def __init__(self) -> None:
         self.text: list[str] = []
         self.journal: list[JournalEntry] = []
+        self.refused: list[RefusedWrite] = []
         self.usage = Usage()
         self.attempts = 0
         self.estimated = 0
@@ -317,7 +355,13 @@ class Draft:
 
     def finish(self, log: RequestLog) -> RequestLog:
         notes = tuple(memory_note(w) for w in memory_writes(self.journal))
-        return msgspec.structs.replace(log, usage=self.usage, attempts=self.attempts, memory_writes=notes)
+        return msgspec.structs.replace(
+            log,
+            usage=self.usage,
+            attempts=self.attempts,
+            memory_writes=notes,
+            refused_writes=tuple(self.refused),
+        )
 
 
 def memory_writes(journal: Iterable[JournalEntry]) -> list[MemoryWrite]:
@@ -373,7 +417,7 @@ def prompt_parts(
         user_name=answered.name,
         documents=memory.documents,
         macros=macros,
-        answering=len(set(answered_ids(window.messages, answered)) & {m.id for m in window.messages}),
+        answering=len(set(unseen_ids(window.messages, answered)) & {m.id for m in window.messages}),
     )
 
 

@@ -1,8 +1,10 @@
 """Which scope lists a turn reads and may write (MEM-4, MEM-8, DEC-9, DEC-10).
 
 The scopes in play are the space list of the chat's space, then for each participant (the
-authors of the user messages the turn answers, in order of first appearance) their local
-personal list, their Global personal list and their global list. A participant who opted out
+authors of the user messages the turn replies to, in order of first appearance; the author of a
+listened-to message is not one) their local personal list, their Global personal list and their
+global list. The model writes personal and global entries only for a participant, named by
+platform id (``write_owner``), never by display name. A participant who opted out
 of memory (a privacy setting, DEC-10) or who is not signed in (MEM-8) contributes no lists.
 Memory switched off for the persona or the chat means no lists at all: nothing is read, searched,
 aged or written. The order of the result is stable and is the round-robin order of MEM-3.
@@ -31,6 +33,7 @@ __all__ = [
     "memory_enabled",
     "records_in_play",
     "scopes_in_play",
+    "write_owner",
 ]
 
 
@@ -118,3 +121,29 @@ def check_turn_write(turn: MemoryTurn, target: ScopeList) -> None:
             "signed in or opted out).",
             code="scope_not_in_play",
         )
+
+
+def write_owner(turn: MemoryTurn, about: str | None, speaker: str) -> str:
+    """Whose personal or global list a write from inside ``turn`` goes to (MEM-4).
+
+    Args:
+        turn: the turn writing.
+        about: the platform id the model named, or ``None`` (blank counts as ``None``).
+        speaker: the author of the message the turn answers, the owner when ``about`` is none.
+
+    Returns:
+        The owner's platform id: always a participant of the turn.
+
+    Raises:
+        Conflict: ``not_a_participant`` when ``about`` is not the platform id of a participant
+            (a display name never is: two people may share one, and anyone can choose any).
+    """
+    owner = (about or "").strip() or speaker
+    if owner not in turn.participants:
+        ids = ", ".join(f'"{p}"' for p in dict.fromkeys(turn.participants))
+        raise Conflict(
+            f"{owner!r} is not one of the people this reply answers. Personal and global "
+            f"memories can be saved only about them, named by id in about: {ids}.",
+            code="not_a_participant",
+        )
+    return owner

@@ -4,8 +4,8 @@
 what the reply carries). A tool call of the model is decoded into its typed input
 (``decode_memory_tool``) and planned against the context (``plan_memory_tool``): the step says which
 write the memory desk performs, or the call is refused with an ``InvalidInput``, ``NotFound`` or
-``Conflict`` the model reads as an error result. What the model is told afterwards is
-``save_reply`` / ``update_reply`` / ``delete_reply``.
+``Conflict`` the model reads as an error result (``tool_result``) and the request log keeps
+(``refused_write``). What the model is told after a save is ``save_reply``.
 """
 
 from __future__ import annotations
@@ -18,15 +18,25 @@ import msgspec
 from engine.errors import Conflict, InvalidInput, NotFound
 from engine.memory.carry import ReplyMemories
 from engine.memory.decay import DecayPlan
-from engine.memory.model import MemoryPolicy, MemoryRecord, ScopeList, global_list, personal_list, space_list
-from engine.memory.scopes import MemoryTurn, check_turn_write
+from engine.memory.model import (
+    MemoryPolicy,
+    MemoryRecord,
+    ScopeList,
+    global_list,
+    personal_list,
+    scope_list_of,
+    space_list,
+)
+from engine.memory.scopes import MemoryTurn, check_turn_write, write_owner
 from engine.memory.writes import NewMemory, SavePlan
 from engine.model import StoredMessage
 from engine.prompt import MemoryLine
-from engine.tools import DeleteMemoryInput, SaveMemoryInput, ToolCall, UpdateMemoryInput
+from engine.requestlog import RefusedWrite
+from engine.tools import DeleteMemoryInput, SaveMemoryInput, ToolCall, ToolResult, UpdateMemoryInput
 
 __all__ = [
     "MEMORY_OFF",
+    "RULE_REFUSALS",
     "DeleteStep",
     "MemoryContext",
     "MemoryInput",
@@ -38,8 +48,9 @@ __all__ = [
     "display_names",
     "memory_line",
     "plan_memory_tool",
+    "refused_write",
     "save_reply",
-    "speaker_names",
+    "tool_result",
 ]
 
 
@@ -132,13 +143,8 @@ def decode_memory_tool(call: ToolCall) -> MemoryInput:
     raise InvalidInput(f"unknown tool {call.name!r}.", code="unknown_tool")
 
 
-def speaker_names(window: Iterable[StoredMessage]) -> dict[str, str]:
-    """Display name (casefolded) → user id of the people in the window, for ``about`` (MEM-6a)."""
-    return {m.name.casefold(): m.user for m in window if m.role == "user"}
-
-
 def display_names(window: Iterable[StoredMessage]) -> dict[str, str]:
-    """User id → display name (the newest) of the people in the window (issue 28)."""
+    """User id → display name (the newest) of the people in the window."""
     return {m.user: m.name for m in window if m.role == "user"}
 
 
@@ -154,40 +160,77 @@ def plan_memory_tool(
     call: ToolCall,
     *,
     speaker: str,
-    names: dict[str, str],
     turn: str,
     people: Mapping[str, str] | None = None,
 ) -> MemoryStep:
     """What a memory tool call of the reply ``turn`` asks of the desk.
 
-    ``people`` (user id → display name, ``display_names``) names the owner of a personal or
-    global memory, so a first-person text is stored in the third person (issue 28).
+    A personal or global memory is saved for the participant ``about`` names by platform id,
+    else for ``speaker`` (the author of the message answered); an update or a delete reaches only
+    a memory of the lists in play, so only a participant's or the space's (MEM-4). ``people``
+    (user id → display name, ``display_names``) names the owner of a personal or global memory,
+    so a first-person text is stored in the third person.
 
     Raises:
-        Conflict: ``memory_off`` when the turn may not write memories.
-        InvalidInput: an unknown tool, input that does not fit, a list the turn may not write.
+        Conflict: ``memory_off`` when the turn may not write memories; ``not_a_participant``
+            when ``about`` is not a participant's id; ``scope_not_in_play`` for a list the turn
+            may not write (a guest's, an opted-out person's).
+        InvalidInput: an unknown tool, input that does not fit.
         NotFound: ``memory_not_found`` for a memory that is not in this conversation.
     """
     if ctx.turn is None or not ctx.can_write:
         raise Conflict("memory is off in this chat.", code="memory_off")
     args = decode_memory_tool(call)
     if isinstance(args, SaveMemoryInput):
-        owner = names.get((args.about or "").casefold(), speaker)
-        target = {
-            "personal": personal_list(ctx.turn.persona, owner, ctx.turn.space),
-            "space": space_list(ctx.turn.persona, ctx.turn.space),
-            "global": global_list(owner),
-        }[args.scope]
+        if args.scope == "space":
+            target = space_list(ctx.turn.persona, ctx.turn.space)
+        else:
+            owner = write_owner(ctx.turn, args.about, speaker)
+            target = (
+                personal_list(ctx.turn.persona, owner, ctx.turn.space)
+                if args.scope == "personal"
+                else global_list(owner)
+            )
         check_turn_write(ctx.turn, target)
         author = (people or {}).get(owner) if args.scope != "space" else None
         return SaveStep(persona=ctx.turn.persona, target=target, text=args.text, turn=turn, author=author)
     found = next((r for r in ctx.records if r.id == args.id), None)
     if found is None:
         raise NotFound(f"there is no memory {args.id} in this conversation.", code="memory_not_found")
+    check_turn_write(ctx.turn, scope_list_of(found))
     if isinstance(args, UpdateMemoryInput):
         author = (people or {}).get(found.owner) if found.owner is not None else None
         return UpdateStep(id=args.id, text=args.text, author=author)
     return DeleteStep(id=args.id)
+
+
+RULE_REFUSALS = frozenset({"memory_off", "not_a_participant", "scope_not_in_play"})
+"""Codes of the writes the privacy rules refuse (MEM-4, MEM-8, DEC-10), as opposed to writes
+that failed for another reason (a full list, a pinned entry, input that does not fit)."""
+
+
+def refused_write(call: ToolCall, code: str, reason: str) -> RefusedWrite:
+    """The request log's record of a memory tool call that changed nothing, with what it asked."""
+    try:
+        args: MemoryInput | None = decode_memory_tool(call)
+    except InvalidInput:
+        args = None
+    return RefusedWrite(
+        tool=call.name,
+        code=code,
+        reason=reason,
+        scope=args.scope if isinstance(args, SaveMemoryInput) else None,
+        about=args.about if isinstance(args, SaveMemoryInput) else None,
+        memory=args.id if isinstance(args, UpdateMemoryInput | DeleteMemoryInput) else None,
+        text=args.text if isinstance(args, SaveMemoryInput | UpdateMemoryInput) else None,
+        kind="refused" if code in RULE_REFUSALS else "not_done",
+    )
+
+
+def tool_result(call: ToolCall, code: str, reason: str) -> ToolResult:
+    """What the model reads after a memory tool call that changed nothing."""
+    said = "Refused" if code in RULE_REFUSALS else "Not done"
+    return ToolResult(call_id=call.id, content=f"{said}: {reason}", is_error=True)
 
 
 def save_reply(plan: SavePlan) -> str:

@@ -45,6 +45,7 @@ class NewMessage(msgspec.Struct, frozen=True, kw_only=True):
     persona: str
     reply_to: str | None = None
     guest: bool = False
+    listened: bool = False  # stored without a reply: context, its author no participant (MEM-4)
 
     def placed(self, chat: str, message_id: str, position: float) -> StoredMessage:
         """The message as a store keeps it (a role other than ``assistant`` becomes ``user``)."""
@@ -61,6 +62,7 @@ class NewMessage(msgspec.Struct, frozen=True, kw_only=True):
             persona=self.persona,
             reply_to=self.reply_to,
             guest=self.guest,
+            listened=self.listened,
         )
 
 

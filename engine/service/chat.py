@@ -28,7 +28,7 @@ import msgspec
 from engine.errors import Conflict, InvalidInput, LLMUnavailable, LockLost, NotFound, StorageUnavailable
 from engine.lorebook import LoreResult, LoreState, scan_lore
 from engine.memory.compose import DRAFT_LIMIT, check_description, compose_prompt, extract_drafts, parse_drafts
-from engine.memory.tools import MEMORY_OFF, MemoryContext, decode_input, display_names, speaker_names
+from engine.memory.tools import MEMORY_OFF, MemoryContext, decode_input, display_names
 from engine.model import IncomingMessage, ModelSettings, Persona, StoredMessage, Turn
 from engine.ports import (
     ChatLock,
@@ -211,6 +211,7 @@ class ChatService:
             persona=persona.id,
             reply_to=message.reply_to,
             guest=message.guest,
+            listened=not reply,
         )
         greeting = await self._greeting(persona, message.sent_at, message.display_name)
         stored, version = await self.chats.store_message(message.chat, new, pending=reply, greeting=greeting)
@@ -470,7 +471,7 @@ class ChatService:
 
     async def _perform(self, plan: TurnPlan, g: Gathered, draft: Draft) -> AsyncIterator[ReplyDelta]:
         """Stream the model's reply, running its tools between rounds (MEM-6a)."""
-        prompt, names = plan.prompt, speaker_names(g.frame.window.messages)
+        prompt = plan.prompt
         for _ in range(MAX_TOOL_ROUNDS):
             said: list[str] = []
             calls: list[ToolCall] = []
@@ -485,11 +486,11 @@ class ChatService:
                     draft.add_usage(event)
             if not calls:
                 return
-            results = [await self._tool(call, g, names, draft) for call in calls]
+            results = [await self._tool(call, g, draft) for call in calls]
             exchange = ToolExchange(text="".join(said), calls=tuple(calls), results=tuple(results))
             prompt = msgspec.structs.replace(prompt, exchanges=(*prompt.exchanges, exchange))
 
-    async def _tool(self, call: ToolCall, g: Gathered, names: dict[str, str], draft: Draft) -> ToolResult:
+    async def _tool(self, call: ToolCall, g: Gathered, draft: Draft) -> ToolResult:
         answered = g.frame.answered
         if call.name == "search_archive" and self.archive_search is not None:
             try:
@@ -499,16 +500,16 @@ class ChatService:
             return ToolResult(call_id=call.id, content=await self.archive_search(answered.chat, query))
         if self.memory is None:
             return ToolResult(call_id=call.id, content="Not done: memory is off.", is_error=True)
-        result, writes = await self.memory.run_tool(
+        result, writes, refused = await self.memory.run_tool(
             g.memory,
             call,
             speaker=answered.user,
-            names=names,
             turn=g.turn_id,
             now=answered.sent_at,
             people=display_names(g.frame.window.messages),
         )
         draft.journal.extend(writes)
+        draft.refused.extend(refused)
         return result
 
     async def _memories(

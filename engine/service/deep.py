@@ -13,7 +13,7 @@ import msgspec
 
 from engine.errors import Conflict, InvalidInput, LLMUnavailable
 from engine.memory import ScopeList, personal_list, space_list
-from engine.memory.deep import DeepPolicy, DeepReport, deep_prompt, parse_deep, plan_deep
+from engine.memory.deep import DeepPolicy, DeepReport, deep_excerpt, deep_prompt, parse_deep, plan_deep
 from engine.model import Persona, StoredMessage
 from engine.ports import ChatModel, Clock, ReportStore, TextDelta
 from engine.service.memory import MemoryDesk
@@ -65,7 +65,8 @@ class DeepPass:
         if reason:
             return msgspec.structs.replace(base, reason=reason)
         limit = self.policy.max_edits
-        prompt = deep_prompt(persona, [f"{m.name}: {m.text}" for m in chunk], limit=limit)
+        excerpt = deep_excerpt(chunk)
+        prompt = deep_prompt(persona, excerpt.lines, limit=limit)
         settings = msgspec.structs.replace(persona.model, name=persona.model.name or self._default_model)
         try:
             text = "".join(
@@ -81,7 +82,7 @@ class DeepPass:
         if isinstance(output, str):
             return msgspec.structs.replace(base, status="rejected", reason=output)
         space = chat.split("/topic/")[0]
-        speakers = {m.name.casefold(): m.user for m in people}
+        speakers = excerpt.speakers
         existing = [r.text for r in await self.memory.list(_lists(persona.id, space, speakers.values()))]
         planned = plan_deep(
             output,

@@ -54,12 +54,14 @@ from engine.memory.tools import (
     SaveStep,
     UpdateStep,
     plan_memory_tool,
+    refused_write,
     save_reply,
+    tool_result,
 )
 from engine.model import MemoryLimits
 from engine.notices import notice_level, render_notices
 from engine.ports import Directory, DocumentStore, DocumentVersion, MemoryRecall, MemoryStore
-from engine.requestlog import MemoryNote
+from engine.requestlog import MemoryNote, RefusedWrite
 from engine.service.documents import DocumentDesk
 from engine.tools import ToolCall, ToolResult
 
@@ -452,19 +454,29 @@ class MemoryDesk:
         call: ToolCall,
         *,
         speaker: str,
-        names: dict[str, str],
         turn: str,
         now: datetime,
         people: Mapping[str, str] | None = None,
-    ) -> tuple[ToolResult, tuple[MemoryWrite, ...]]:
-        """Run one memory tool call, planned by ``plan_memory_tool``; errors become error results
-        the model can read. ``people``: user id → display name, for third-person saves."""
+    ) -> tuple[ToolResult, tuple[MemoryWrite, ...], tuple[RefusedWrite, ...]]:
+        """Run one memory tool call, planned by ``plan_memory_tool``.
+
+        ``people`` (user id → display name) names owners, for third-person saves.
+
+        Returns:
+            What the model reads, the writes made, and the call as the request log keeps it
+            when it changed nothing: a write the rules refuse (MEM-4) is logged and reported
+            there, and the model reads that it was refused.
+        """
         try:
-            step = plan_memory_tool(ctx, call, speaker=speaker, names=names, turn=turn, people=people)
+            step = plan_memory_tool(ctx, call, speaker=speaker, turn=turn, people=people)
             writes, said = await self._perform(ctx, step, now)
         except (InvalidInput, NotFound, Conflict) as exc:
-            return ToolResult(call_id=call.id, content=f"Not done: {exc.message}", is_error=True), ()
-        return ToolResult(call_id=call.id, content=said), writes
+            refused = refused_write(call, exc.code, exc.message)
+            level = logging.WARNING if refused.kind == "refused" else logging.INFO
+            said = refused.kind.replace("_", " ")  # the memory's text stays out of the log
+            log.log(level, "memory write %s by turn %s: %s (%s)", said, turn, call.name, exc.code)
+            return tool_result(call, exc.code, exc.message), (), (refused,)
+        return ToolResult(call_id=call.id, content=said), writes, ()
 
     async def _perform(
         self, ctx: MemoryContext, step: MemoryStep, now: datetime

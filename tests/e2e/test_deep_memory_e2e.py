@@ -6,12 +6,14 @@ The fake's script is a queue, one item per ``/v1/messages`` request in arrival o
 (``count_tokens`` consumes none). Per chat: 69 messages without replies queue nothing (a job is
 queued only after a reply, SUM-1), then one message with a reply: request 1 is the reply; the
 reply leaves 22 messages out of the 50-message window, one chunk of 20, so the worker makes
-request 2 (the chunk's summary) and request 3 (the deep pass, "Answer only JSON").
+request 2 (the chunk's summary) and request 3 (the deep pass, "Answer only JSON"). The deep
+pass shows each speaker under a label (``[P1] Ana: ...``) and files a fact by its label (MEM-4).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import secrets
 import subprocess
@@ -113,7 +115,7 @@ async def test_deep_1_valid_json_is_saved_and_pinned_memories_stay(
     )
     assert pinned.status_code == 201, pinned.text
     before = pinned.json()["memory"]
-    deep_json = f'{{"facts": [{{"text": "{FACT}", "scope": "personal", "about": "ana"}}]}}'
+    deep_json = f'{{"facts": [{{"text": "{FACT}", "scope": "personal", "about": "P1"}}]}}'
     anthropic_fake.script(
         Reply(text="We are by the river, Ana."),
         Reply(text="Ana walked along the river for many rainy days."),
@@ -165,4 +167,65 @@ async def test_deep_3_schema_invalid_output_is_rejected_and_changes_nothing(
     space = await api.http.get("/api/memories", params={"scope": "space", "space": chat})
     assert space.status_code == 200 and space.json()["memories"] == []
     assert "Answer only JSON" in _system_text(_messages_requests(anthropic_fake)[2].body)
+    await api.close()
+
+
+WARFARIN = "Sam has a heart condition and takes warfarin."
+
+
+async def _personal(api: HearthClient, owner: str, chat: str) -> list[str]:
+    response = await api.http.get(
+        "/api/memories", params={"scope": "personal", "owner": owner, "space": chat}
+    )
+    assert response.status_code == 200, response.text
+    return [m["text"] for m in response.json()["memories"]]
+
+
+async def test_deep_pass_tells_two_people_called_sam_apart_by_id(
+    llm_pair: tuple[WebApp, subprocess.Popen[bytes]], anthropic_fake: FakeAnthropic
+) -> None:
+    """MEM-4, issue 29 item 3: sam-a says she takes warfarin; the fact is saved for sam-a only,
+    never for sam-b, who has the same display name, and stays out of sam-b's next prompt."""
+    app, _ = llm_pair
+    api = HearthClient(app.base_url)
+    chat = f"ward-{secrets.token_hex(3)}"
+    sam_a, sam_b = (f"sam-{x}-{secrets.token_hex(2)}" for x in "ab")
+    facts = [  # sam-a is P1; "about": "Sam" (a name two people share) is never resolved
+        {"text": WARFARIN, "scope": "personal", "about": "P1"},
+        {"text": "Sam lives in Leeds.", "scope": "personal", "about": "Sam"},
+    ]
+    anthropic_fake.script(
+        Reply(text="Take care, both of you."),
+        Reply(text="Two people called Sam talked about their week."),
+        Reply(text=json.dumps({"facts": facts})),
+    )
+    first = await api.send(
+        chat, "I have a heart condition and take warfarin.", user=sam_a, name="Sam", reply=False
+    )
+    assert first.status_code == 200, first.text
+    for i in range(68):  # sam-a a little more, then sam-b: the chunk's last Sam is sam-b
+        author = sam_a if i < 3 else sam_b
+        stored = await api.send(chat, f"Day {i}: a quiet day at home.", user=author, name="Sam", reply=False)
+        assert stored.status_code == 200, stored.text
+    answered = await api.send(chat, "Good night!", user=sam_b, name="Sam")
+    assert answered.status_code == 200, answered.text
+
+    reports = await _reports(api, chat)
+    assert await _personal(api, sam_b, chat) == []
+    assert await _personal(api, sam_a, chat) == [WARFARIN]
+    assert [(r["status"], r["saved"]) for r in reports] == [("saved", [WARFARIN])], reports
+    deep = _messages_requests(anthropic_fake)[2].body
+    assert "Answer only JSON" in _system_text(deep)
+    excerpt = json.dumps(deep["messages"])
+    assert "[P1] Sam: I have a heart condition and take warfarin." in excerpt  # sam-a is P1
+    assert "[P1] Sam: Day 2: a quiet day at home." in excerpt
+    assert "[P2] Sam: Day 3: a quiet day at home." in excerpt  # sam-b is P2, the same name
+
+    anthropic_fake.script(Reply(text="Sleep well, Sam."))
+    again = await api.send(chat, "Anything I should remember about my health?", user=sam_b, name="Sam")
+    assert again.status_code == 200, again.text
+    (mine,) = [
+        r for r in _messages_requests(anthropic_fake) if "Anything I should remember" in json.dumps(r.body)
+    ]
+    assert "warfarin" not in json.dumps(mine.body)
     await api.close()

@@ -144,6 +144,7 @@ async def test_regenerate_replaces_the_latest_reply_only(redis: aioredis.Redis) 
 
 
 async def test_reply_false_stores_without_answering_and_the_next_turn_sees_it(redis: aioredis.Redis) -> None:
+    """MEM-4: the listened-to message is context for the next turn, which replies to alice's only."""
     model = ScriptedChatModel()
     service = await make_service(redis, model, FixedClock())
     quiet = await service.accept(message("just chatting", user="web:bob"), "default", reply=False)
@@ -151,7 +152,9 @@ async def test_reply_false_stores_without_answering_and_the_next_turn_sees_it(re
     done = (await drain((await service.accept(message("Ember?"), "default")).events))[-1]
     assert isinstance(done, ReplyDone)
     turn, _ = await service.turn("web:room", done.turn)
-    assert turn.answers == ("m1", "m2")
+    assert turn.answers == ("m2",)
+    stored = await service.chats.message("web:room", "m1")
+    assert stored is not None and stored.listened
     assert [m.text for m in model.prompts[0].messages if m.slot == "window"] == [
         "Hello, traveller!",
         "bob: just chatting",

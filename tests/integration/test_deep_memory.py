@@ -136,9 +136,9 @@ async def run(
 async def test_deep_1_durable_facts_from_a_summarized_chunk_become_unpinned_memories(
     redis: aioredis.Redis,
 ) -> None:
-    model = Model(
-        '{"facts": [{"text": "Juno\'s sister Ana lives in Porto", "about": "Juno"},'
-        ' {"text": "Bo is allergic to peanuts", "about": "Bo"},'
+    model = Model(  # juno speaks first (label P1), then bo (P2): facts name speakers by label (MEM-4)
+        '{"facts": [{"text": "Juno\'s sister Ana lives in Porto", "about": "P1"},'
+        ' {"text": "Bo is allergic to peanuts", "about": "P2"},'
         ' {"text": "Juno likes X", "about": "Nobody"}, {"text": "f4"}, {"text": "f5"}]}'
     )
     memory = await run(redis, model)

@@ -202,6 +202,7 @@ async def inspection(web: WebState, reader: BrowserSession, chat: str, turn: str
         lore=await _lore_view(web, log.lore),
         memories=[InspectedMemory.of(m, texts.get(m.id)) for m in log.memories],
         memory_writes=log.memory_writes,
+        refused_writes=log.refused_writes,
         summaries=log.summaries,
         documents=log.documents,
         usage=log.usage,

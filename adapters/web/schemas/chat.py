@@ -14,7 +14,16 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from engine.model import StoredMessage
-from engine.requestlog import Context, MemoryLog, MemoryNote, RequestLog, SlotLog, Usage, WindowLog
+from engine.requestlog import (
+    Context,
+    MemoryLog,
+    MemoryNote,
+    RefusedWrite,
+    RequestLog,
+    SlotLog,
+    Usage,
+    WindowLog,
+)
 
 __all__ = [
     "Branch",
@@ -224,6 +233,7 @@ class Inspection(msgspec.Struct, frozen=True, kw_only=True):
     lore: list[InspectedLore]
     memories: list[InspectedMemory]
     memory_writes: tuple[MemoryNote, ...]
+    refused_writes: tuple[RefusedWrite, ...]
     summaries: int
     documents: int
     usage: Usage | None

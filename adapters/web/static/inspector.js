@@ -3,7 +3,8 @@
  *   GET /app/chats/<chat>/turns/<turn> -> {slots, lore, memories, memory_writes, documents, summaries, usage, ...}
  * Slots in template order with token counts (the cached prefix marked), lore entries included
  * and dropped with the reason, timed effects and inclusion-group decisions (LORE-22), memories pinned/active/recalled with similarity, the memory
- * writes the turn made, documents and summaries used, and the provider's cache usage.
+ * writes the turn made and the ones refused (MEM-4), documents and summaries used, and the
+ * provider's cache usage.
  */
 'use strict';
 (() => {
@@ -115,8 +116,14 @@
   }
 
   function writes(r) {
-    if (!r.memory_writes.length) return section('Memory changes by this reply', 'ins-writes', empty('None.'));
+    const refused = r.refused_writes || [];
+    if (!r.memory_writes.length && !refused.length) return section('Memory changes by this reply', 'ins-writes', empty('None.'));
     const rows = r.memory_writes.map((w) => ({ attrs: { kind: w.kind }, cells: [w.kind, w.scope, w.text] }));
+    // memory tool calls that changed nothing: refused by the privacy rules (MEM-4) or not done
+    for (const w of refused) {
+      const what = w.text ?? (w.memory ? `(${w.memory})` : '');
+      rows.push({ attrs: { kind: w.kind, code: w.code }, cells: [w.kind === 'refused' ? 'refused' : 'not done', w.scope ?? '—', `${what} — ${w.reason}`] });
+    }
     return section('Memory changes by this reply', 'ins-writes', table(['change', 'scope', 'text'], rows, 'writes'));
   }
 

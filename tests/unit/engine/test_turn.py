@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from engine.lorebook import LoreResult, LoreState
+from engine.memory import MemoryTurn
 from engine.memory.tools import MEMORY_OFF, MemoryContext
 from engine.model import ModelSettings, Persona, StoredMessage, Turn
 from engine.ports import TurnInputs
@@ -19,7 +20,13 @@ PERSONA = Persona(id="ember", name="Ember", system_prompt="You are Ember, who ke
 
 
 def said(
-    n: int, text: str, *, user: str = "web:juno", name: str = "Juno", guest: bool = False
+    n: int,
+    text: str,
+    *,
+    user: str = "web:juno",
+    name: str = "Juno",
+    guest: bool = False,
+    listened: bool = False,
 ) -> StoredMessage:
     return StoredMessage(
         id=f"m{n}",
@@ -33,6 +40,7 @@ def said(
         tokens=5,
         persona="ember",
         guest=guest,
+        listened=listened,
     )
 
 
@@ -61,7 +69,8 @@ LOG = (
 
 
 def gathered(inputs: TurnInputs, *, memory: MemoryContext = MEMORY_OFF, **options: object) -> Gathered:
-    frame = frame_turn(inputs, LOG[-1], policy=WindowPolicy(), context_window=200_000, summaries=True)
+    assert inputs.answered is not None
+    frame = frame_turn(inputs, inputs.answered, policy=WindowPolicy(), context_window=200_000, summaries=True)
     return Gathered(
         frame=frame,
         persona=PERSONA,
@@ -110,7 +119,9 @@ def test_mem6a_the_model_gets_the_memory_tools_only_when_the_turn_may_write() ->
     inputs = TurnInputs(answered=LOG[-1], messages=LOG)
     writer = MemoryContext(enabled=True, can_write=True)
     reader = MemoryContext(enabled=True, can_write=False)
-    assert plan_turn(gathered(inputs, memory=writer, memory_tools=True), estimate=len).tools == MEMORY_TOOLS
+    assert [
+        t.name for t in plan_turn(gathered(inputs, memory=writer, memory_tools=True), estimate=len).tools
+    ] == [t.name for t in MEMORY_TOOLS]
     assert plan_turn(gathered(inputs, memory=reader, memory_tools=True), estimate=len).tools == ()
     assert plan_turn(gathered(inputs, memory=reader, archive_tools=True), estimate=len).tools == ARCHIVE_TOOLS
 
@@ -166,3 +177,59 @@ def test_a_reply_follows_a_back_dated_message_and_takes_the_clock_otherwise() ->
     assert reply_time(old, started=started, now=now) == old + timedelta(seconds=3)
     edge = started - BACKDATED - timedelta(seconds=1)
     assert reply_time(edge, started=started, now=now) == edge + timedelta(seconds=3)
+
+
+LURKED = (
+    said(1, "hello", user="web:dave", name="Dave"),
+    replied(1, "Hi Dave!"),
+    said(2, "lurking", user="web:carol", name="Carol", listened=True),
+    said(3, "what's new?", user="web:dave", name="Dave"),
+)
+
+
+def test_mem4_a_listened_to_message_is_context_and_its_author_no_participant() -> None:
+    """Issue 29: carol's listened-to line is in the window, but the turn replies to dave only."""
+    frame = frame_turn(
+        TurnInputs(answered=LURKED[-1], messages=LURKED),
+        LURKED[-1],
+        policy=WindowPolicy(),
+        context_window=200_000,
+        summaries=False,
+    )
+    assert frame.answers == ("m3",)
+    assert frame.participants == ("web:dave",) and frame.guests == ()
+    assert [m.id for m in frame.window.messages] == ["m1", "r-t1", "m2", "m3"]
+    plan = plan_turn(gathered(TurnInputs(answered=LURKED[-1], messages=LURKED)), estimate=len)
+    assert plan.turn.answers == ("m3",)
+    assert any(m.text == "Carol: lurking" for m in plan.prompt.messages)  # context, with her name
+    # the cache mark still falls before every message the model has not seen yet
+    window = [i for i, m in enumerate(plan.prompt.messages) if m.slot == "window"]
+    assert plan.prompt.cache_marks and max(plan.prompt.cache_marks) < window[-2]
+
+
+def test_mem4_a_turn_answering_several_people_counts_each_but_not_the_listener() -> None:
+    log = (
+        said(1, "hi all", user="web:dave", name="Dave"),
+        said(2, "just reading", user="web:carol", name="Carol", listened=True),
+        said(3, "me too!", user="web:erin", name="Erin"),
+    )
+    frame = frame_turn(
+        TurnInputs(answered=log[-1], messages=log),
+        log[-1],
+        policy=WindowPolicy(),
+        context_window=200_000,
+        summaries=False,
+    )
+    assert frame.answers == ("m1", "m3") and frame.participants == ("web:dave", "web:erin")
+
+
+def test_mem4_save_memory_lists_the_people_it_may_write_about_by_id() -> None:
+    """The model names owners by platform id: the tool tells it whose ids it may use (issue 29)."""
+    turn = MemoryTurn(persona="ember", space=CHAT, participants=("web:juno", "web:tam"), guests=("web:tam",))
+    writer = MemoryContext(enabled=True, turn=turn, can_write=True)
+    tools = plan_turn(
+        gathered(TurnInputs(answered=LOG[-1], messages=LOG), memory=writer, memory_tools=True), estimate=len
+    ).tools
+    save = next(t for t in tools if t.name == "save_memory")
+    assert '"web:juno" ("Juno")' in save.description
+    assert "web:tam" not in save.description  # a guest: nothing is saved about them (MEM-8)

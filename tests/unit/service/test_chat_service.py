@@ -71,13 +71,14 @@ async def test_only_the_latest_reply_can_be_regenerated() -> None:
     assert (old.status, new.replaces) == ("superseded", two.turn)
 
 
-async def test_a_message_stored_without_a_reply_is_answered_with_the_next() -> None:
+async def test_a_message_stored_without_a_reply_is_context_for_the_next_turn() -> None:
+    """MEM-4: the next turn sees the listened-to message but replies only to alice's (issue 29)."""
     model = ScriptedChatModel()
     world = await World(model).start()
     assert await world.say("just saying", user="web:bob", reply=False) == []
     answer = done(await world.say("Ember?"))
     turn, _ = await world.service.turn(ROOM, answer.turn)
-    assert turn.answers == ("m1", "m2")
+    assert turn.answers == ("m2",)
     window = [m.text for m in model.prompts[0].messages if m.slot == "window"]
     assert window == ["Hello, traveller!", "Bob: just saying", "Alice: Ember?"]
 

@@ -18,9 +18,9 @@ from engine.tools import ToolSpec
 from tests.unit.service.world import PERSONA, World
 
 CAMP = "web:camp"
-FACTS = (
-    '{"facts": [{"text": "Juno\'s sister Ana lives in Porto", "about": "Juno"},'
-    ' {"text": "Bo is allergic to peanuts", "about": "Bo"}, {"text": "It rained", "about": "Nobody"}]}'
+FACTS = (  # juno speaks first (P1), then bo (P2); a fact "about" a name is not saved
+    '{"facts": [{"text": "Juno\'s sister Ana lives in Porto", "about": "P1"},'
+    ' {"text": "Bo is allergic to peanuts", "about": "P2"}, {"text": "It rained", "about": "Nobody"}]}'
 )
 
 
@@ -28,13 +28,14 @@ class Campfire:
     """Summaries in prose; the deep pass's JSON question gets ``deep``."""
 
     def __init__(self, deep: str, provider: str = "scripted") -> None:
-        self.deep, self.provider, self.asked = deep, provider, 0
+        self.deep, self.provider, self.asked, self.excerpt = deep, provider, 0, ""
 
     async def stream(
         self, prompt: Prompt, settings: ModelSettings, persona_name: str, tools: tuple[ToolSpec, ...] = ()
     ) -> AsyncIterator[ModelEvent]:
         if "Answer only JSON" in prompt.messages[0].text:
             self.asked += 1
+            self.excerpt = prompt.messages[1].text
             yield TextDelta(text=self.deep)
         else:
             yield TextDelta(text="They talked by the campfire.")
