@@ -2,10 +2,12 @@
 
 It runs the background jobs (conversation summaries and the deep memory pass, taken from the
 ``jobs`` stream), the periodic archive pass (sessions to pages, the dream pass, the sweep) and,
-when ``TELEGRAM_BOT_TOKEN`` is set and no webhook is configured, Telegram long polling. It
-announces itself with a heartbeat key that expires when the process dies and stops on SIGTERM.
-Started while Redis is down, it waits for Redis (retrying with backoff, logging each miss) and
-then starts as usual.
+when ``TELEGRAM_BOT_TOKEN`` is set and no webhook is configured, Telegram long polling. With
+``HEARTH_WORKER_METRICS_PORT`` set it serves its own metrics registry (``adapters.metrics``) on
+``127.0.0.1:<port>/metrics``, without a token (loopback only); the job queue gauges are read
+with each heartbeat. It announces itself with a heartbeat key that expires when the process
+dies and stops on SIGTERM. Started while Redis is down, it waits for Redis (retrying with
+backoff, logging each miss) and then starts as usual.
 """
 
 from __future__ import annotations
@@ -86,6 +88,7 @@ async def _serve(hearth: Hearth, stop: asyncio.Event) -> None:
         asyncio.create_task(jobs.run(stop)),
         asyncio.create_task(ArchiveSweeper(hearth.archive, dream=dream).run(stop)),
     ]
+    _serve_metrics(hearth)
     log.info("Hearth worker ready (Telegram polling: %s; background jobs: on)", "on" if telegram else "off")
     try:
         await _heartbeat(hearth, stop)
@@ -94,6 +97,17 @@ async def _serve(hearth: Hearth, stop: asyncio.Event) -> None:
         await asyncio.gather(*tasks)
         if telegram is not None:
             await telegram.stop()
+
+
+def _serve_metrics(hearth: Hearth) -> None:
+    """Serve the worker's registry on loopback when ``HEARTH_WORKER_METRICS_PORT`` is set."""
+    port = hearth.settings.worker.metrics_port
+    if port is None or hearth.metrics is None:
+        return
+    from prometheus_client import start_http_server
+
+    start_http_server(port, addr="127.0.0.1", registry=hearth.metrics.registry)  # a daemon thread
+    log.info("worker metrics on http://127.0.0.1:%d/metrics", port)
 
 
 async def _heartbeat(hearth: Hearth, stop: asyncio.Event) -> None:
@@ -105,6 +119,8 @@ async def _heartbeat(hearth: Hearth, stop: asyncio.Event) -> None:
                 await hearth.redis.set(key, "alive", ex=HEARTBEAT_SECONDS * 2)
             except RedisError as exc:  # Redis is restarting: keep running, the jobs retry by themselves
                 log.warning("heartbeat failed (%s); retrying", type(exc).__name__)
+            if hearth.metrics is not None and hearth.settings.worker.metrics_port is not None:
+                await hearth.metrics.refresh()  # the job queue gauges, read once a heartbeat
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=HEARTBEAT_SECONDS)
     finally:
