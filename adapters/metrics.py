@@ -26,6 +26,7 @@ from storage.errors import watch_redis_errors
 __all__ = ["CONTENT_TYPE", "Backlog", "Metrics", "memory_decision"]
 
 log = logging.getLogger("hearth.metrics")
+turns = logging.getLogger("hearth.turns")
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 """The Prometheus text format's content type."""
@@ -44,6 +45,24 @@ def memory_decision(log: RequestLog) -> str:
     if any(m.state == "recalled" for m in log.memories):
         return "recalled"
     return "used" if log.memories else "nothing"
+
+
+def _log_turn(request: RequestLog, outcome: str, seconds: float) -> None:
+    """One line per turn with its chat and turn id (JSON fields with ``HEARTH_LOG_FORMAT=json``)."""
+    turns.info(
+        "turn %s of %s: %s in %.3f s",
+        request.turn,
+        request.chat,
+        outcome,
+        seconds,
+        extra={
+            "chat": request.chat,
+            "turn": request.turn,
+            "provider": request.provider,
+            "outcome": outcome,
+            "seconds": round(seconds, 3),
+        },
+    )
 
 
 class Metrics:
@@ -108,6 +127,7 @@ class Metrics:
 
     def turn_done(self, log: RequestLog, seconds: float) -> None:
         self.turn.labels(provider=log.provider, outcome="ok").observe(max(seconds, 0.0))
+        _log_turn(log, "ok", seconds)
         usage = log.usage
         if usage is not None:
             for kind, count in (
@@ -119,9 +139,10 @@ class Metrics:
                 self.tokens.labels(provider=log.provider, kind=kind).inc(count)
         self.memory.labels(decision=memory_decision(log)).inc()
 
-    def turn_failed(self, provider: str, kind: str, seconds: float) -> None:
-        self.turn.labels(provider=provider, outcome="error").observe(max(seconds, 0.0))
-        self.provider_errors.labels(provider=provider, kind=kind).inc()
+    def turn_failed(self, log: RequestLog, kind: str, seconds: float) -> None:
+        self.turn.labels(provider=log.provider, outcome="error").observe(max(seconds, 0.0))
+        self.provider_errors.labels(provider=log.provider, kind=kind).inc()
+        _log_turn(log, kind, seconds)
 
     def lore_scanned(self, seconds: float) -> None:
         self.lore_scan.observe(max(seconds, 0.0))

@@ -29,6 +29,7 @@ from redis.exceptions import RedisError
 
 from adapters.bootstrap import build, install_personas
 from adapters.hearth import Hearth
+from adapters.logs import configure_logging, json_logs
 from adapters.worker.jobs import ArchiveSweeper, JobRunner, dream_runner
 from config.settings import load_settings
 from engine.errors import ConfigError
@@ -130,7 +131,7 @@ async def _heartbeat(hearth: Hearth, stop: asyncio.Event) -> None:
 
 def main() -> None:
     """Entry point."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging("INFO", json_lines=json_logs(os.environ))
     try:
         asyncio.run(run())
     except ConfigError as exc:

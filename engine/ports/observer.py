@@ -24,8 +24,8 @@ class TurnObserver(Protocol):
         """A turn was answered and stored; ``log`` holds its usage and its memories."""
         ...
 
-    def turn_failed(self, provider: str, kind: str, seconds: float) -> None:
-        """The provider could not answer (``kind``: the error code the turn stored)."""
+    def turn_failed(self, log: RequestLog, kind: str, seconds: float) -> None:
+        """The provider could not answer (``kind``: the error code the turn stored with ``log``)."""
         ...
 
     def lore_scanned(self, seconds: float) -> None:

@@ -250,7 +250,8 @@ class ChatService:
                     await self.chats.drop_pending(chat, pending.id)
                     if mine:
                         raise
-                    log.exception("dropped pending message %s of %s: its turn failed", pending.id, chat)
+                    why = "dropped pending message %s of %s: its turn failed"
+                    log.exception(why, pending.id, chat, extra={"chat": chat})
                     continue
                 if mine:
                     return
@@ -557,7 +558,7 @@ class ChatService:
         commit = fail_turn(plan, draft, code=exc.code, message=exc.message, duration_ms=duration)
         await self._finish(commit)
         if self._observer is not None:
-            self._observer.turn_failed(g.provider, exc.code, self._seconds_since(g.started))
+            self._observer.turn_failed(commit.log, exc.code, self._seconds_since(g.started))
         return ReplyFailed(
             code=exc.code,
             message=(

@@ -1,13 +1,15 @@
 """``/metrics`` and ``/readyz`` of the real web process (API.md Operations, issue 32).
 
 Two web processes on database 15: one talking to the fake Anthropic server with
-``HEARTH_ADMIN_TOKEN`` set, one offline without a token (loopback only). Both trust a reverse
-proxy on 127.0.0.1, so a request with ``X-Forwarded-For`` stands for a client elsewhere.
+``HEARTH_ADMIN_TOKEN`` set, one offline without a token (loopback only) logging JSON lines.
+Both trust a reverse proxy on 127.0.0.1, so a request with ``X-Forwarded-For`` stands for a
+client elsewhere.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 from collections.abc import AsyncIterator, Iterator
@@ -63,7 +65,8 @@ def metrics_app(
 
 @pytest.fixture(scope="module")
 def open_app(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebApp]:
-    app = WebApp(_env(redis_server, HEARTH_ADMIN_TOKEN=""), tmp_path_factory.mktemp("open-app") / "web.log")
+    env = _env(redis_server, HEARTH_ADMIN_TOKEN="", HEARTH_LOG_FORMAT="json")
+    app = WebApp(env, tmp_path_factory.mktemp("open-app") / "web.log")
     yield app
     app.stop()
 
@@ -201,3 +204,28 @@ async def test_the_worker_serves_its_registry_on_loopback(redis_server: RedisSer
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+async def test_json_log_lines_name_the_chat_and_the_turn(open_app: WebApp) -> None:
+    """Issue 32: with ``HEARTH_LOG_FORMAT=json`` the web process logs one JSON object a line, uvicorn's
+    lines included, and each turn logs a ``hearth.turns`` line with its chat and turn id."""
+    api = HearthClient(open_app.base_url, token=None)  # loopback, no token set
+    try:
+        answer = await api.send("web:logs", "Hello, logs!")
+    finally:
+        await api.close()
+    assert answer.status_code == 200, answer.text
+    turn = answer.json()["turn"]
+    lines: list[dict[str, object]] = []
+    for _ in range(50):
+        lines = [json.loads(x) for x in open_app.output().splitlines() if x.startswith("{")]
+        if any(line.get("turn") == turn for line in lines):
+            break
+        await asyncio.sleep(0.1)
+    (logged,) = [line for line in lines if line.get("turn") == turn]
+    assert logged["logger"] == "hearth.turns"
+    assert (logged["chat"], logged["outcome"], logged["level"]) == ("web:logs", "ok", "INFO")
+    assert any(
+        line["logger"] == "uvicorn.error" and "Uvicorn running" in str(line["message"]) for line in lines
+    )
+    assert not [x for x in open_app.output().splitlines() if " INFO " in x and not x.startswith("{")]
