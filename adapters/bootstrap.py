@@ -26,11 +26,13 @@ from adapters.hearth import Hearth
 from adapters.llm.offline import OfflineChatModel
 from adapters.llm.stopping import StoppableModel
 from adapters.llm.tokens import OfflineTokenCounter, warm_tokenizer
+from adapters.metrics import Metrics
 from adapters.recall import EmbeddingRecall, NoRecall
 from adapters.telegram.store import TelegramStore
 from adapters.vector import FaissVectorIndex
 from adapters.web.accounts import AccountPolicy, Accounts
 from adapters.web.app import create_app
+from adapters.web.ops_api import OPS_ROUTES, Readiness
 from adapters.web.session import SessionSigner
 from adapters.web.state import WebState
 from config.load import load_personas
@@ -131,6 +133,8 @@ def build(settings: Settings) -> Hearth:
     memory = _memory(settings.memory, stores, embedder)
     summaries = _summaries(settings, stores, model, memory, clock)
     archive = _archive(settings.archive, stores, embedder, clock)
+    metrics = Metrics(backlog=stores.summaries.backlog)  # the process's registry (adapters.metrics)
+    metrics.watch_redis()
     service = ChatService(
         chats=stores.chats,
         lock=stores.lock,
@@ -146,6 +150,7 @@ def build(settings: Settings) -> Hearth:
         policy=ServicePolicy(
             text=TextLimits(max_chars=settings.max_message_chars), default_model=settings.llm.model
         ),
+        observer=metrics,
     )
     log.info("built the Hearth graph: one Redis client for namespace %r", settings.redis.namespace)
     return Hearth(
@@ -167,6 +172,7 @@ def build(settings: Settings) -> Hearth:
         accounts=stores.accounts,
         persona_extras=stores.persona_extras,
         telegram=stores.telegram,
+        metrics=metrics,
     )
 
 
@@ -283,17 +289,18 @@ def create_web_app(settings: Settings) -> Litestar:
         chat_controls=hearth.chat_controls,
         personas=hearth.persona_extras,
     )
+    readiness = Readiness()
 
     async def startup() -> None:
-        await install_personas(hearth)
+        await install_personas(hearth)  # the recall and archive vectors and the tokenizer load here
         state.signer = SessionSigner(await session_secret(hearth))
+        readiness.mark_ready()  # /readyz: the embedder loaded in build, the indexes just now
         mode = "offline model" if settings.offline else f"Claude {settings.llm.model}"
         log.info("Hearth web ready on port %d (%s)", settings.web.port, mode)
 
     if not settings.telegram.webhook_url:
-        app = create_app(state, on_startup=[startup], on_shutdown=[hearth.close])
-        app.state.archive = hearth.archive
-        return app
+        app = create_app(state, on_startup=[startup], on_shutdown=[hearth.close], extra_routes=OPS_ROUTES)
+        return _with_ops(app, hearth, readiness)
     # Imported only in webhook mode: aiogram takes seconds to import.
     from adapters.telegram.webhook import TelegramWebhook
 
@@ -302,7 +309,14 @@ def create_web_app(settings: Settings) -> Litestar:
         state,
         on_startup=[startup, hook.startup],
         on_shutdown=[hook.shutdown, hearth.close],
-        extra_routes=[hook.route],
+        extra_routes=[hook.route, *OPS_ROUTES],
     )
+    return _with_ops(app, hearth, readiness)
+
+
+def _with_ops(app: Litestar, hearth: Hearth, readiness: Readiness) -> Litestar:
+    """What ``/readyz``, ``/metrics`` and the archive routes read from ``app.state``."""
     app.state.archive = hearth.archive
+    app.state.readiness = readiness
+    app.state.metrics = hearth.metrics
     return app

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 
 from adapters.embedding.base import Embedder
+from adapters.metrics import Metrics
 from adapters.telegram.store import TelegramStore
 from config.settings import Settings
 from engine.ports import Clock
@@ -54,6 +55,7 @@ class Hearth:
     accounts: RedisAccountStore
     persona_extras: RedisPersonaExtras
     telegram: TelegramStore
+    metrics: Metrics | None = None
 
     async def ping(self) -> bool:
         """Whether Redis answers."""

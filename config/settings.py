@@ -16,7 +16,7 @@ Groups and their variables (API.md):
 - ``web``: ``PORT``, ``HEARTH_ADMIN_TOKEN``, ``HEARTH_TRUSTED_PROXIES``, ``HEARTH_SESSION_SECRET``,
   ``HEARTH_WEB_ADMINS``
 - ``archive`` / ``dream``: ``HEARTH_ARCHIVE_*`` / ``HEARTH_DREAM_*`` (``config.archive``)
-- ``worker``: ``HEARTH_JOB_RECLAIM_SECS``
+- ``worker``: ``HEARTH_JOB_RECLAIM_SECS``, ``HEARTH_WORKER_METRICS_PORT``
 - top level: ``HEARTH_PERSONAS``, ``HEARTH_MAX_MESSAGE_CHARS``, ``HEARTH_BACKUP_DIR``
 """
 
@@ -106,9 +106,10 @@ class WebSettings(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class WorkerSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """The background jobs."""
+    """The background jobs, and the port of the worker's metrics (``None``: not served)."""
 
     job_reclaim_secs: int = 60
+    metrics_port: int | None = None
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -248,7 +249,10 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         web=_web(read),
         archive=archive_settings(env),
         dream=dream_policy(env),
-        worker=WorkerSettings(job_reclaim_secs=read.integer("HEARTH_JOB_RECLAIM_SECS", 60, 5, 3600)),
+        worker=WorkerSettings(
+            job_reclaim_secs=read.integer("HEARTH_JOB_RECLAIM_SECS", 60, 5, 3600),
+            metrics_port=read.integer("HEARTH_WORKER_METRICS_PORT", 0, 0, 65535) or None,
+        ),
         personas_path=read.text("HEARTH_PERSONAS", "config/personas/"),
         max_message_chars=read.integer("HEARTH_MAX_MESSAGE_CHARS", 16_000, 1, 1_000_000),
         backup_dir=read.text("HEARTH_BACKUP_DIR", "var/backups"),

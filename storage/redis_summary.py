@@ -227,8 +227,48 @@ class RedisSummaryStore:
         with map_redis_errors():
             await self._r.xack(stream, GROUP, entry)
 
+    async def backlog(self) -> tuple[int, int | None]:
+        """(jobs not yet acknowledged, the oldest one's enqueue time in epoch milliseconds).
+
+        Three or four small reads (``XINFO GROUPS``, ``XPENDING``, ``XRANGE``), for ``/metrics``;
+        the stream keeps acknowledged jobs, so its length is not the backlog.
+        """
+        with map_redis_errors():
+            try:
+                groups = await self._r.xinfo_groups(self.stream)
+            except ResponseError:  # no stream yet: nothing was ever queued
+                return 0, None
+            group = next((g for g in groups if _text(g.get("name")) == GROUP), None)
+            if group is None:  # no worker ever started: every job waits
+                first = await self._r.xrange(self.stream, count=1)
+                return int(await self._r.xlen(self.stream)), _id_ms(first[0][0]) if first else None
+            pending = int(group.get("pending") or 0)
+            after = f"({_text(group.get('last-delivered-id'))}"
+            lag = group.get("lag")
+            if lag is None:  # Redis cannot tell (entries deleted): count up to a bound
+                waiting = len(await self._r.xrange(self.stream, min=after, count=10_000) or [])
+            else:
+                waiting = int(lag)
+            oldest: int | None = None
+            if pending:
+                summary = await self._r.xpending(self.stream, GROUP)
+                oldest = _id_ms(summary["min"]) if summary.get("min") else None
+            elif waiting:
+                first = await self._r.xrange(self.stream, min=after, count=1)
+                oldest = _id_ms(first[0][0]) if first else None
+        return pending + waiting, oldest
+
     @contextlib.asynccontextmanager
     async def exclusive(self, chat: str, *, ttl: float = LEASE_TTL) -> AsyncIterator[bool]:
         """Hold the chat's summary lease if free (renewed while held); yields whether this worker got it."""
         async with Lease(self._r, self._k.chat(chat, "summary_lock"), ttl=ttl) as lease:
             yield lease.acquired
+
+
+def _text(value: object) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _id_ms(entry_id: object) -> int:
+    """A stream entry id's time part (``<ms>-<seq>``)."""
+    return int(_text(entry_id).split("-", 1)[0])

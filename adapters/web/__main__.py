@@ -13,16 +13,15 @@ import sys
 
 import uvicorn
 
+from adapters.logs import configure_logging, json_logs
 from config.settings import load_settings
 from engine.errors import ConfigError
 
 
 def main() -> None:
     """Read the environment, build the app and serve it on 0.0.0.0:$PORT."""
-    logging.basicConfig(
-        level=os.environ.get("HEARTH_LOG_LEVEL", "INFO").upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    json_lines = json_logs(os.environ)
+    configure_logging(os.environ.get("HEARTH_LOG_LEVEL", "INFO"), json_lines=json_lines)
     for noisy in ("httpx", "httpx2", "httpcore", "httpcore2"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     try:
@@ -33,11 +32,14 @@ def main() -> None:
     from adapters.bootstrap import create_web_app
 
     app = create_web_app(settings)
+    if json_lines:  # building the app set up Litestar's own log format: JSON again
+        configure_logging(os.environ.get("HEARTH_LOG_LEVEL", "INFO"), json_lines=True)
     uvicorn.run(
         app,
         host=os.environ.get("HEARTH_HOST", "0.0.0.0"),
         port=settings.web.port,
         log_level=os.environ.get("HEARTH_LOG_LEVEL", "info").lower(),
+        log_config=None if json_lines else uvicorn.config.LOGGING_CONFIG,  # JSON: uvicorn's lines too
         proxy_headers=False,  # the app reads X-Forwarded-* itself, from HEARTH_TRUSTED_PROXIES only
         ws_max_size=1_048_576,
     )

@@ -2,10 +2,12 @@
 
 It runs the background jobs (conversation summaries and the deep memory pass, taken from the
 ``jobs`` stream), the periodic archive pass (sessions to pages, the dream pass, the sweep) and,
-when ``TELEGRAM_BOT_TOKEN`` is set and no webhook is configured, Telegram long polling. It
-announces itself with a heartbeat key that expires when the process dies and stops on SIGTERM.
-Started while Redis is down, it waits for Redis (retrying with backoff, logging each miss) and
-then starts as usual.
+when ``TELEGRAM_BOT_TOKEN`` is set and no webhook is configured, Telegram long polling. With
+``HEARTH_WORKER_METRICS_PORT`` set it serves its own metrics registry (``adapters.metrics``) on
+``127.0.0.1:<port>/metrics``, without a token (loopback only); the job queue gauges are read
+with each heartbeat. It announces itself with a heartbeat key that expires when the process
+dies and stops on SIGTERM. Started while Redis is down, it waits for Redis (retrying with
+backoff, logging each miss) and then starts as usual.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from redis.exceptions import RedisClusterException, RedisError
 
 from adapters.bootstrap import build, install_personas
 from adapters.hearth import Hearth
+from adapters.logs import configure_logging, json_logs
 from adapters.worker.jobs import ArchiveSweeper, JobRunner, dream_runner
 from config.settings import load_settings
 from engine.errors import ConfigError
@@ -86,6 +89,7 @@ async def _serve(hearth: Hearth, stop: asyncio.Event) -> None:
         asyncio.create_task(jobs.run(stop)),
         asyncio.create_task(ArchiveSweeper(hearth.archive, dream=dream).run(stop)),
     ]
+    _serve_metrics(hearth)
     log.info("Hearth worker ready (Telegram polling: %s; background jobs: on)", "on" if telegram else "off")
     try:
         await _heartbeat(hearth, stop)
@@ -94,6 +98,17 @@ async def _serve(hearth: Hearth, stop: asyncio.Event) -> None:
         await asyncio.gather(*tasks)
         if telegram is not None:
             await telegram.stop()
+
+
+def _serve_metrics(hearth: Hearth) -> None:
+    """Serve the worker's registry on loopback when ``HEARTH_WORKER_METRICS_PORT`` is set."""
+    port = hearth.settings.worker.metrics_port
+    if port is None or hearth.metrics is None:
+        return
+    from prometheus_client import start_http_server
+
+    start_http_server(port, addr="127.0.0.1", registry=hearth.metrics.registry)  # a daemon thread
+    log.info("worker metrics on http://127.0.0.1:%d/metrics", port)
 
 
 async def _heartbeat(hearth: Hearth, stop: asyncio.Event) -> None:
@@ -106,6 +121,8 @@ async def _heartbeat(hearth: Hearth, stop: asyncio.Event) -> None:
             except (RedisError, RedisClusterException) as exc:  # Redis restarting, a Cluster failing over:
                 # keep running, the jobs retry by themselves
                 log.warning("heartbeat failed (%s); retrying", type(exc).__name__)
+            if hearth.metrics is not None and hearth.settings.worker.metrics_port is not None:
+                await hearth.metrics.refresh()  # the job queue gauges, read once a heartbeat
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=HEARTBEAT_SECONDS)
     finally:
@@ -115,7 +132,7 @@ async def _heartbeat(hearth: Hearth, stop: asyncio.Event) -> None:
 
 def main() -> None:
     """Entry point."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging("INFO", json_lines=json_logs(os.environ))
     try:
         asyncio.run(run())
     except ConfigError as exc:

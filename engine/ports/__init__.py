@@ -6,7 +6,7 @@ per port over the fake and the Redis implementation. Where a service needs sever
 store, a composite Protocol names them together (``ChatStore``, ``SummaryStore``,
 ``ArchiveStore``, ``DreamStore``, ``ControlStore``, ``MemoryRecall``); it adds no method.
 
-- ``clock``: Clock.  ``model``: ChatModel, TokenCounter (and the model's events).
+- ``clock``: Clock.  ``observer``: TurnObserver.  ``model``: ChatModel, TokenCounter (and the model's events).
 - ``chat``: MessageLog, MessageIntake, TurnReads, TurnRecords, ChatLock.
 - ``controls``: MessageEdits, SwipeStore.  ``persona``: PersonaStore.  ``lore``: LoreSource.
 - ``summary``: SummaryTiers, SummaryLog, SummaryQueue, ReportStore.
@@ -55,6 +55,7 @@ from engine.ports.documents import DocumentStore, JobStore
 from engine.ports.lore import LoreSource
 from engine.ports.memory import Applied, DecayApplied, Directory, MemoryStore, Snapshot
 from engine.ports.model import ChatModel, ModelDone, ModelEvent, TextDelta, TokenCounter
+from engine.ports.observer import TurnObserver
 from engine.ports.persona import PersonaStore
 from engine.ports.recall import DocumentRecall, DocumentVersion, MemoryRecall, Recall, Vector, Vectors
 from engine.ports.summary import ReportStore, SummaryLog, SummaryQueue, SummaryStore, SummaryTiers
@@ -111,6 +112,7 @@ __all__ = [
     "TextDelta",
     "TokenCounter",
     "TurnInputs",
+    "TurnObserver",
     "TurnReads",
     "TurnRecords",
     "TurnStore",

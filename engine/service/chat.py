@@ -42,6 +42,7 @@ from engine.ports import (
     TextDelta,
     TokenCounter,
     TurnInputs,
+    TurnObserver,
 )
 from engine.prompt import fill_macros
 from engine.requestlog import Context, RequestLog, summarize_context
@@ -154,6 +155,7 @@ class ChatService:
         archive_search: Callable[[str, str], Awaitable[str]] | None = None,
         on_activity: Callable[[datetime], Awaitable[None]] | None = None,
         new_id: Callable[[], str] | None = None,
+        observer: TurnObserver | None = None,
     ) -> None:
         self.chats = chats
         self.personas = personas
@@ -168,6 +170,7 @@ class ChatService:
         self._lock = lock
         self._clock = clock
         self._new_id = new_id or (lambda: secrets.token_hex(6))
+        self._observer = observer  # metrics: told after each step, never on the turn's Redis path
         self._personas: dict[str, tuple[int, Persona]] = {}  # by version (issue 12)
         self._books: OrderedDict[str, tuple[str, ...]] = OrderedDict()  # chat → attached, last seen
 
@@ -255,7 +258,8 @@ class ChatService:
                     await self.chats.drop_pending(chat, pending.id)
                     if mine:
                         raise
-                    log.exception("dropped pending message %s of %s: its turn failed", pending.id, chat)
+                    why = "dropped pending message %s of %s: its turn failed"
+                    log.exception(why, pending.id, chat, extra={"chat": chat})
                     continue
                 if mine:
                     return
@@ -407,6 +411,8 @@ class ChatService:
             duration_ms=duration,
         )
         await self._finish(commit, ratio)
+        if self._observer is not None:
+            self._observer.turn_done(commit.log, self._seconds_since(gathered.started))
         if self.summaries is not None and gathered.frame.spilled:  # SUM-1: some left the window
             await self._enqueue_summary(answered.chat)
         space = memory_space(answered.chat)
@@ -472,11 +478,15 @@ class ChatService:
     async def _perform(self, plan: TurnPlan, g: Gathered, draft: Draft) -> AsyncIterator[ReplyDelta]:
         """Stream the model's reply, running its tools between rounds (MEM-6a)."""
         prompt = plan.prompt
+        first = self._observer is not None
         for _ in range(MAX_TOOL_ROUNDS):
             said: list[str] = []
             calls: list[ToolCall] = []
             async for event in self.model.stream(prompt, g.settings, g.persona.name, plan.tools):
                 if isinstance(event, TextDelta):
+                    if first and self._observer is not None:
+                        first = False
+                        self._observer.first_token(g.provider, self._seconds_since(g.started))
                     said.append(event.text)
                     draft.text.append(event.text)
                     yield ReplyDelta(text=event.text)
@@ -551,6 +561,7 @@ class ChatService:
             count_tokens=self.counter.estimate,
             macros=turn_macros(persona, answered),  # LORE-17: the message's time, never the clock
         )
+        started = self._clock.now()
         if any(b.recursive for b in books) or sum(b.cost for b in books) > INLINE_SCAN_COST:
             # a scan that may take long runs in a thread, within its budget: other chats go on
             deadline = time.monotonic() + self.policy.lore_seconds
@@ -563,16 +574,24 @@ class ChatService:
                     ", ".join(b.id for b in books),
                     len(result.messages),
                 )
-            return result
-        return scan()  # about a millisecond at most: no budget needed
+        else:
+            result = scan()  # about a millisecond at most: no budget needed
+        if self._observer is not None:
+            self._observer.lore_scanned(self._seconds_since(started))
+        return result
 
     def _elapsed_ms(self, started: datetime) -> int:
-        return int((self._clock.now() - started).total_seconds() * 1000)
+        return int(self._seconds_since(started) * 1000)
+
+    def _seconds_since(self, started: datetime) -> float:
+        return (self._clock.now() - started).total_seconds()
 
     async def _fail(self, g: Gathered, plan: TurnPlan, draft: Draft, exc: LLMUnavailable) -> ReplyFailed:
         duration = self._elapsed_ms(g.started)
         commit = fail_turn(plan, draft, code=exc.code, message=exc.message, duration_ms=duration)
         await self._finish(commit)
+        if self._observer is not None:
+            self._observer.turn_failed(commit.log, exc.code, self._seconds_since(g.started))
         return ReplyFailed(
             code=exc.code,
             message=(

@@ -10,7 +10,7 @@ from engine.archive import ArchivePolicy
 from engine.memory import MemoryPolicy
 from engine.memory.deep import DeepPolicy
 from engine.model import IncomingMessage, Persona
-from engine.ports import ChatModel
+from engine.ports import ChatModel, TurnObserver
 from engine.service import ChatService, ReplyEvent, ServicePolicy
 from engine.service.archive import ArchiveDesk, ArchiveSettings
 from engine.service.controls import MessageControls
@@ -56,6 +56,7 @@ class World:
         summary: SummaryPolicy | None = None,
         archive: ArchivePolicy | None = None,
         deep: DeepPolicy | None = None,
+        observer: TurnObserver | None = None,
     ) -> None:
         self.clock = FixedClock()
         self.data = InMemoryData()
@@ -109,6 +110,7 @@ class World:
             policy=ServicePolicy(),
             memory=self.memory,
             summaries=self.summaries,
+            observer=observer,
         )
         self.controls = MessageControls(self.service, InMemoryChatControls(self.data), self.lock)
 
