@@ -96,13 +96,17 @@ class TelegramSettings(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class WebSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """The web process: port, operator token, proxies, sessions, browser admins."""
+    """The web process: port, operator token, proxies, sessions, browser admins, chat limits."""
 
     port: int = 8000
     admin_token: Secret | None = None
     trusted_proxies: tuple[str, ...] = ()
     session_secret: Secret | None = None
     admins: tuple[str, ...] = ()  # usernames that may change the shared personas in the browser
+    chat_concurrent: int = 2  # replies in flight per browser session and per user
+    chat_per_minute: int = 30  # messages a minute per browser session and per user
+    api_concurrent: int = 8  # replies in flight per user on the operator's REST chat
+    api_per_minute: int = 600  # messages a minute per user on the operator's REST chat
 
 
 class WorkerSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -225,6 +229,10 @@ def _web(read: Env) -> WebSettings:
         trusted_proxies=_proxies(read),
         session_secret=read.secret("HEARTH_SESSION_SECRET"),
         admins=read.names("HEARTH_WEB_ADMINS", "", lower=True),
+        chat_concurrent=read.integer("HEARTH_CHAT_CONCURRENT", 2, 1, 50),
+        chat_per_minute=read.integer("HEARTH_CHAT_PER_MINUTE", 30, 1, 100_000),
+        api_concurrent=read.integer("HEARTH_API_CONCURRENT", 8, 1, 1000),
+        api_per_minute=read.integer("HEARTH_API_PER_MINUTE", 600, 1, 1_000_000),
     )
 
 

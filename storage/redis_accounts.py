@@ -3,11 +3,15 @@
 - ``account:{name}``            JSON ``Account`` (password hash, session generation).
 - ``account:{name}:rooms``      HASH room slug → JSON ``Room``.
 - ``account:{name}:lorebooks``  SET of lorebook ids the user imported (and may edit).
+- ``account:{name}:known``      SET of address buckets the account signed in from (at most a few,
+  expiring ``days`` after the last successful sign-in): not limited by the shared sign-in buckets.
 - ``account:{name}:revoked``    ZSET session id → its cookie's expiry (Unix s): signed-out cookies.
 - ``signin:user:{name}``        failed sign-ins of one username (any address) in the current window.
 - ``signin:bucket:ip:{ip}``, ``signin:bucket:all``  token buckets (HASH ``tokens``, ``at`` ms) that
   admit sign-in attempts before any password hash is computed.
 - ``signup:ip:{ip}``            sign-ups from one address in the current window.
+- ``signouts``                  STREAM of sign-outs (``user``, ``sid``; ``*`` = every session), read
+  by every web process to close the signed-out sessions' WebSockets; capped near 10,000 entries.
 - ``link:{code}``               ``web:<name>`` for a ``/link`` code, with a TTL; redeemed once.
 
 Usernames arrive validated (``adapters.web.accounts.check_username``); the store only stores.
@@ -16,6 +20,7 @@ Usernames arrive validated (``adapters.web.accounts.check_username``); the store
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import msgspec
 import redis.asyncio as aioredis
@@ -49,6 +54,10 @@ class Room(msgspec.Struct, frozen=True, kw_only=True):
     slug: str
     title: str
     created_at: datetime
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 _ACCOUNT = msgspec.json.Decoder(Account)
@@ -103,6 +112,22 @@ class RedisAccountStore:
                 raw, revoked = await pipe.execute()
         return (_ACCOUNT.decode(raw) if raw is not None else None), revoked is not None
 
+    async def is_known_address(self, username: str, address: str) -> bool:
+        """Whether the account signed in successfully from ``address`` (a bucket) lately."""
+        with map_redis_errors():
+            return bool(await self._r.sismember(self._account(username, "known"), address))
+
+    async def remember_address(self, username: str, address: str, *, keep: int, days: int) -> None:
+        """Add ``address`` to the account's known ones (one random older one leaves beyond ``keep``)."""
+        key = self._account(username, "known")
+        with map_redis_errors():
+            if not await self._r.sismember(key, address) and await self._r.scard(key) >= keep:
+                await self._r.spop(key)
+            async with self._r.pipeline(transaction=False) as pipe:
+                pipe.sadd(key, address)
+                pipe.expire(key, days * 86_400)
+                await pipe.execute()
+
     async def revoke_session(self, username: str, sid: str, expires: int, now: int) -> None:
         """Remember a signed-out session until its cookie would have expired anyway."""
         key = self._account(username, "revoked")
@@ -113,6 +138,39 @@ class RedisAccountStore:
                 pipe.expireat(key, max(expires, now + 1), nx=True)  # a new key gets a TTL...
                 pipe.expireat(key, max(expires, now + 1), gt=True)  # ...an older one a longer one
                 await pipe.execute()
+
+    async def announce_sign_out(self, username: str, sid: str) -> None:
+        """Tell every web process that session ``sid`` (``*``: every session) of a user ended."""
+        with map_redis_errors():
+            await self._r.xadd(
+                f"{self._p}:signouts", {"user": username, "sid": sid}, maxlen=10_000, approximate=True
+            )
+
+    async def sign_out_cursor(self) -> str:
+        """A stream id just before now: reading after it gives the sign-outs from now on."""
+        with map_redis_errors():
+            seconds, micros = await self._r.time()
+        return f"{int(seconds) * 1000 + int(micros) // 1000 - 1}-0"
+
+    async def sign_outs(self, after: str, *, block_ms: int) -> tuple[str, list[tuple[str, str]]]:
+        """The sign-outs announced after stream id ``after``, waiting up to ``block_ms`` for one.
+
+        Returns:
+            The id to read after next time, and (username, session id) pairs, oldest first.
+        """
+        with map_redis_errors():
+            answer: Any = await self._r.xread({f"{self._p}:signouts": after}, count=500, block=block_ms)
+        # RESP2: [[stream, [(id, fields), ...]]]; RESP3: {stream: [[(id, fields), ...]]}
+        streams = list(answer.values()) if isinstance(answer, dict) else [s[1] for s in answer or []]
+        entries = streams[0] if streams else []
+        if entries and isinstance(entries[0], list):
+            entries = entries[0]
+        found: list[tuple[str, str]] = []
+        for entry_id, fields in entries:
+            after = _text(entry_id)
+            values = {_text(k): _text(v) for k, v in fields.items()}
+            found.append((values.get("user", ""), values.get("sid", "")))
+        return after, found
 
     # --- attempt counters -----------------------------------------------------------------
 

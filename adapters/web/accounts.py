@@ -7,21 +7,29 @@ Rules (checked by the pure functions below, tested without Redis):
 - A password is 8-256 characters and not the username (NIST SP 800-63B: length, no
   composition rules). It is hashed with argon2id (``argon2-cffi`` defaults, RFC 9106 low-memory
   profile) in a worker thread; old parameters are rehashed on the next sign-in.
-- Sign-in is guarded before any hash is computed (finding 4 of issue 13), in this order:
+- Sign-in is guarded before any hash is computed, in this order:
   1. a per-address token bucket (``ip_burst`` attempts, refilled at ``ip_per_minute``; IPv6
-     addresses count per /64) and a global one shared by every web process (``global_burst``,
-     ``global_per_second``): an empty bucket answers ``SignInLimited`` (429 ``too_many_attempts``
-     with ``Retry-After``) at the cost of one Redis call. A successful sign-in gives its tokens
-     back, so people who know their password are never counted;
-  2. a per-username *delay*, never a lock: after ``free_failures`` failures of one name (from any
-     address) within ``failure_window``, each further attempt for it waits ``2^(n - free)`` s, at
-     most ``max_delay`` s, before it is checked. An attacker can slow a victim's sign-in by at
-     most that much but cannot lock the victim out;
-  3. at most ``max_hashes`` argon2 computations at once per process, with ``max_waiting`` more
-     queued; beyond that 429 ``sign_in_busy``. So hashing never takes more than that share of
-     the CPU away from chat turns.
-  Unknown usernames pass the same three gates and cost the same (capped) hash against a dummy,
-  so timing and answers do not tell which names exist. Sign-ups are capped per IP.
+     addresses count per /64): an empty bucket answers ``SignInLimited`` (429
+     ``too_many_attempts`` with ``Retry-After``);
+  2. unless the address is *known* for the account (it signed in to it successfully within the
+     last ``known_days``, at most ``known_addresses`` of them kept), a bucket shared by every web
+     process: one for an address's first ``first_attempts`` attempts in ``failure_window``
+     (``first_burst``, ``first_per_second``) and another for the rest (``global_burst``,
+     ``global_per_second``). So a flood from addresses that keep trying empties its own bucket,
+     not the one a person signing in from a new address draws from, and a known address is
+     never limited by a shared bucket. A successful sign-in gives its tokens back, so people who
+     know their password are never counted;
+  3. a per-username *delay*, never a lock (not for a known address nor an address's first
+     attempts, which are few per address): after ``free_failures`` failures of one name (from
+     any address) within ``failure_window``, each further attempt for it waits
+     ``2^(n - free)`` s, at most ``max_delay`` s, before it is checked;
+  4. at most ``max_hashes`` argon2 computations at once per process, on their own threads
+     (``adapters.web.hashing``): attempts of a known address or among an address's first ones
+     wait in the first line (``max_first_waiting``), the rest in the other (``max_waiting``);
+     beyond either cap 429 ``sign_in_busy``. So hashing never takes more than that share of the
+     CPU away from chat turns, and a flood's repeated guesses never queue ahead of a person.
+  Unknown usernames pass the same gates and cost the same (capped) hash against a dummy, so
+  timing and answers do not tell which names exist. Sign-ups are capped per IP.
 - ``/link`` codes: 8 characters without look-alikes, single use, expiring (default 10 min).
 """
 
@@ -32,14 +40,16 @@ import ipaddress
 import re
 import secrets
 import unicodedata
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from datetime import datetime
+from functools import partial
+from typing import TypeVar
 
 import msgspec
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from adapters.web.hashing import Busy, HashGate
 from adapters.web.session import USERNAME, BrowserSession, SessionSigner
 from engine.errors import Conflict, InvalidInput, PersonaBotError, Unauthorized
 from storage.redis_accounts import Account, RedisAccountStore, Room
@@ -64,6 +74,7 @@ RESERVED = frozenset(
 )  # fmt: skip
 LINK_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
 _ROOM_CHARS = re.compile(r"[^a-z0-9]+")
+T = TypeVar("T")
 
 
 class SignInLimited(PersonaBotError):
@@ -90,13 +101,19 @@ class AccountPolicy(msgspec.Struct, frozen=True, kw_only=True):
 
     ip_burst: int = 10
     ip_per_minute: float = 10.0
+    first_attempts: int = 2
+    first_burst: int = 100
+    first_per_second: float = 10.0
     global_burst: int = 30
     global_per_second: float = 5.0
+    known_addresses: int = 20
+    known_days: int = 90
     free_failures: int = 3
     max_delay: float = 8.0
     failure_window: int = 900
     max_hashes: int = 1
     max_waiting: int = 4
+    max_first_waiting: int = 16
     signups_per_ip: int = 30
     signup_window: int = 3600
     session_days: int = 30
@@ -192,34 +209,28 @@ class Accounts:
         self._hasher = hasher
         self._dummy: str | None = None
         self._dummy_lock = asyncio.Lock()
-        self._hashing = asyncio.Semaphore(self.policy.max_hashes)
-        self._waiting = 0
+        self._gate = HashGate(
+            policy.max_hashes, first_waiting=policy.max_first_waiting, other_waiting=policy.max_waiting
+        )
 
-    @asynccontextmanager
-    async def _hash_slot(self) -> AsyncIterator[None]:
-        """One of ``max_hashes`` argon2 slots; ``sign_in_busy`` when too many already wait."""
-        if self._waiting >= self.policy.max_waiting:
-            raise SignInLimited(1, busy=True)
-        self._waiting += 1
+    async def _hashed(self, work: Callable[[], T], *, rank: int | None) -> T:
+        """``work`` on a hashing thread; ``sign_in_busy`` when its waiting line is full."""
         try:
-            await self._hashing.acquire()
-        finally:
-            self._waiting -= 1
-        try:
-            yield
-        finally:
-            self._hashing.release()
+            return await self._gate.run(work, rank=rank)
+        except Busy:
+            raise SignInLimited(1, busy=True) from None
 
     async def _hash(self, password: str) -> str:
-        async with self._hash_slot():
-            return await asyncio.to_thread(self._hasher.hash, password)
+        return await self._hashed(partial(self._hasher.hash, password), rank=1)  # like a first attempt
 
-    async def _verify(self, hashed: str, password: str) -> bool:
-        async with self._hash_slot():
+    async def _verify(self, hashed: str, password: str, *, rank: int | None) -> bool:
+        def verify() -> bool:
             try:
-                return await asyncio.to_thread(self._hasher.verify, hashed, password)
+                return self._hasher.verify(hashed, password)
             except (VerificationError, InvalidHashError):
                 return False
+
+        return await self._hashed(verify, rank=rank)
 
     async def sign_up(self, username: str, password: str, *, ip: str, now: datetime) -> Account:
         """Create an account.
@@ -249,29 +260,46 @@ class Accounts:
         name = username.strip().lower()
         if not USERNAME.fullmatch(name) or len(password) > PASSWORD_MAX:
             raise Unauthorized("The username or password is wrong.", code="wrong_credentials")
-        buckets = await self._admit(ip)
+        where = address_bucket(ip)
+        known = await self.store.is_known_address(name, where)
+        buckets, rank = await self._admit(where, known=known)
         user_key = f"signin:user:{name}"
         failures, _ = await self.store.hits(user_key)
-        if failures >= self.policy.free_failures:
+        if failures >= self.policy.free_failures and rank is None:
             await asyncio.sleep(min(2.0 ** (failures - self.policy.free_failures), self.policy.max_delay))
         account = await self.store.get(name)
         if account is None:
-            await self._verify(await self._dummy_hash(), password)
-        elif await self._verify(account.password_hash, password):
+            await self._verify(await self._dummy_hash(), password, rank=rank)
+        elif await self._verify(account.password_hash, password, rank=rank):
             await self.store.reset(user_key)
             for key, capacity in buckets:
                 await self.store.give_back(key, capacity)
+            await self.store.remember_address(
+                name, where, keep=self.policy.known_addresses, days=self.policy.known_days
+            )
             return await self._rehashed(account, password)
         await self.store.hit(user_key, self.policy.failure_window)
         raise Unauthorized("The username or password is wrong.", code="wrong_credentials")
 
-    async def _admit(self, ip: str) -> list[tuple[str, int]]:
-        """Take a token from the address's bucket and the global one, or ``SignInLimited``."""
+    async def _admit(self, where: str, *, known: bool) -> tuple[list[tuple[str, int]], int | None]:
+        """Take a token from the address's bucket and (unless ``known``) a shared one.
+
+        Returns:
+            The buckets taken from, and the attempt's rank in the first hashing line (0: a known
+            address, 1, 2...: the address's first attempts), None for the other line.
+
+        Raises:
+            SignInLimited: ``too_many_attempts``.
+        """
         policy = self.policy
-        buckets = [
-            (f"signin:bucket:ip:{address_bucket(ip)}", policy.ip_burst, policy.ip_per_minute / 60),
-            ("signin:bucket:all", policy.global_burst, policy.global_per_second),
-        ]
+        tries, _ = await self.store.hit(f"signin:tries:ip:{where}", policy.failure_window)
+        rank = 0 if known else tries if tries <= policy.first_attempts else None
+        first = rank is not None
+        buckets = [(f"signin:bucket:ip:{where}", policy.ip_burst, policy.ip_per_minute / 60)]
+        if not known and first:
+            buckets.append(("signin:bucket:first", policy.first_burst, policy.first_per_second))
+        elif not known:
+            buckets.append(("signin:bucket:all", policy.global_burst, policy.global_per_second))
         taken: list[tuple[str, int]] = []
         for key, capacity, rate in buckets:
             wait = await self.store.take(key, capacity, rate)
@@ -280,14 +308,14 @@ class Accounts:
                     await self.store.give_back(done, cap)
                 raise SignInLimited(int(wait + 0.999))
             taken.append((key, capacity))
-        return taken
+        return taken, rank
 
     async def _dummy_hash(self) -> str:
         # made once (a burst of first guesses must not run one hash each), outside the hash slot:
         # the caller's verify takes the slot
         async with self._dummy_lock:
             if self._dummy is None:
-                self._dummy = await asyncio.to_thread(self._hasher.hash, secrets.token_urlsafe(16))
+                self._dummy = await self._gate.run_now(partial(self._hasher.hash, secrets.token_urlsafe(16)))
         return self._dummy
 
     async def _rehashed(self, account: Account, password: str) -> Account:
@@ -313,12 +341,14 @@ class Accounts:
         """Revoke this one session's cookie on the server (it stops working at once)."""
         if not session.guest:
             await self.store.revoke_session(session.slug, session.sid, session.expires, int(now))
+            await self.store.announce_sign_out(session.slug, session.sid)
 
     async def sign_out_everywhere(self, username: str) -> None:
         """Invalidate every session cookie of the account."""
         account = await self.store.get(username)
         if account is not None:
             await self.store.replace(msgspec.structs.replace(account, generation=account.generation + 1))
+            await self.store.announce_sign_out(username, "*")
 
     async def link_code(self, user: str) -> str:
         """A fresh single-use ``/link`` code for ``user`` (``web:<name>``)."""

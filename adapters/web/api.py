@@ -17,6 +17,7 @@ from adapters.cards.jsondoc import check_json_depth
 from adapters.web.actions.chat import Author, final_event, history, regenerate, say, stored_only, turn_view
 from adapters.web.deps import provide_web
 from adapters.web.errors import Refused
+from adapters.web.limits import ChatLimited, Ticket
 from adapters.web.params import Web
 from adapters.web.schemas.chat import ChatReply, ErrorBody, MessageList, SendMessage, TurnView
 from adapters.web.state import WebState
@@ -71,8 +72,23 @@ async def _answered(events: AsyncIterator[ReplyEvent]) -> ChatReply:
     raise Refused(502, "not_answered", "No reply was produced.")
 
 
+async def _admitted(web: WebState, user: str) -> Ticket:
+    """The reply's slots under the user's chat limits, or 429 with ``Retry-After``."""
+    try:
+        return await web.api_limits.admit((f"user:{user}",), shared_key=f"api:bucket:user:{user}")
+    except ChatLimited as exc:
+        wait = str(exc.retry_after)
+        raise Refused(
+            429, exc.code, exc.message, headers={"Retry-After": wait}, retry_after=exc.retry_after
+        ) from None
+
+
 _FAILED = {
-    502: ResponseSpec(data_container=ErrorBody, description="The model failed; the error names the turn")
+    502: ResponseSpec(data_container=ErrorBody, description="The model failed; the error names the turn"),
+    429: ResponseSpec(
+        data_container=ErrorBody,
+        description="The user has too many replies running or messages this minute (Retry-After)",
+    ),
 }
 
 
@@ -86,16 +102,23 @@ class ChatController(Controller):
 
     @post("/{chat:str}/messages", status_code=200, responses=_FAILED)
     async def send(self, web: Web, chat: FromPath[str], data: JSONBody[SendMessage]) -> ChatReply:
-        """Store a message and (unless ``reply`` is false) answer it."""
+        """Store a message and (unless ``reply`` is false) answer it.
+
+        A message that asks for a reply counts against the named user's chat limits
+        (``adapters.web.limits``): beyond them 429 ``too_many_replies`` / ``too_many_messages``
+        with ``Retry-After``, and nothing is stored.
+        """
         chat_id = qualify_id(chat, what="chat")
         user = qualify_id(data.user, what="user")
         name = (data.name or user.split(":", 1)[1]).strip()[:64] or "someone"
         author = Author(user=user, name=name)
         persona = data.persona or "default"
-        accepted = await say(web, chat_id, author, data.text, persona, sent_at=data.sent_at, reply=data.reply)
         if not data.reply:
-            return await stored_only(accepted)
-        return await _answered(accepted.events)
+            stored = await say(web, chat_id, author, data.text, persona, sent_at=data.sent_at, reply=False)
+            return await stored_only(stored)
+        with await _admitted(web, user):
+            accepted = await say(web, chat_id, author, data.text, persona, sent_at=data.sent_at)
+            return await _answered(accepted.events)
 
     @post("/{chat:str}/turns/{turn:str}/regenerate", status_code=200, responses=_FAILED)
     async def regenerate(self, web: Web, chat: FromPath[str], turn: FromPath[str]) -> ChatReply:

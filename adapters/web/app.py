@@ -134,8 +134,12 @@ def create_app(
             Exception: handle_unexpected_error,
         },
         openapi_config=OpenAPIConfig(title="Hearth", version="0.1.0", path="/schema"),
-        on_startup=on_startup or [],
-        on_shutdown=[*([state.ingest.close] if state.ingest else []), *(on_shutdown or [])],
+        on_startup=[*(on_startup or []), *([state.sign_outs.start] if state.sign_outs else [])],
+        on_shutdown=[
+            *([state.sign_outs.stop] if state.sign_outs else []),
+            *([state.ingest.close] if state.ingest else []),
+            *(on_shutdown or []),
+        ],
         request_max_body_size=25_000_000,
         debug=False,
     )

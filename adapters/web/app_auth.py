@@ -28,6 +28,7 @@ from adapters.web.errors import error_body
 from adapters.web.params import AccountService, Visitor, Web
 from adapters.web.schemas.auth import Credentials, LinkCode, SignedIn, SignedOut, SignOut
 from adapters.web.session import COOKIE, BrowserSession, owned_chat, require_user
+from adapters.web.sockets import EVERY_SESSION
 from adapters.web.state import WebState
 from engine.errors import ConfigError, Forbidden, Unauthorized
 from storage.redis_accounts import Account
@@ -159,12 +160,16 @@ async def sign_out(
     request: Request[Any, Any, Any], web: Web, visitor: Visitor, data: JSONBody[SignOut | None] = None
 ) -> Response[SignedOut]:
     """Sign out: this cookie is revoked on the server and the browser becomes a fresh guest;
-    ``everywhere`` invalidates every session of the account."""
+    ``everywhere`` invalidates every session of the account. The chat sockets of the signed-out
+    sessions are closed (code 4401) on every web process."""
     if not visitor.guest:
         accounts = accounts_of(web)
         await accounts.sign_out(visitor, now=web.clock.now().timestamp())
-        if data is not None and data.everywhere:
+        everywhere = data is not None and data.everywhere
+        if everywhere:
             await accounts.sign_out_everywhere(visitor.slug)
+        # this process's sockets at once; the other processes' through the sign-out feed
+        await web.sockets.close(visitor.slug, EVERY_SESSION if everywhere else visitor.sid)
     guest = web.signer.new()
     response = Response(SignedOut(user=guest.user))
     set_session_cookie(response, web, request, web.signer.dump(guest), GUEST_COOKIE_AGE)

@@ -9,6 +9,12 @@ or ``{"type": "error", "code", "message"}``. The browser's ``done`` frames also 
 under) and ``swipes`` ``{"message", "turns", "index"}``: the reply's alternatives (regenerate
 keeps the old replies).
 Each reply runs in its own task, so ``stop`` frames are read while it streams.
+Limits (``adapters.web.limits``): a ``message`` or ``regenerate`` frame beyond the session's or
+user's replies in flight or messages a minute is answered ``{"type": "error", "code":
+"too_many_replies" | "too_many_messages", "message", "retry_after"}`` and not stored.
+A signed-in socket is bound to its session: when it is signed out (here, everywhere, or on
+another web process) the socket gets ``{"type": "error", "code": "signed_out"}`` and is closed
+with code 4401; its session is also checked before each reply starts.
 A browser may only open its own chats, and only from this app's own pages (``Origin``, when
 sent, must be this host). If the browser goes away mid-reply the turn still runs to the end, so
 the reply is stored.
@@ -32,6 +38,7 @@ from adapters.llm.stopping import STOP
 from adapters.web.actions.chat import Author, browser_done, regenerate, say
 from adapters.web.actions.personas import visible_persona
 from adapters.web.app_auth import current_session, origin_ok
+from adapters.web.limits import ChatLimited, Ticket
 from adapters.web.params import Web
 from adapters.web.schemas.frames import (
     ErrorFrame,
@@ -43,6 +50,7 @@ from adapters.web.schemas.frames import (
     decode_frame,
 )
 from adapters.web.session import COOKIE, BrowserSession
+from adapters.web.sockets import SIGNED_OUT
 from adapters.web.state import WebState
 from engine.errors import PersonaBotError
 from engine.service import ReplyDone, ReplyEvent
@@ -127,6 +135,22 @@ async def chat_socket(socket: WebSocket[Any, Any, Any], chat: FromPath[str], web
         await socket.close(code=4403, reason="not your chat")
         return
     await socket.accept()
+
+    async def signed_out() -> None:
+        await _send(socket, ErrorFrame(code="signed_out", message="You signed out; this chat is closed."))
+        await socket.close(code=SIGNED_OUT, reason="signed out")
+
+    with web.sockets.bound(session, signed_out):
+        await _serve(socket, web, session, chat, signed_out)
+
+
+async def _serve(
+    socket: WebSocket[Any, Any, Any],
+    web: WebState,
+    session: BrowserSession,
+    chat: str,
+    signed_out: Callable[[], Awaitable[None]],
+) -> None:
     stops: dict[asyncio.Task[bool], asyncio.Event] = {}  # the replies of this socket still running
     while True:
         try:
@@ -141,12 +165,44 @@ async def chat_socket(socket: WebSocket[Any, Any, Any], chat: FromPath[str], web
             for event in stops.values():
                 event.set()
             continue
+        try:
+            ticket = await _admit(web, session)
+        except ChatLimited as exc:
+            await _send(socket, ErrorFrame(code=exc.code, message=exc.message, retry_after=exc.retry_after))
+            continue
+        except PersonaBotError as exc:
+            await _send(socket, ErrorFrame(code=exc.code, message=exc.message))
+            continue
+        if ticket is None:
+            await signed_out()
+            return
         stop = asyncio.Event()
-        task = asyncio.create_task(_guarded(socket, web, session, chat, frame, stop))
+        task = asyncio.create_task(_guarded(socket, web, session, chat, frame, stop, ticket))
         stops[task] = stop
         _RUNNING.add(task)
         task.add_done_callback(lambda done: stops.pop(done, None))
         task.add_done_callback(_RUNNING.discard)
+
+
+async def _admit(web: WebState, session: BrowserSession) -> Ticket | None:
+    """The reply's slots under the chat limits, or None when the session was signed out meanwhile.
+
+    Raises:
+        ChatLimited: the session or its user has too many replies running or messages this minute.
+    """
+    keys = (f"session:{session.slug}:{session.sid}", f"user:{session.user}")
+    ticket = await web.chat_limits.admit(keys, shared_key=f"chat:bucket:user:{session.user}")
+    if session.guest or web.accounts is None:
+        return ticket
+    try:
+        current = await web.accounts.is_current(session)
+    except BaseException:
+        ticket.release()
+        raise
+    if not current:
+        ticket.release()
+        return None
+    return ticket
 
 
 async def _guarded(
@@ -156,13 +212,16 @@ async def _guarded(
     chat: str,
     frame: MessageFrame | RegenerateFrame,
     stop: asyncio.Event,
+    ticket: Ticket,
 ) -> bool:
     STOP.set(stop)  # this task's context: the model stream ends when the person stops it
-    try:
-        return await _handle(socket, web, session, chat, frame)
-    except PersonaBotError as exc:
-        log.info("chat frame refused: %s", exc.code)
-        return await _send(socket, ErrorFrame(code=exc.code, message=exc.message))
-    except Exception:
-        log.exception("chat frame failed")
-        return await _send(socket, ErrorFrame(code="internal_error", message="Something broke on our side."))
+    with ticket:
+        try:
+            return await _handle(socket, web, session, chat, frame)
+        except PersonaBotError as exc:
+            log.info("chat frame refused: %s", exc.code)
+            return await _send(socket, ErrorFrame(code=exc.code, message=exc.message))
+        except Exception:
+            log.exception("chat frame failed")
+            broke = ErrorFrame(code="internal_error", message="Something broke on our side.")
+            return await _send(socket, broke)

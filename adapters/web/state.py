@@ -9,8 +9,10 @@ from typing import Any
 from litestar.connection import ASGIConnection
 
 from adapters.web.accounts import Accounts
+from adapters.web.limits import ChatLimiter, ChatLimits
 from adapters.web.proxies import TrustedProxies
 from adapters.web.session import SessionSigner
+from adapters.web.sockets import OpenSockets, SignOutFeed
 from config.settings import Settings
 from engine.ports import Clock
 from engine.service import ChatService
@@ -25,7 +27,12 @@ __all__ = ["WebState"]
 
 
 class WebState:
-    """The service and the web-only helpers, built by ``adapters.bootstrap``."""
+    """The service and the web-only helpers, built by ``adapters.bootstrap``.
+
+    ``chat_limits`` counts the replies of each browser session and user (``adapters.web.limits``);
+    ``sockets`` are the open signed-in chat sockets and ``sign_outs`` the feed that closes them
+    when their session is signed out on any web process (``adapters.web.sockets``).
+    """
 
     def __init__(
         self,
@@ -54,6 +61,13 @@ class WebState:
         self.chat_controls = chat_controls
         self.persona_extras = personas
         self.proxies = TrustedProxies(settings.trusted_proxies)
+        limits = ChatLimits(concurrent=settings.web.chat_concurrent, per_minute=settings.web.chat_per_minute)
+        shared = accounts.store.take if accounts is not None else None
+        self.chat_limits = ChatLimiter(limits, shared=shared)
+        api = ChatLimits(concurrent=settings.web.api_concurrent, per_minute=settings.web.api_per_minute)
+        self.api_limits = ChatLimiter(api, shared=shared)  # the operator's REST chat
+        self.sockets = OpenSockets()
+        self.sign_outs = SignOutFeed(accounts.store, self.sockets) if accounts is not None else None
         documents = service.memory.documents if service.memory is not None else None
         jobs = getattr(documents, "store", None)  # a RedisDocumentStore keeps the jobs too
         self.ingest = (

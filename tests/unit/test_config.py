@@ -34,6 +34,8 @@ def test_run_1_settings_defaults_and_offline_mode() -> None:
     assert settings.telegram == TelegramSettings() and not settings.telegram.polling
     assert settings.archive == ArchiveSettings() and settings.dream == DreamPolicy()
     assert settings.worker.job_reclaim_secs == 60
+    assert (settings.web.chat_concurrent, settings.web.chat_per_minute) == (2, 30)
+    assert (settings.web.api_concurrent, settings.web.api_per_minute) == (8, 600)
     assert (settings.personas_path, settings.max_message_chars, settings.backup_dir) == (
         "config/personas/",
         16_000,
@@ -62,6 +64,10 @@ def test_every_group_reads_its_variables() -> None:
             "HEARTH_TRUSTED_PROXIES": "10.0.0.1, 10.1.0.0/16",
             "HEARTH_SESSION_SECRET": "s3",
             "HEARTH_WEB_ADMINS": "Keeper, ana",
+            "HEARTH_CHAT_CONCURRENT": "3",
+            "HEARTH_CHAT_PER_MINUTE": "90",
+            "HEARTH_API_CONCURRENT": "20",
+            "HEARTH_API_PER_MINUTE": "1200",
             "HEARTH_ARCHIVE_SWEEP_SECS": "30",
             "HEARTH_DREAM_ENABLED": "1",
             "HEARTH_JOB_RECLAIM_SECS": "5",
@@ -84,6 +90,8 @@ def test_every_group_reads_its_variables() -> None:
     assert settings.web.port == 8080 and str(settings.web.admin_token) == "tok"
     assert settings.web.trusted_proxies == ("10.0.0.1/32", "10.1.0.0/16")
     assert str(settings.web.session_secret) == "s3" and settings.web.admins == ("keeper", "ana")
+    assert (settings.web.chat_concurrent, settings.web.chat_per_minute) == (3, 90)
+    assert (settings.web.api_concurrent, settings.web.api_per_minute) == (20, 1200)
     assert settings.archive.sweep_secs == 30 and settings.dream.enabled
     assert settings.worker.job_reclaim_secs == 5
     assert (settings.personas_path, settings.max_message_chars, settings.backup_dir) == ("/p", 100, "/b")
@@ -125,6 +133,9 @@ def test_run_1_missing_redis_url_names_the_key() -> None:
         ("HEARTH_OFFLINE_DELAY_MS", "-1"),
         ("HEARTH_MAX_MESSAGE_CHARS", "0"),
         ("HEARTH_JOB_RECLAIM_SECS", "1"),
+        ("HEARTH_CHAT_CONCURRENT", "0"),
+        ("HEARTH_CHAT_PER_MINUTE", "lots"),
+        ("HEARTH_API_CONCURRENT", "0"),
         ("HEARTH_TRUSTED_PROXIES", "10.0.0.1,proxy.local"),
         ("HEARTH_ARCHIVE_SWEEP_SECS", "0"),
         ("HEARTH_ARCHIVE_SWEEP_SECS", "nan"),

@@ -50,10 +50,15 @@ InFrame = MessageFrame | RegenerateFrame | StopFrame
 
 
 class ErrorFrame(msgspec.Struct, frozen=True, kw_only=True, tag="error", tag_field="type"):
-    """A frame the socket refused, or a turn that failed before it began."""
+    """A frame the socket refused, or a turn that failed before it began.
+
+    ``retry_after`` (seconds) comes with the chat limits' refusals (``too_many_replies``,
+    ``too_many_messages``): the message was not stored; send it again after that long.
+    """
 
     code: str
     message: str
+    retry_after: int | UnsetType = UNSET
 
 
 class BrowserDone(msgspec.Struct, frozen=True, kw_only=True, tag="done", tag_field="type"):

@@ -115,7 +115,7 @@ class MemoryDeleted(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Cleared(msgspec.Struct, frozen=True, kw_only=True):
-    """"Clear all" (MEM-9): how many were forgotten, how many pinned ones are left."""
+    """ "Clear all" (MEM-9): how many were forgotten, how many pinned ones are left."""
 
     deleted: int
     pinned_left: int

@@ -364,9 +364,15 @@
       try { frame = JSON.parse(ev.data); } catch { return; }
       if (frame && typeof frame === 'object') onFrame(frame);
     };
-    ws.onclose = () => {
+    ws.onclose = (ev) => {
       if (ws !== state.ws) return;              // a socket we replaced on purpose
       state.ws = null;
+      if (ev.code === 4401) {                   // this session was signed out (here or elsewhere)
+        state.pending = null;
+        setOnline(false);
+        loadSession();                          // a guest now: the guest's chat and a new socket
+        return;
+      }
       if (state.pending) {
         state.resync = true;
         endPending('Connection lost before the reply finished. Reconnecting…', 'connection_lost');

@@ -132,15 +132,19 @@ async def test_ipv6_addresses_share_one_bucket_per_64(store: RedisAccountStore) 
 
 async def test_failures_delay_a_username_but_never_lock_its_owner_out(accounts: Accounts) -> None:
     await accounts.sign_up("alice", PASSWORD, ip="10.0.0.1", now=NOW)
-    for n in range(8):  # an attacker from many addresses
+    for n in range(8):  # an attacker from a few addresses, past their first attempts
         with pytest.raises(Unauthorized):
-            await accounts.sign_in("alice", "guess guess", ip=f"10.6.6.{n}")
+            await accounts.sign_in("alice", "guess guess", ip=f"10.6.6.{n % 2}")
+    started = time.monotonic()
+    with pytest.raises(Unauthorized):  # a new address's first attempts are not delayed (issue 29)
+        await accounts.sign_in("alice", "guess again", ip="10.7.7.7")
+    assert time.monotonic() - started < 0.25
     started = time.monotonic()
     assert (await accounts.sign_in("alice", PASSWORD, ip="10.6.6.1")).username == "alice"
     waited = time.monotonic() - started
     assert 0.25 <= waited < 2  # slowed by the per-name delay (max 0.3 s here), not refused
     started = time.monotonic()
-    await accounts.sign_in("alice", PASSWORD, ip="10.0.0.1")  # the success cleared the failures
+    await accounts.sign_in("alice", PASSWORD, ip="10.6.6.0")  # the success cleared the failures
     assert time.monotonic() - started < 0.25
     with pytest.raises(Unauthorized):  # control: an unknown name is answered exactly like a wrong one
         await accounts.sign_in("bobby", PASSWORD, ip="10.0.0.1")
@@ -148,7 +152,9 @@ async def test_failures_delay_a_username_but_never_lock_its_owner_out(accounts: 
 
 async def test_concurrent_sign_ins_never_run_more_hashes_than_the_cap(store: RedisAccountStore) -> None:
     hasher = CountingHasher()
-    policy = AccountPolicy(ip_burst=100, global_burst=100, max_hashes=1, max_waiting=3)
+    policy = AccountPolicy(
+        ip_burst=100, global_burst=100, first_burst=100, max_hashes=1, max_waiting=3, max_first_waiting=3
+    )
     accounts = Accounts(store, hasher=hasher, policy=policy)
     await accounts._dummy_hash()  # made once per process, outside the cap
     results = await asyncio.gather(
@@ -223,10 +229,62 @@ async def test_rooms_are_kept_per_user_and_capped(store: RedisAccountStore) -> N
 
 async def test_a_burst_of_first_guesses_makes_the_dummy_hash_once(store: RedisAccountStore) -> None:
     hasher = CountingHasher()
-    accounts = Accounts(store, hasher=hasher, policy=AccountPolicy(max_hashes=1, max_waiting=20))
+    accounts = Accounts(
+        store, hasher=hasher, policy=AccountPolicy(max_hashes=1, max_waiting=20, max_first_waiting=20)
+    )
     await asyncio.gather(
         *(accounts.sign_in(f"first{n}guess", "guess guess", ip=f"10.2.{n}.1") for n in range(8)),
         return_exceptions=True,
     )
     assert hasher.calls == 1 + 8  # one dummy, then one verify per guess
     assert hasher.most_at_once == 1
+
+
+async def test_a_flood_of_repeated_guesses_leaves_a_new_address_and_a_known_one_in(
+    store: RedisAccountStore,
+) -> None:
+    """Issue 29, finding 6: the flood's repeated guesses empty their own shared bucket; a person
+    from a new address (its first attempts) and from an address the account used before (never
+    limited by a shared bucket) still get in with the right password."""
+    policy = AccountPolicy(
+        ip_burst=50, global_burst=3, global_per_second=0.01, first_burst=30, free_failures=100
+    )
+    accounts = Accounts(store, hasher=CHEAP, policy=policy)
+    await accounts.sign_up("alice", PASSWORD, ip="10.0.0.1", now=NOW)
+    await accounts.sign_in("alice", PASSWORD, ip="192.0.2.7")  # alice's laptop, known from now on
+    codes = []
+    for n in range(4):  # four addresses, each guessing on after its first two attempts
+        for _ in range(4):
+            try:
+                await accounts.sign_in("alice", "guess guess", ip=f"10.6.6.{n}")
+            except (SignInLimited, Unauthorized) as exc:
+                codes.append(exc.code)
+    # each address's first two guesses came through their own bucket; of the other 8, the shared
+    # bucket of repeated guesses admitted 3
+    assert codes.count("wrong_credentials") == 8 + 3 and codes.count("too_many_attempts") == 5
+    with pytest.raises(SignInLimited):  # the repeated-guess bucket is empty for everybody...
+        await accounts.sign_in("alice", "guess guess", ip="10.6.6.1")
+    # ...but not for a person from a new address, nor from the laptop
+    assert (await accounts.sign_in("alice", PASSWORD, ip="198.51.100.5")).username == "alice"
+    for _ in range(3):
+        assert (await accounts.sign_in("alice", PASSWORD, ip="192.0.2.7")).username == "alice"
+
+
+async def test_known_addresses_are_per_account_and_capped(store: RedisAccountStore) -> None:
+    for n in range(5):
+        await store.remember_address("alice", f"10.0.0.{n}", keep=3, days=1)
+    known = [await store.is_known_address("alice", f"10.0.0.{n}") for n in range(5)]
+    assert sum(known) == 3 and known[4]  # the newest is always kept
+    assert not await store.is_known_address("bobby", "10.0.0.4")
+
+
+async def test_signing_out_is_announced_to_every_web_process(accounts: Accounts) -> None:
+    """Issue 29, finding 5: each sign-out is on the stream the web processes follow."""
+    account = await accounts.sign_up("alice", PASSWORD, ip="10.0.0.1", now=NOW)
+    laptop = accounts.session(SessionSigner("s"), account, now=time.time())
+    cursor = await accounts.store.sign_out_cursor()
+    await accounts.sign_out(laptop, now=time.time())
+    await accounts.sign_out_everywhere("alice")
+    after, found = await accounts.store.sign_outs(cursor, block_ms=10)
+    assert found == [("alice", laptop.sid), ("alice", "*")]
+    assert (await accounts.store.sign_outs(after, block_ms=10))[1] == []
