@@ -48,25 +48,78 @@ from aiohttp import web
 
 from tests.fakes.threaded import ThreadedServer
 
-__all__ = ["Behaviour", "Error", "FakeAnthropic", "Hang", "RecordedRequest", "Reply",
-           "StreamError", "ToolUse"]
+__all__ = [
+    "Behaviour",
+    "Error",
+    "FakeAnthropic",
+    "Hang",
+    "RecordedRequest",
+    "Reply",
+    "StreamError",
+    "ToolUse",
+]
 
-ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 402: "billing_error",
-               403: "permission_error", 404: "not_found_error", 413: "request_too_large",
-               429: "rate_limit_error", 500: "api_error", 504: "timeout_error",
-               529: "overloaded_error"}
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "billing_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    504: "timeout_error",
+    529: "overloaded_error",
+}
 STATUS_OF_TYPE = {kind: status for status, kind in ERROR_TYPES.items()}
-DEFAULT_MESSAGES = {"overloaded_error": "Overloaded", "api_error": "Internal server error",
-                    "rate_limit_error": "Number of request tokens has exceeded your rate limit"}
-COUNT_KEYS = frozenset({"model", "messages", "system", "tools", "tool_choice", "thinking",
-                        "cache_control", "output_config", "speed", "mcp_servers",
-                        "context_management"})
-MESSAGE_KEYS = COUNT_KEYS | {"max_tokens", "stream", "metadata", "stop_sequences", "temperature",
-                             "top_k", "top_p", "service_tier", "container", "diagnostics",
-                             "inference_geo"}
-BLOCK_TYPES = frozenset({"text", "image", "document", "tool_use", "tool_result", "thinking",
-                         "redacted_thinking", "search_result", "server_tool_use",
-                         "web_search_tool_result", "container_upload"})
+DEFAULT_MESSAGES = {
+    "overloaded_error": "Overloaded",
+    "api_error": "Internal server error",
+    "rate_limit_error": "Number of request tokens has exceeded your rate limit",
+}
+COUNT_KEYS = frozenset(
+    {
+        "model",
+        "messages",
+        "system",
+        "tools",
+        "tool_choice",
+        "thinking",
+        "cache_control",
+        "output_config",
+        "speed",
+        "mcp_servers",
+        "context_management",
+    }
+)
+MESSAGE_KEYS = COUNT_KEYS | {
+    "max_tokens",
+    "stream",
+    "metadata",
+    "stop_sequences",
+    "temperature",
+    "top_k",
+    "top_p",
+    "service_tier",
+    "container",
+    "diagnostics",
+    "inference_geo",
+}
+BLOCK_TYPES = frozenset(
+    {
+        "text",
+        "image",
+        "document",
+        "tool_use",
+        "tool_result",
+        "thinking",
+        "redacted_thinking",
+        "search_result",
+        "server_tool_use",
+        "web_search_tool_result",
+        "container_upload",
+    }
+)
 ROLE_ONLY = {"tool_use": "assistant", "tool_result": "user", "image": "user", "document": "user"}
 MAX_BREAKPOINTS, LOOKBACK_BLOCKS = 4, 20
 REQUEST_ID = web.RequestKey("request_id", str)
@@ -99,8 +152,11 @@ class Error(msgspec.Struct, frozen=True, tag_field="kind", tag="error"):
     retry_after: float | None = None
 
     def __post_init__(self) -> None:
-        kind = self.type or ERROR_TYPES.get(self.status) or (
-            "api_error" if self.status >= 500 else "invalid_request_error")
+        kind = (
+            self.type
+            or ERROR_TYPES.get(self.status)
+            or ("api_error" if self.status >= 500 else "invalid_request_error")
+        )
         msgspec.structs.force_setattr(self, "type", kind)
         message = self.message or DEFAULT_MESSAGES.get(kind, kind.replace("_", " "))
         msgspec.structs.force_setattr(self, "message", message)
@@ -188,16 +244,21 @@ def _validate(body: dict[str, Any], allowed: frozenset[str], *, needs_max_tokens
     if extra := sorted(set(body) - allowed):
         raise _invalid(f"{extra[0]}: Extra inputs are not permitted")
     if not isinstance(body.get("model"), str):
-        raise _invalid("model: Field required" if "model" not in body
-                       else "model: Input should be a valid string")
+        raise _invalid(
+            "model: Field required" if "model" not in body else "model: Input should be a valid string"
+        )
     tokens = body.get("max_tokens")
     if needs_max_tokens and (type(tokens) is not int or tokens < 1):
-        raise _invalid("max_tokens: Field required" if tokens is None
-                       else "max_tokens: Input should be greater than or equal to 1")
+        raise _invalid(
+            "max_tokens: Field required"
+            if tokens is None
+            else "max_tokens: Input should be greater than or equal to 1"
+        )
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
-        raise _invalid("messages: Field required" if messages is None
-                       else "messages: at least one message is required")
+        raise _invalid(
+            "messages: Field required" if messages is None else "messages: at least one message is required"
+        )
     _check_system_and_tools(body.get("system"), body.get("tools"))
     for i, message in enumerate(messages):
         _check_message(i, message, last=i == len(messages) - 1)
@@ -229,13 +290,17 @@ def _check_message(i: int, message: Any, *, last: bool) -> None:
     if not isinstance(content, str | list):
         raise _invalid(f"messages.{i}.content: Input should be a valid string or list")
     if not content and not (last and role == "assistant"):
-        raise _invalid(f"messages.{i}: all messages must have non-empty content except for "
-                       "the optional final assistant message")
+        raise _invalid(
+            f"messages.{i}: all messages must have non-empty content except for "
+            "the optional final assistant message"
+        )
     for j, block in enumerate(_blocks(content)):
         kind = block.get("type") if isinstance(block, dict) else None
         if kind not in BLOCK_TYPES:
-            raise _invalid(f"messages.{i}.content.{j}.type: Input tag {kind!r} found using "
-                           f"'type' does not match any of the expected tags")
+            raise _invalid(
+                f"messages.{i}.content.{j}.type: Input tag {kind!r} found using "
+                f"'type' does not match any of the expected tags"
+            )
         if kind == "text" and not (isinstance(block.get("text"), str) and block["text"]):
             raise _invalid("messages: text content blocks must be non-empty")
         if ROLE_ONLY.get(kind, role) != role:
@@ -249,19 +314,26 @@ def _check_sequence(messages: list[dict[str, Any]]) -> None:
     asked: set[str] = set()
     for i, message in enumerate(messages):
         if message["role"] != ("user", "assistant")[i % 2]:
-            raise _invalid('messages: first message must use the "user" role' if i == 0 else
-                           'messages: roles must alternate between "user" and "assistant", '
-                           f'but found multiple "{message["role"]}" roles in a row')
+            raise _invalid(
+                'messages: first message must use the "user" role'
+                if i == 0
+                else 'messages: roles must alternate between "user" and "assistant", '
+                f'but found multiple "{message["role"]}" roles in a row'
+            )
         blocks = _blocks(message["content"])
         answered = {b["tool_use_id"] for b in blocks if b["type"] == "tool_result"}
         if unexpected := ", ".join(sorted(answered - asked)):
-            raise _invalid(f"messages.{i}: unexpected `tool_use_id` found in `tool_result` "
-                           f"blocks: {unexpected}. Each `tool_result` block must have a "
-                           "corresponding `tool_use` block in the previous message.")
+            raise _invalid(
+                f"messages.{i}: unexpected `tool_use_id` found in `tool_result` "
+                f"blocks: {unexpected}. Each `tool_result` block must have a "
+                "corresponding `tool_use` block in the previous message."
+            )
         if missing := ", ".join(sorted(asked - answered)):
-            raise _invalid(f"messages.{i}: `tool_use` ids were found without `tool_result` "
-                           f"blocks immediately after: {missing}. Each `tool_use` block must "
-                           "have a corresponding `tool_result` block in the next message.")
+            raise _invalid(
+                f"messages.{i}: `tool_use` ids were found without `tool_result` "
+                f"blocks immediately after: {missing}. Each `tool_use` block must "
+                "have a corresponding `tool_result` block in the next message."
+            )
         asked = {b["id"] for b in blocks if b["type"] == "tool_use"}
 
 
@@ -298,8 +370,9 @@ def _plan_cache(
     if auto and segments and (not marks or marks[-1] != len(segments) - 1):
         marks.append(len(segments) - 1)
     if len(marks) > MAX_BREAKPOINTS:
-        raise _invalid(f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be "
-                       f"provided. Found {len(marks)}.")
+        raise _invalid(
+            f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. Found {len(marks)}."
+        )
     chars = list(itertools.accumulate(s.chars for s in segments))
     total = _tokens(chars[-1]) if chars else 0
     if not marks:
@@ -317,8 +390,7 @@ def _plan_cache(
 
 
 def _usage(fresh: int, written: int = 0, read: int = 0) -> dict[str, int]:
-    return {"input_tokens": fresh, "cache_creation_input_tokens": written,
-            "cache_read_input_tokens": read}
+    return {"input_tokens": fresh, "cache_creation_input_tokens": written, "cache_read_input_tokens": read}
 
 
 def _heard(body: dict[str, Any]) -> str:
@@ -345,8 +417,9 @@ def _newest(body: dict[str, Any]) -> str:
     return said[-1] if said else ""
 
 
-def _message(body: dict[str, Any], number: int, text: str, tools: tuple[ToolUse, ...],
-             stop_reason: str) -> dict[str, Any]:
+def _message(
+    body: dict[str, Any], number: int, text: str, tools: tuple[ToolUse, ...], stop_reason: str
+) -> dict[str, Any]:
     """A complete Message, cut by ``max_tokens`` and ``stop_sequences`` like the API does."""
     stop_sequence, limit = None, body["max_tokens"] * 4
     if hits := [(text.find(s), s) for s in body.get("stop_sequences") or () if s in text]:
@@ -359,11 +432,20 @@ def _message(body: dict[str, Any], number: int, text: str, tools: tuple[ToolUse,
     elif tools and stop_reason == "end_turn":
         stop_reason = "tool_use"
     content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text or not tools else []
-    content += [{"type": "tool_use", "id": t.id or f"toolu_fake_{number}_{k}", "name": t.name,
-                 "input": t.input} for k, t in enumerate(tools)]
-    return {"id": f"msg_fake_{number}", "type": "message", "role": "assistant",
-            "model": body["model"], "content": content, "stop_reason": stop_reason,
-            "stop_sequence": stop_sequence, "usage": {"output_tokens": max(1, _tokens(out))}}
+    content += [
+        {"type": "tool_use", "id": t.id or f"toolu_fake_{number}_{k}", "name": t.name, "input": t.input}
+        for k, t in enumerate(tools)
+    ]
+    return {
+        "id": f"msg_fake_{number}",
+        "type": "message",
+        "role": "assistant",
+        "model": body["model"],
+        "content": content,
+        "stop_reason": stop_reason,
+        "stop_sequence": stop_sequence,
+        "usage": {"output_tokens": max(1, _tokens(out))},
+    }
 
 
 def _chunks(text: str, size: int) -> list[str]:
@@ -371,27 +453,37 @@ def _chunks(text: str, size: int) -> list[str]:
 
 
 def _events(message: dict[str, Any], size: int) -> Iterator[tuple[str, dict[str, Any]]]:
-    start = {**message, "content": [], "stop_reason": None, "stop_sequence": None,
-             "usage": {**message["usage"], "output_tokens": 1}}
+    start = {
+        **message,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {**message["usage"], "output_tokens": 1},
+    }
     yield "message_start", {"type": "message_start", "message": start}
     for index, block in enumerate(message["content"]):
         is_text = block["type"] == "text"
         empty = {**block, "text": ""} if is_text else {**block, "input": {}}
-        yield "content_block_start", {"type": "content_block_start", "index": index,
-                                      "content_block": empty}
+        yield "content_block_start", {"type": "content_block_start", "index": index, "content_block": empty}
         if index == 0:
             yield "ping", {"type": "ping"}
         json_text = "" if is_text else json.dumps(block["input"], ensure_ascii=False)
         for piece in _chunks(block["text"], size) if is_text else ["", *_chunks(json_text, size)]:
-            delta = ({"type": "text_delta", "text": piece} if is_text
-                     else {"type": "input_json_delta", "partial_json": piece})
-            yield "content_block_delta", {"type": "content_block_delta", "index": index,
-                                          "delta": delta}
+            delta = (
+                {"type": "text_delta", "text": piece}
+                if is_text
+                else {"type": "input_json_delta", "partial_json": piece}
+            )
+            yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
-    yield "message_delta", {
-        "type": "message_delta", "usage": {"output_tokens": message["usage"]["output_tokens"]},
-        "delta": {"stop_reason": message["stop_reason"],
-                  "stop_sequence": message["stop_sequence"]}}
+    yield (
+        "message_delta",
+        {
+            "type": "message_delta",
+            "usage": {"output_tokens": message["usage"]["output_tokens"]},
+            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": message["stop_sequence"]},
+        },
+    )
     yield "message_stop", {"type": "message_stop"}
 
 
@@ -486,13 +578,20 @@ class FakeAnthropic(ThreadedServer):
             kind = ERROR_TYPES.get(error.status, "invalid_request_error")
             return self._error(request, error.status, kind, error.reason)
 
-    def _error(self, request: web.Request, status: int, kind: str, message: str,
-               headers: dict[str, str] | None = None) -> web.Response:
+    def _error(
+        self,
+        request: web.Request,
+        status: int,
+        kind: str,
+        message: str,
+        headers: dict[str, str] | None = None,
+    ) -> web.Response:
         body = _error_body(kind, message, request.get(REQUEST_ID))
         return web.json_response(body, status=status, headers=headers)
 
-    async def _accept(self, request: web.Request, allowed: frozenset[str],
-                      *, needs_max_tokens: bool) -> tuple[dict[str, Any], list[_Segment]]:
+    async def _accept(
+        self, request: web.Request, allowed: frozenset[str], *, needs_max_tokens: bool
+    ) -> tuple[dict[str, Any], list[_Segment]]:
         """Records the request, then checks auth and body; returns (body, segments)."""
         try:
             body = json.loads(await request.read())
@@ -500,9 +599,14 @@ class FakeAnthropic(ThreadedServer):
             body = None
         is_dict = isinstance(body, dict)
         with self._lock:
-            self._requests.append(RecordedRequest(
-                request.path, {k.lower(): v for k, v in request.headers.items()},
-                body if is_dict else {}, is_dict and body.get("stream") is True))
+            self._requests.append(
+                RecordedRequest(
+                    request.path,
+                    {k.lower(): v for k, v in request.headers.items()},
+                    body if is_dict else {},
+                    is_dict and body.get("stream") is True,
+                )
+            )
         _check_auth(request.headers, self._api_key)
         if not is_dict:
             raise _invalid("The request body must be a JSON object.")
@@ -545,10 +649,12 @@ class FakeAnthropic(ThreadedServer):
         await asyncio.sleep(reply.delay * len(_chunks(text, reply.chunk_size)))
         return web.json_response(message)
 
-    async def _stream(self, request: web.Request, message: dict[str, Any],
-                      behaviour: Reply | StreamError | Hang) -> web.StreamResponse:
-        response = web.StreamResponse(headers={"Content-Type": "text/event-stream; charset=utf-8",
-                                               "Cache-Control": "no-cache"})
+    async def _stream(
+        self, request: web.Request, message: dict[str, Any], behaviour: Reply | StreamError | Hang
+    ) -> web.StreamResponse:
+        response = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache"}
+        )
         await response.prepare(request)
         fail = behaviour if isinstance(behaviour, StreamError) else None
         delay = behaviour.delay if isinstance(behaviour, Reply) else 0.0
@@ -559,8 +665,9 @@ class FakeAnthropic(ThreadedServer):
                 if fail and (event == "message_delta" or (is_delta and sent >= fail.after_chunks)):
                     await response.write(_frame("error", _error_body(fail.type, fail.message)))
                     break
-                if isinstance(behaviour, Hang) and (event == "message_delta" or (
-                        is_delta and sent >= (behaviour.after_chunks or 0))):
+                if isinstance(behaviour, Hang) and (
+                    event == "message_delta" or (is_delta and sent >= (behaviour.after_chunks or 0))
+                ):
                     await self._hang(request)
                     return response
                 if is_delta and sent and delay:
@@ -577,8 +684,7 @@ class FakeAnthropic(ThreadedServer):
         return web.json_response({"input_tokens": _tokens(sum(s.chars for s in segments))})
 
     async def _on_list(self, request: web.Request) -> web.Response:
-        return web.Response(body=msgspec.json.encode(self.requests),
-                            content_type="application/json")
+        return web.Response(body=msgspec.json.encode(self.requests), content_type="application/json")
 
     async def _on_script(self, request: web.Request) -> web.Response:
         try:

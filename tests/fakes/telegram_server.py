@@ -41,23 +41,91 @@ from tests.fakes.threaded import ThreadedServer
 
 __all__ = ["Call", "Failure", "FakeTelegram", "utf16_len"]
 
-INT_FIELDS = frozenset({"chat_id", "message_id", "offset", "limit", "timeout", "user_id",
-                        "message_thread_id", "max_connections", "draft_id", "cache_time"})
-JSON_FIELDS = frozenset({"reply_markup", "entities", "allowed_updates", "commands", "scope",
-                         "reply_parameters", "link_preview_options", "caption_entities"})
-ENTITY_TYPES = frozenset({"mention", "hashtag", "cashtag", "bot_command", "url", "email",
-                          "phone_number", "bold", "italic", "underline", "strikethrough",
-                          "spoiler", "blockquote", "expandable_blockquote", "code", "pre",
-                          "text_link", "text_mention", "custom_emoji", "date_time"})
-HTML_TAGS = {"b": "bold", "strong": "bold", "i": "italic", "em": "italic", "u": "underline",
-             "ins": "underline", "s": "strikethrough", "strike": "strikethrough",
-             "del": "strikethrough", "tg-spoiler": "spoiler", "code": "code", "pre": "pre",
-             "a": "text_link", "blockquote": "blockquote"}
-ACTIONS = frozenset({"typing", "upload_photo", "record_video", "upload_video", "record_voice",
-                     "upload_voice", "upload_document", "choose_sticker", "find_location",
-                     "record_video_note", "upload_video_note"})
-NOT_MODIFIED = ("message is not modified: specified new message content and reply markup are "
-                "exactly the same as a current content and reply markup of the message")
+INT_FIELDS = frozenset(
+    {
+        "chat_id",
+        "message_id",
+        "offset",
+        "limit",
+        "timeout",
+        "user_id",
+        "message_thread_id",
+        "max_connections",
+        "draft_id",
+        "cache_time",
+    }
+)
+JSON_FIELDS = frozenset(
+    {
+        "reply_markup",
+        "entities",
+        "allowed_updates",
+        "commands",
+        "scope",
+        "reply_parameters",
+        "link_preview_options",
+        "caption_entities",
+    }
+)
+ENTITY_TYPES = frozenset(
+    {
+        "mention",
+        "hashtag",
+        "cashtag",
+        "bot_command",
+        "url",
+        "email",
+        "phone_number",
+        "bold",
+        "italic",
+        "underline",
+        "strikethrough",
+        "spoiler",
+        "blockquote",
+        "expandable_blockquote",
+        "code",
+        "pre",
+        "text_link",
+        "text_mention",
+        "custom_emoji",
+        "date_time",
+    }
+)
+HTML_TAGS = {
+    "b": "bold",
+    "strong": "bold",
+    "i": "italic",
+    "em": "italic",
+    "u": "underline",
+    "ins": "underline",
+    "s": "strikethrough",
+    "strike": "strikethrough",
+    "del": "strikethrough",
+    "tg-spoiler": "spoiler",
+    "code": "code",
+    "pre": "pre",
+    "a": "text_link",
+    "blockquote": "blockquote",
+}
+ACTIONS = frozenset(
+    {
+        "typing",
+        "upload_photo",
+        "record_video",
+        "upload_video",
+        "record_voice",
+        "upload_voice",
+        "upload_document",
+        "choose_sticker",
+        "find_location",
+        "record_video_note",
+        "upload_video_note",
+    }
+)
+NOT_MODIFIED = (
+    "message is not modified: specified new message content and reply markup are "
+    "exactly the same as a current content and reply markup of the message"
+)
 _COMMAND = re.compile(r"[a-z0-9_]{1,32}")
 _SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")
 _MENTION = re.compile(r"(?<![\w@])@[A-Za-z0-9_]{3,32}")
@@ -140,8 +208,9 @@ def _auto_entities(text: str) -> list[dict[str, Any]]:
     if command := _BOT_COMMAND.match(text):
         found.append({"type": "bot_command", "offset": 0, "length": utf16_len(command.group())})
     for hit in _MENTION.finditer(text):
-        found.append({"type": "mention", "offset": utf16_len(text[: hit.start()]),
-                      "length": utf16_len(hit.group())})
+        found.append(
+            {"type": "mention", "offset": utf16_len(text[: hit.start()]), "length": utf16_len(hit.group())}
+        )
     return found
 
 
@@ -169,8 +238,14 @@ class FakeTelegram(ThreadedServer):
     like the API's ``Message``) as they stand now, users' and the bot's alike.
     """
 
-    def __init__(self, *, token: str = "700001:fake-token", username: str = "hearth_test_bot",
-                 first_name: str = "Hearth", port: int = 0) -> None:
+    def __init__(
+        self,
+        *,
+        token: str = "700001:fake-token",
+        username: str = "hearth_test_bot",
+        first_name: str = "Hearth",
+        port: int = 0,
+    ) -> None:
         super().__init__(port)
         self.token, self.username, self.first_name = token, username, first_name
         self.bot_id = int(token.split(":", 1)[0])
@@ -252,17 +327,21 @@ class FakeTelegram(ThreadedServer):
 
     # --- building what users do -------------------------------------------------------
 
-    def user(self, user_id: int, first_name: str = "Alice", *, username: str | None = None,
-             language_code: str = "en") -> dict[str, Any]:
+    def user(
+        self,
+        user_id: int,
+        first_name: str = "Alice",
+        *,
+        username: str | None = None,
+        language_code: str = "en",
+    ) -> dict[str, Any]:
         """A person's ``User``."""
-        found = {"id": user_id, "is_bot": False, "first_name": first_name,
-                 "language_code": language_code}
+        found = {"id": user_id, "is_bot": False, "first_name": first_name, "language_code": language_code}
         return found | ({"username": username} if username else {})
 
     def private(self, user: dict[str, Any]) -> dict[str, Any]:
         """The private chat with ``user`` (its id is the user's)."""
-        return self._register({"id": user["id"], "type": "private",
-                               "first_name": user["first_name"]})
+        return self._register({"id": user["id"], "type": "private", "first_name": user["first_name"]})
 
     def group(self, chat_id: int, title: str = "The Inn", *, forum: bool = False) -> dict[str, Any]:
         """A supergroup (a forum when ``forum``)."""
@@ -278,9 +357,16 @@ class FakeTelegram(ThreadedServer):
             self._chats[chat["id"]] = chat
         return chat
 
-    def message(self, chat: dict[str, Any], user: dict[str, Any] | None, text: str | None = None,
-                *, thread: int | None = None, reply_to: dict[str, Any] | None = None,
-                **content: Any) -> dict[str, Any]:
+    def message(
+        self,
+        chat: dict[str, Any],
+        user: dict[str, Any] | None,
+        text: str | None = None,
+        *,
+        thread: int | None = None,
+        reply_to: dict[str, Any] | None = None,
+        **content: Any,
+    ) -> dict[str, Any]:
         """A new message from ``user`` in ``chat``, kept in the chat; returns its Update."""
         message: dict[str, Any] = {"chat": chat, "date": int(time.time()), **content}
         if user is not None:
@@ -308,8 +394,7 @@ class FakeTelegram(ThreadedServer):
     def press(self, message: dict[str, Any], user: dict[str, Any], data: str) -> dict[str, Any]:
         """``user`` presses the inline button with ``data`` under ``message``."""
         query_id = f"q{next(self._query_ids)}"
-        query = {"id": query_id, "from": user, "message": message, "chat_instance": "ci-1",
-                 "data": data}
+        query = {"id": query_id, "from": user, "message": message, "chat_instance": "ci-1", "data": data}
         with self._lock:
             self._queries[query_id] = query
         return {"update_id": self._next_update(), "callback_query": query}
@@ -352,8 +437,11 @@ class FakeTelegram(ThreadedServer):
         with self._lock:
             failure = self._failures[method].popleft() if self._failures[method] else None
         if failure is not None:
-            text = failure.description or (f"Too Many Requests: retry after {failure.retry_after}"
-                                           if failure.status == 429 else "Internal Server Error")
+            text = failure.description or (
+                f"Too Many Requests: retry after {failure.retry_after}"
+                if failure.status == 429
+                else "Internal Server Error"
+            )
             return self._record(method, params, ApiError(failure.status, text, failure.retry_after))
         handler = getattr(self, f"_api_{method.lower()}", None)
         if handler is None:
@@ -370,24 +458,28 @@ class FakeTelegram(ThreadedServer):
             self._calls.append(Call(method, params, time.monotonic(), status))
         if not isinstance(outcome, ApiError):
             return web.json_response({"ok": True, "result": outcome})
-        body: dict[str, Any] = {"ok": False, "error_code": outcome.status,
-                                "description": outcome.description}
+        body: dict[str, Any] = {"ok": False, "error_code": outcome.status, "description": outcome.description}
         if outcome.retry_after is not None:
             body["parameters"] = {"retry_after": outcome.retry_after}
         return web.json_response(body, status=outcome.status)
 
     def _me(self) -> dict[str, Any]:
-        return {"id": self.bot_id, "is_bot": True, "first_name": self.first_name,
-                "username": self.username}
+        return {"id": self.bot_id, "is_bot": True, "first_name": self.first_name, "username": self.username}
 
     async def _api_getme(self, _: dict[str, Any]) -> dict[str, Any]:
-        return self._me() | {"can_join_groups": True, "can_read_all_group_messages": False,
-                             "supports_inline_queries": False}
+        return self._me() | {
+            "can_join_groups": True,
+            "can_read_all_group_messages": False,
+            "supports_inline_queries": False,
+        }
 
     async def _api_getupdates(self, p: dict[str, Any]) -> list[dict[str, Any]]:
         if self.webhook.get("url"):
-            raise ApiError(409, "Conflict: can't use getUpdates method while webhook is active; "
-                                "use deleteWebhook to delete the webhook first")
+            raise ApiError(
+                409,
+                "Conflict: can't use getUpdates method while webhook is active; "
+                "use deleteWebhook to delete the webhook first",
+            )
         offset, limit = p.get("offset", 0), max(1, min(100, p.get("limit", 100)))
         deadline = time.monotonic() + min(max(0, p.get("timeout", 0)), 30)
         while True:
@@ -405,8 +497,7 @@ class FakeTelegram(ThreadedServer):
             raise _bad("bad webhook: An HTTPS URL must be provided for webhook")
         if secret is not None and not _SECRET.fullmatch(secret):
             raise _bad("secret token contains unallowed characters")
-        self.webhook = {"url": url, "secret_token": secret,
-                        "allowed_updates": p.get("allowed_updates")}
+        self.webhook = {"url": url, "secret_token": secret, "allowed_updates": p.get("allowed_updates")}
         return True
 
     async def _api_deletewebhook(self, p: dict[str, Any]) -> bool:
@@ -438,8 +529,12 @@ class FakeTelegram(ThreadedServer):
         if size > 4096:
             raise _bad("message is too long")
         for e in entities:
-            if (e.get("type") not in ENTITY_TYPES or e.get("offset", -1) < 0
-                    or e.get("length", 0) <= 0 or e["offset"] + e["length"] > size):
+            if (
+                e.get("type") not in ENTITY_TYPES
+                or e.get("offset", -1) < 0
+                or e.get("length", 0) <= 0
+                or e["offset"] + e["length"] > size
+            ):
                 raise _bad(f"can't parse entities: wrong entity {e!r}")
         return text, entities
 
@@ -454,8 +549,7 @@ class FakeTelegram(ThreadedServer):
         chat = self._known_chat(p)
         text, entities = self._content(p)
         self._check_markup(p.get("reply_markup"))
-        message: dict[str, Any] = {"chat": chat, "from": self._me(), "date": int(time.time()),
-                                   "text": text}
+        message: dict[str, Any] = {"chat": chat, "from": self._me(), "date": int(time.time()), "text": text}
         if entities:
             message["entities"] = entities
         if thread := p.get("message_thread_id"):
@@ -544,23 +638,49 @@ class FakeTelegram(ThreadedServer):
         return self.commands(p.get("language_code", ""), (p.get("scope") or {}).get("type", "default"))
 
     async def _api_getchat(self, p: dict[str, Any]) -> dict[str, Any]:
-        gifts = dict.fromkeys(("unlimited_gifts", "limited_gifts", "unique_gifts",
-                               "premium_subscription", "gifts_from_channels"), False)
-        return self._known_chat(p) | {"accent_color_id": 0, "max_reaction_count": 11,
-                                      "accepted_gift_types": gifts}
+        gifts = dict.fromkeys(
+            (
+                "unlimited_gifts",
+                "limited_gifts",
+                "unique_gifts",
+                "premium_subscription",
+                "gifts_from_channels",
+            ),
+            False,
+        )
+        return self._known_chat(p) | {
+            "accent_color_id": 0,
+            "max_reaction_count": 11,
+            "accepted_gift_types": gifts,
+        }
 
     async def _api_getchatmember(self, p: dict[str, Any]) -> dict[str, Any]:
         chat = self._known_chat(p)
         user_id = p.get("user_id")
         status = self._members.get((chat["id"], user_id), "member")  # type: ignore[arg-type]
-        member: dict[str, Any] = {"status": status,
-                                  "user": {"id": user_id, "is_bot": False, "first_name": "?"}}
+        member: dict[str, Any] = {
+            "status": status,
+            "user": {"id": user_id, "is_bot": False, "first_name": "?"},
+        }
         if status == "creator":
             member["is_anonymous"] = False
         elif status == "administrator":
             member |= dict.fromkeys(
-                ("can_be_edited", "is_anonymous", "can_manage_chat", "can_delete_messages",
-                 "can_manage_video_chats", "can_restrict_members", "can_promote_members",
-                 "can_change_info", "can_invite_users", "can_post_stories", "can_edit_stories",
-                 "can_delete_stories", "can_send_welcome_messages"), False)
+                (
+                    "can_be_edited",
+                    "is_anonymous",
+                    "can_manage_chat",
+                    "can_delete_messages",
+                    "can_manage_video_chats",
+                    "can_restrict_members",
+                    "can_promote_members",
+                    "can_change_info",
+                    "can_invite_users",
+                    "can_post_stories",
+                    "can_edit_stories",
+                    "can_delete_stories",
+                    "can_send_welcome_messages",
+                ),
+                False,
+            )
         return member

@@ -191,9 +191,7 @@ def test_issue_28_the_update_tool_keeps_a_personal_memory_in_the_third_person() 
     call = ToolCall(
         id="c1", name="update_memory", arguments='{"id": "mem-tea", "text": "I drink coffee now"}'
     )
-    step = plan_memory_tool(
-        ctx, call, speaker="web:juno", turn="t3", people={"web:juno": "Juno"}
-    )
+    step = plan_memory_tool(ctx, call, speaker="web:juno", turn="t3", people={"web:juno": "Juno"})
     assert step == UpdateStep(id="mem-tea", text="I drink coffee now", author="Juno")
     plan = plan_update(
         [tea], "mem-tea", writer="model", now=T0, policy=MemoryPolicy(), text=step.text, author="Juno"
