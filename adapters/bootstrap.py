@@ -34,7 +34,7 @@ from adapters.web.app import create_app
 from adapters.web.session import SessionSigner
 from adapters.web.state import WebState
 from config.load import load_personas
-from config.settings import LlmSettings, MemorySettings, Settings
+from config.settings import LlmSettings, MemorySettings, RedisSettings, Settings
 from engine.errors import ConfigError, InvalidInput, StorageUnavailable
 from engine.lorebook import compile_book
 from engine.memory import MemoryPolicy
@@ -65,7 +65,7 @@ from storage.redis_memory_directory import RedisMemoryDirectory
 from storage.redis_persona_extras import RedisPersonaExtras
 from storage.redis_summary import RedisSummaryStore
 
-__all__ = ["Hearth", "build", "create_web_app", "install_personas", "session_secret"]
+__all__ = ["Hearth", "build", "create_web_app", "install_personas", "redis_client", "session_secret"]
 
 log = logging.getLogger("hearth")
 
@@ -116,13 +116,18 @@ class _Stores:
         self.telegram = TelegramStore(redis, keys)
 
 
+def redis_client(settings: RedisSettings) -> aioredis.Redis:
+    """The process's Redis client: single or Cluster, TLS verified unless turned off."""
+    return connect(settings.url, cluster=settings.cluster, tls_verify=settings.tls_verify)
+
+
 def build(settings: Settings) -> Hearth:
     """Build every part of a process once (no IO happens yet; the embedder model loads).
 
     The web, worker and CLI processes call this once at start and take their parts from the
     result; it logs one line, so an operator can count the builds in a process's log.
     """
-    redis = connect(settings.redis.url, cluster=settings.redis.cluster)
+    redis = redis_client(settings.redis)
     keys = KeyBuilder(prefix=settings.redis.namespace)
     clock = SystemClock()
     stores = _Stores(redis, keys)
