@@ -50,7 +50,7 @@ from engine.service.summaries import SummaryDesk
 from engine.summary import SummaryPolicy
 from engine.validate import TextLimits
 from engine.window import WindowPolicy
-from storage.client import connect
+from storage.client import connect, why_unreachable
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.migrations import migrate
@@ -214,7 +214,9 @@ async def install_personas(hearth: Hearth) -> None:
     card ``.json``); a card's embedded lorebook is stored and attached to its persona.
     """
     if not await hearth.ping():
-        raise StorageUnavailable(f"Redis at {_redacted(hearth.settings.redis.url)} does not answer.")
+        reason = await why_unreachable(hearth.redis)
+        where = _redacted(hearth.settings.redis.url)
+        raise StorageUnavailable(f"Redis at {where} does not answer{f': {reason}' if reason else ''}.")
     backup = await migrate(hearth.redis, hearth.keys, Path(hearth.settings.backup_dir), hearth.clock.now())
     if backup is not None:
         log.info("data migrated; the backup taken first is %s", backup)

@@ -21,7 +21,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
-__all__ = ["CONNECT_TIMEOUT", "SOCKET_TIMEOUT", "connect", "is_tls"]
+__all__ = ["CONNECT_TIMEOUT", "SOCKET_TIMEOUT", "connect", "is_tls", "why_unreachable"]
 
 SOCKET_TIMEOUT = 5.0
 """Seconds a command may wait for Redis's answer (longer than any blocking read Hearth issues)."""
@@ -58,3 +58,19 @@ def is_tls(url: str) -> bool:
 
 def _no_verification() -> dict[str, Any]:
     return {"ssl_cert_reqs": "none", "ssl_check_hostname": False}
+
+
+async def why_unreachable(client: aioredis.Redis) -> str:
+    """Why ``client`` gets no answer (the client's error, with the fix for an untrusted TLS
+    certificate), or ``""`` when Redis answers now."""
+    try:
+        await client.ping()
+    except Exception as exc:  # redis-py's errors and the cluster client's (not RedisError)
+        reason = str(exc) or type(exc).__name__
+        if "CERTIFICATE_VERIFY_FAILED" in reason:
+            reason += (
+                " (a hosted Redis with a self-signed certificate: set HEARTH_REDIS_TLS_VERIFY=false, "
+                "or name its CA with ?ssl_ca_certs=/path/ca.pem in REDIS_URL)"
+            )
+        return reason
+    return ""

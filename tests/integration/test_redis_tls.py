@@ -11,6 +11,7 @@ names the certificate's authority (``?ssl_ca_certs=``).
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import socket
 import ssl
@@ -20,12 +21,21 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pytest
 import redis.exceptions
 
 from adapters.bootstrap import redis_client
 from config.settings import load_settings
-from tests.fixtures.servers import cluster_port, free_port, redis_binary, redis_cli
+from tests.fixtures.servers import (
+    ROOT,
+    WebApp,
+    cluster_port,
+    free_port,
+    procfile_command,
+    redis_binary,
+    redis_cli,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -240,3 +250,42 @@ def test_tls_verification_setting_leaves_plain_redis_urls_alone(tls_single: int)
     client = _client(f"redis://127.0.0.1:{tls_single}/0", cluster=False, HEARTH_REDIS_TLS_VERIFY="false")
     kwargs = client.connection_pool.connection_kwargs
     assert "ssl_cert_reqs" not in kwargs and "ssl_check_hostname" not in kwargs
+
+
+@pytest.mark.e2e
+def test_the_web_process_runs_a_turn_on_a_self_signed_tls_redis(tls_single: int, tmp_path: Path) -> None:
+    """RUN-1: the Procfile's web process, configured as on Heroku (``rediss://`` and
+    ``HEARTH_REDIS_TLS_VERIFY=false``), saves a turn and reads it back through TLS."""
+    env = {
+        "REDIS_URL": f"rediss://127.0.0.1:{tls_single}/3",
+        "HEARTH_REDIS_TLS_VERIFY": "false",
+        "HEARTH_EMBEDDER": "hash",
+        "HEARTH_OFFLINE_DELAY_MS": "0",
+    }
+    app = WebApp(env, tmp_path / "web.log")
+    try:
+        sent = httpx.post(
+            f"{app.base_url}/api/chats/tls/messages", json={"user": "ana", "text": "over TLS"}, timeout=60
+        )
+        assert sent.status_code == 200 and sent.json()["reply"], sent.text
+        history = httpx.get(f"{app.base_url}/api/chats/tls/messages", timeout=30).json()
+        assert "over TLS" in [m["text"] for m in history["messages"]]
+    finally:
+        app.stop()
+
+
+@pytest.mark.e2e
+def test_the_web_process_refuses_an_untrusted_certificate_and_names_the_fix(
+    tls_single: int, tmp_path: Path
+) -> None:
+    """RUN-1: with verification on (the default), the web process stops at start and its log
+    names the certificate problem and the setting that accepts it, not just "no answer"."""
+    env = {**os.environ, "REDIS_URL": f"rediss://127.0.0.1:{tls_single}/3", "HEARTH_EMBEDDER": "hash"}
+    env |= {"PORT": str(free_port()), "HEARTH_HOST": "127.0.0.1"}
+    env.pop("HEARTH_REDIS_TLS_VERIFY", None)
+    started = subprocess.run(
+        procfile_command("web"), cwd=ROOT, env=env, capture_output=True, text=True, timeout=180
+    )
+    assert started.returncode != 0
+    assert "CERTIFICATE_VERIFY_FAILED" in started.stderr + started.stdout
+    assert "HEARTH_REDIS_TLS_VERIFY=false" in started.stderr + started.stdout
