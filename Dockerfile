@@ -16,7 +16,7 @@ RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml
  && pip install -r /tmp/requirements.txt
 COPY . .
 # The project itself (the `hearth` console command); its dependencies are already there.
-RUN pip install --no-deps .
+RUN pip install --no-deps . && rm -rf build *.egg-info
 
 FROM python:3.11-slim
 ENV PATH=/opt/venv/bin:$PATH \
