@@ -1,6 +1,6 @@
 """``rediss://`` against a real TLS redis-server with a self-signed certificate (API.md, RUN-1).
 
-Hosted Redis (Heroku Redis, Render Key Value) speaks TLS with a certificate no system authority
+Hosted Redis (Heroku Redis, for one) speaks TLS with a certificate no system authority
 signed. The client the processes build (``adapters.bootstrap.redis_client`` from the settings
 read off the environment) writes and reads through such a server, single and Cluster, when
 ``HEARTH_REDIS_TLS_VERIFY=false`` or ``?ssl_cert_reqs=none``; with verification on (the default)
