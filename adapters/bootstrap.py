@@ -36,7 +36,7 @@ from adapters.web.ops_api import OPS_ROUTES, Readiness
 from adapters.web.session import SessionSigner
 from adapters.web.state import WebState
 from config.load import load_personas
-from config.settings import LlmSettings, MemorySettings, Settings
+from config.settings import LlmSettings, MemorySettings, RedisSettings, Settings
 from engine.errors import ConfigError, InvalidInput, StorageUnavailable
 from engine.lorebook import compile_book
 from engine.memory import MemoryPolicy
@@ -52,7 +52,7 @@ from engine.service.summaries import SummaryDesk
 from engine.summary import SummaryPolicy
 from engine.validate import TextLimits
 from engine.window import WindowPolicy
-from storage.client import connect
+from storage.client import connect, why_unreachable
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.migrations import migrate
@@ -67,7 +67,7 @@ from storage.redis_memory_directory import RedisMemoryDirectory
 from storage.redis_persona_extras import RedisPersonaExtras
 from storage.redis_summary import RedisSummaryStore
 
-__all__ = ["Hearth", "build", "create_web_app", "install_personas", "session_secret"]
+__all__ = ["Hearth", "build", "create_web_app", "install_personas", "redis_client", "session_secret"]
 
 log = logging.getLogger("hearth")
 
@@ -118,13 +118,18 @@ class _Stores:
         self.telegram = TelegramStore(redis, keys)
 
 
+def redis_client(settings: RedisSettings) -> aioredis.Redis:
+    """The process's Redis client: single or Cluster, TLS verified unless turned off."""
+    return connect(settings.url, cluster=settings.cluster, tls_verify=settings.tls_verify)
+
+
 def build(settings: Settings) -> Hearth:
     """Build every part of a process once (no IO happens yet; the embedder model loads).
 
     The web, worker and CLI processes call this once at start and take their parts from the
     result; it logs one line, so an operator can count the builds in a process's log.
     """
-    redis = connect(settings.redis.url, cluster=settings.redis.cluster)
+    redis = redis_client(settings.redis)
     keys = KeyBuilder(prefix=settings.redis.namespace)
     clock = SystemClock()
     stores = _Stores(redis, keys)
@@ -215,7 +220,9 @@ async def install_personas(hearth: Hearth) -> None:
     card ``.json``); a card's embedded lorebook is stored and attached to its persona.
     """
     if not await hearth.ping():
-        raise StorageUnavailable(f"Redis at {_redacted(hearth.settings.redis.url)} does not answer.")
+        reason = await why_unreachable(hearth.redis)
+        where = _redacted(hearth.settings.redis.url)
+        raise StorageUnavailable(f"Redis at {where} does not answer{f': {reason}' if reason else ''}.")
     backup = await migrate(hearth.redis, hearth.keys, Path(hearth.settings.backup_dir), hearth.clock.now())
     if backup is not None:
         log.info("data migrated; the backup taken first is %s", backup)

@@ -10,6 +10,8 @@ restart (``HEARTH_VAR_DIR`` names another folder than ``./var``).
 Our own small supervisor rather than honcho: it also owns the local Redis, and it has to keep
 ``make`` out of the Ctrl-C (see ``_Terminal``), which no Procfile runner does.
 
+- The web address is printed once the web process answers ``/healthz`` (it takes a few seconds
+  to start), not before.
 - Every line a process prints is shown prefixed with its name (``web    |``, ``worker |``) and
   kept in ``./var/log/<name>.log``.
 - One Ctrl-C, SIGINT or SIGTERM stops everything cleanly: web and worker get SIGTERM (SIGKILL
@@ -21,6 +23,7 @@ Our own small supervisor rather than honcho: it also owns the local Redis, and i
 from __future__ import annotations
 
 import contextlib
+import http.client
 import os
 import shlex
 import shutil
@@ -30,6 +33,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import IO
@@ -53,6 +58,27 @@ def procfile() -> dict[str, list[str]]:
             argv = shlex.split(command)
             commands[name.strip()] = [sys.executable if argv[0] == "python" else argv[0], *argv[1:]]
     return commands
+
+
+def announce_when_up(
+    port: int, host: str, stopping: threading.Event, say: Callable[[str], None] = _say
+) -> bool:
+    """Poll the web process's ``/healthz`` until it answers 200, then ``say`` its address.
+
+    Returns whether it was announced (False when ``stopping`` was set first).
+    """
+    target = "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
+    probe = f"http://{f'[{target}]' if ':' in target else target}:{port}/healthz"
+    while not stopping.is_set():
+        try:
+            with urllib.request.urlopen(probe, timeout=2) as answer:
+                if answer.status == 200:
+                    say(f"open http://localhost:{port}")
+                    return True
+        except (OSError, http.client.HTTPException):
+            pass
+        stopping.wait(0.25)
+    return False
 
 
 def _die_with_parent() -> None:
@@ -253,10 +279,14 @@ def main(argv: list[str] | None = None) -> int:
         supervisor.env.setdefault("PORT", "8000")
         if not supervisor.env.get("ANTHROPIC_API_KEY"):
             _say("ANTHROPIC_API_KEY is not set: the labelled offline model answers.")
-        if "web" in names:
-            _say(f"open http://localhost:{supervisor.env['PORT']}")
         _say(f"running {', '.join(names)}; logs also in {VAR / 'log'}/; Ctrl-C stops everything")
         supervisor.start()
+        if "web" in names:
+            port, host = int(supervisor.env["PORT"]), supervisor.env.get("HEARTH_HOST", "")
+            _say(f"the web process is starting; its address follows when it answers on port {port}")
+            threading.Thread(
+                target=announce_when_up, args=(port, host, supervisor.stopping), daemon=True
+            ).start()
         code = supervisor.wait()
     finally:
         supervisor.stop()

@@ -6,7 +6,8 @@ are wrapped in ``Secret`` so that a settings object printed or logged never show
 
 Groups and their variables (API.md):
 
-- ``redis``: ``REDIS_URL`` (required), ``HEARTH_REDIS_CLUSTER``, ``HEARTH_NAMESPACE``
+- ``redis``: ``REDIS_URL`` (required), ``HEARTH_REDIS_CLUSTER``, ``HEARTH_REDIS_TLS_VERIFY``,
+  ``HEARTH_NAMESPACE``
 - ``llm``: ``ANTHROPIC_API_KEY``, ``ANTHROPIC_BASE_URL``, ``HEARTH_MODEL``,
   ``HEARTH_LLM_MAX_RETRIES``, ``HEARTH_LLM_CONNECT_TIMEOUT``, ``HEARTH_LLM_READ_TIMEOUT``,
   ``HEARTH_LLM_TOTAL_TIMEOUT``, ``HEARTH_LLM_RETRY_AFTER_CAP``, ``HEARTH_OFFLINE_DELAY_MS``
@@ -57,6 +58,7 @@ class RedisSettings(msgspec.Struct, frozen=True, kw_only=True):
     url: str
     cluster: bool = False
     namespace: str = "hearth"
+    tls_verify: bool = True  # check a ``rediss://`` server's certificate; hosted Redis may need false
 
 
 class LlmSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -188,6 +190,7 @@ def _redis(read: Env) -> RedisSettings:
         url=url,
         cluster=read.boolean("HEARTH_REDIS_CLUSTER", False),
         namespace=read.text("HEARTH_NAMESPACE", "hearth"),
+        tls_verify=read.boolean("HEARTH_REDIS_TLS_VERIFY", True),
     )
 
 

@@ -6,6 +6,11 @@ its keys in one hash slot (``storage.keys``), so the same code runs on both.
 
 Every client has short socket timeouts and one quick retry, so a request fails with 503
 ``storage_unavailable`` within a few seconds when Redis is gone instead of hanging.
+
+A ``rediss://`` URL speaks TLS, verifying the server's certificate against the system's trusted
+authorities. Hosted Redis often presents a self-signed certificate (Heroku Redis does);
+``tls_verify=False`` (``HEARTH_REDIS_TLS_VERIFY=false``) still encrypts but accepts any certificate.
+A query parameter of the URL (``?ssl_cert_reqs=none``, ``?ssl_ca_certs=/path/ca.pem``) wins over it.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
-__all__ = ["CLUSTER_RETRIES", "CONNECT_TIMEOUT", "SOCKET_TIMEOUT", "connect"]
+__all__ = ["CLUSTER_RETRIES", "CONNECT_TIMEOUT", "SOCKET_TIMEOUT", "connect", "is_tls", "why_unreachable"]
 
 SOCKET_TIMEOUT = 5.0
 """Seconds a command may wait for Redis's answer (longer than any blocking read Hearth issues)."""
@@ -26,16 +31,18 @@ CLUSTER_RETRIES = 3
 """Retries of a Redis Cluster command or pipeline that met a connection error or CLUSTERDOWN."""
 
 
-def connect(url: str, *, cluster: bool = False, **extra: Any) -> aioredis.Redis:
+def connect(url: str, *, cluster: bool = False, tls_verify: bool = True, **extra: Any) -> aioredis.Redis:
     """A client for ``url``: ``RedisCluster`` when ``cluster``, else a plain ``Redis``.
 
     The cluster client offers the same commands, pipelines, scripts and transactions (within one
-    slot), so it is typed as ``Redis`` for the stores.
+    slot), so it is typed as ``Redis`` for the stores. ``tls_verify=False`` turns certificate and
+    host name checks off for a ``rediss://`` URL (it changes nothing for ``redis://``).
     """
     options: dict[str, Any] = {
         "socket_timeout": SOCKET_TIMEOUT,
         "socket_connect_timeout": CONNECT_TIMEOUT,
         "health_check_interval": 30,
+        **(_no_verification() if is_tls(url) and not tls_verify else {}),
         **extra,
     }
     if cluster:
@@ -48,3 +55,28 @@ def connect(url: str, *, cluster: bool = False, **extra: Any) -> aioredis.Redis:
         return cast("aioredis.Redis", RedisCluster.from_url(url, **options))
     options.setdefault("retry", Retry(ExponentialBackoff(cap=0.5, base=0.05), 1))
     return aioredis.from_url(url, **options)
+
+
+def is_tls(url: str) -> bool:
+    """Whether ``url`` speaks TLS (``rediss://``)."""
+    return url.lower().startswith("rediss://")
+
+
+def _no_verification() -> dict[str, Any]:
+    return {"ssl_cert_reqs": "none", "ssl_check_hostname": False}
+
+
+async def why_unreachable(client: aioredis.Redis) -> str:
+    """Why ``client`` gets no answer (the client's error, with the fix for an untrusted TLS
+    certificate), or ``""`` when Redis answers now."""
+    try:
+        await client.ping()
+    except Exception as exc:  # redis-py's errors and the cluster client's (not RedisError)
+        reason = str(exc) or type(exc).__name__
+        if "CERTIFICATE_VERIFY_FAILED" in reason:
+            reason += (
+                " (a hosted Redis with a self-signed certificate: set HEARTH_REDIS_TLS_VERIFY=false, "
+                "or name its CA with ?ssl_ca_certs=/path/ca.pem in REDIS_URL)"
+            )
+        return reason
+    return ""

@@ -33,6 +33,7 @@ from adapters.logs import configure_logging, json_logs
 from adapters.worker.jobs import ArchiveSweeper, JobRunner, dream_runner
 from config.settings import load_settings
 from engine.errors import ConfigError
+from storage.client import why_unreachable
 
 log = logging.getLogger("hearth.worker")
 HEARTBEAT_SECONDS = 15
@@ -61,7 +62,8 @@ async def _redis_up(hearth: Hearth, stop: asyncio.Event) -> bool:
     ``False`` when told to stop first."""
     delay = REDIS_WAIT_FIRST
     while not await hearth.ping():
-        log.warning("Redis does not answer yet; the worker waits and tries again in %.1f s", delay)
+        reason = await why_unreachable(hearth.redis) or "no answer"
+        log.warning("Redis does not answer yet (%s); the worker tries again in %.1f s", reason, delay)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), timeout=delay)
         if stop.is_set():

@@ -46,7 +46,7 @@ class MakeRun:
             "HEARTH_TEST_MARK": self.mark,
         }
         argv = ["make", "--no-print-directory", "-C", str(ROOT), "run", f"PY={sys.executable}"]
-        argv += ["-o", ".venv/.hearth-installed"]
+        argv += ["-o", ".venv/.hearth-run-installed"]
         self.master: int | None = None
         if tty:
             self.master, slave = os.openpty()
@@ -158,7 +158,14 @@ def runs(tmp_path: Path) -> Callable[..., MakeRun]:
 
 
 def test_run_3_background_make_run_stops_on_sigterm(runs: Callable[..., MakeRun]) -> None:
+    """It also prints the address only once the web process answers ``/healthz``."""
     run = runs(ignore_sigint=True)
+    announced = f"hearth: open http://localhost:{run.port}"
+    deadline = time.monotonic() + 15
+    while announced not in run.output() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    started = run.output()
+    assert started.index("its address follows when it answers") < started.index(announced), started
     assert len(run.left_behind()) >= 4  # make, the supervisor, web, worker (and Redis)
     run.proc.send_signal(signal.SIGTERM)
     run.wait_stopped()

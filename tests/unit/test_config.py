@@ -48,6 +48,7 @@ def test_every_group_reads_its_variables() -> None:
         {
             "REDIS_URL": " redis://r:1/2 ",
             "HEARTH_REDIS_CLUSTER": "yes",
+            "HEARTH_REDIS_TLS_VERIFY": "false",
             "HEARTH_NAMESPACE": "inn",
             "ANTHROPIC_API_KEY": "sk-ant-1",
             "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
@@ -76,7 +77,9 @@ def test_every_group_reads_its_variables() -> None:
             "HEARTH_BACKUP_DIR": "/b",
         }
     )
-    assert settings.redis == RedisSettings(url="redis://r:1/2", cluster=True, namespace="inn")
+    assert settings.redis == RedisSettings(
+        url="redis://r:1/2", cluster=True, namespace="inn", tls_verify=False
+    )
     assert (settings.llm.model, settings.llm.base_url, settings.llm.max_retries) == (
         "claude-test",
         "http://127.0.0.1:9",
@@ -128,6 +131,7 @@ def test_run_1_missing_redis_url_names_the_key() -> None:
         ("PORT", "0"),
         ("MEMORY_DECAY_ENABLED", "maybe"),
         ("HEARTH_REDIS_CLUSTER", "2"),
+        ("HEARTH_REDIS_TLS_VERIFY", "maybe"),
         ("HEARTH_EMBEDDER", "bert"),
         ("HEARTH_LLM_MAX_RETRIES", "11"),
         ("HEARTH_OFFLINE_DELAY_MS", "-1"),

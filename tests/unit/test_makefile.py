@@ -1,0 +1,82 @@
+"""RUN-1: ``make run`` installs only what running needs; ``make test`` adds the test tools.
+
+The real Makefile runs in a scratch copy of the checkout's ``Makefile`` and ``pyproject.toml``
+with a stand-in Python that records its command lines (and makes the venv when asked), so the
+test sees which installs each target performs without installing anything.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.servers import ROOT
+
+pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+
+_FAKE_PYTHON = """#!/bin/sh
+echo "$*" >> "{log}"
+if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then
+    mkdir -p "$3/bin" && cp "$0" "$3/bin/python"
+fi
+"""
+
+
+@pytest.fixture
+def scratch(tmp_path: Path) -> Path:
+    for name in ("Makefile", "pyproject.toml"):
+        shutil.copy2(ROOT / name, tmp_path / name)
+    python = tmp_path / "python3"
+    python.write_text(_FAKE_PYTHON.format(log=tmp_path / "calls.log"))
+    python.chmod(0o755)
+    return tmp_path
+
+
+def _make(folder: Path, target: str) -> list[str]:
+    """The stand-in Python's command lines during ``make target``."""
+    log = folder / "calls.log"
+    log.unlink(missing_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
+    subprocess.run(
+        ["make", "--no-print-directory", "-C", str(folder), target, f"PYTHON={folder / 'python3'}"],
+        check=True,
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def _installs(calls: list[str]) -> list[str]:
+    return [c for c in calls if c.startswith("-m pip install") and "-e" in c.split()]
+
+
+def test_make_run_installs_runtime_only_and_make_test_adds_the_test_extras(scratch: Path) -> None:
+    """RUN-1: a fresh ``make run`` creates the venv and installs ``.[local]``, not the test tools."""
+    first = _make(scratch, "run")
+    assert first[0] == "-m venv .venv"
+    assert _installs(first) == ["-m pip install --progress-bar on -e .[local]"]
+    assert first[-1] == "-m adapters.devrun"
+
+    again = _make(scratch, "run")
+    assert again == ["-m adapters.devrun"]  # nothing is installed twice
+
+    tested = _make(scratch, "test")
+    assert _installs(tested) == ["-m pip install --progress-bar on -e .[test,local]"]
+    assert tested[-4:] == ["-m ruff check .", "-m mypy", "-m tests.fixtures.browser", "-m pytest"]
+
+    assert _installs(_make(scratch, "test")) == []
+    assert _make(scratch, "run") == ["-m adapters.devrun"]  # the test install covers running
+
+
+def test_a_changed_pyproject_reinstalls(scratch: Path) -> None:
+    """RUN-1: editing ``pyproject.toml`` (a new dependency) reinstalls before the next run."""
+    _make(scratch, "run")
+    pyproject = scratch / "pyproject.toml"
+    later = (scratch / ".venv" / ".hearth-run-installed").stat().st_mtime + 5
+    os.utime(pyproject, (later, later))
+    assert _installs(_make(scratch, "run")) == ["-m pip install --progress-bar on -e .[local]"]
