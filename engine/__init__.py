@@ -3,7 +3,7 @@
 ``engine.service`` is the one async module; it drives the ports in ``engine.ports``.
 """
 
-from engine.errors import PersonaBotError
+from engine.errors import HearthError
 from engine.model import IncomingMessage, Persona, StoredMessage, Turn
 from engine.prompt import Prompt, PromptMessage, PromptParts, assemble_prompt
 from engine.requestlog import Context, RequestLog, summarize_context
@@ -11,9 +11,9 @@ from engine.window import Window, WindowPolicy, select_window
 
 __all__ = [
     "Context",
+    "HearthError",
     "IncomingMessage",
     "Persona",
-    "PersonaBotError",
     "Prompt",
     "PromptMessage",
     "PromptParts",

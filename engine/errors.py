@@ -1,6 +1,6 @@
 """Hearth's exception tree (STYLE E1, E2).
 
-PersonaBotError
+HearthError
  ├── LocalError              our fault or the caller's: bad input, bad config
  │    ├── InvalidInput       a request or file that cannot be accepted (``code`` names the problem)
  │    ├── NotFound           an id that names nothing (persona, chat, turn, book, memory)
@@ -25,6 +25,7 @@ __all__ = [
     "ConfigError",
     "Conflict",
     "Forbidden",
+    "HearthError",
     "InvalidInput",
     "LLMRateLimited",
     "LLMUnavailable",
@@ -38,7 +39,7 @@ __all__ = [
 ]
 
 
-class PersonaBotError(Exception):
+class HearthError(Exception):
     """Root of every error Hearth raises on purpose."""
 
     default_code = "error"
@@ -49,7 +50,11 @@ class PersonaBotError(Exception):
         self.code = code or self.default_code
 
 
-class LocalError(PersonaBotError):
+PersonaBotError = HearthError
+"""The root's former name, kept so code written against it still imports."""
+
+
+class LocalError(HearthError):
     """The request, the file or the configuration is at fault."""
 
 
@@ -104,7 +109,7 @@ class BudgetError(LocalError):
     default_code = "over_budget"
 
 
-class UpstreamError(PersonaBotError):
+class UpstreamError(HearthError):
     """A service Hearth depends on failed."""
 
     default_code = "upstream_error"

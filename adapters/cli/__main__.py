@@ -20,7 +20,7 @@ from rich.progress import Progress
 from adapters.bootstrap import build
 from adapters.hearth import Hearth
 from config.settings import load_settings
-from engine.errors import PersonaBotError
+from engine.errors import HearthError
 from storage.migrations import backup_namespace, restore_backup
 
 BATCH = 64
@@ -86,7 +86,7 @@ def main() -> None:
     args = parser.parse_args()
     try:
         asyncio.run(run(args.command, args.file))
-    except PersonaBotError as exc:
+    except HearthError as exc:
         sys.stderr.write(f"hearth: {exc.message}\n")
         raise SystemExit(2) from None
 

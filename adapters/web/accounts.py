@@ -51,7 +51,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from adapters.web.hashing import Busy, HashGate
 from adapters.web.session import USERNAME, BrowserSession, SessionSigner
-from engine.errors import Conflict, InvalidInput, PersonaBotError, Unauthorized
+from engine.errors import Conflict, HearthError, InvalidInput, Unauthorized
 from storage.redis_accounts import Account, RedisAccountStore, Room
 
 __all__ = [
@@ -77,7 +77,7 @@ _ROOM_CHARS = re.compile(r"[^a-z0-9]+")
 T = TypeVar("T")
 
 
-class SignInLimited(PersonaBotError):
+class SignInLimited(HearthError):
     """Too many sign-in attempts (from this address, or everywhere); ``retry_after`` seconds."""
 
     default_code = "too_many_attempts"

@@ -46,7 +46,7 @@ from adapters.web.params import Web
 from adapters.web.schemas.chat import ErrorDetail, Health
 from adapters.web.state import WebState
 from adapters.web.summary_api import deep_reports, edit_summary, read_summary, rebuild_summary
-from engine.errors import PersonaBotError
+from engine.errors import HearthError
 
 __all__ = ["STATIC", "create_app"]
 
@@ -129,7 +129,7 @@ def create_app(
         dto=StrictJSON,  # every ``data`` body is decoded strictly, with the API's errors
         exception_handlers={
             Refused: handle_refused,
-            PersonaBotError: handle_domain_error,
+            HearthError: handle_domain_error,
             HTTPException: handle_http_error,
             Exception: handle_unexpected_error,
         },

@@ -52,7 +52,7 @@ from adapters.web.schemas.frames import (
 from adapters.web.session import COOKIE, BrowserSession
 from adapters.web.sockets import SIGNED_OUT
 from adapters.web.state import WebState
-from engine.errors import PersonaBotError
+from engine.errors import HearthError
 from engine.service import ReplyDone, ReplyEvent
 
 __all__ = ["chat_socket"]
@@ -115,7 +115,7 @@ def _read(raw: str) -> InFrame | ErrorFrame:
     """The frame, or the error that answers it (too deep, not JSON, not a frame)."""
     try:
         check_json_depth(raw.encode(), what="frame")
-    except PersonaBotError as exc:
+    except HearthError as exc:
         return ErrorFrame(code=exc.code, message=exc.message)
     return decode_frame(raw)
 
@@ -170,7 +170,7 @@ async def _serve(
         except ChatLimited as exc:
             await _send(socket, ErrorFrame(code=exc.code, message=exc.message, retry_after=exc.retry_after))
             continue
-        except PersonaBotError as exc:
+        except HearthError as exc:
             await _send(socket, ErrorFrame(code=exc.code, message=exc.message))
             continue
         if ticket is None:
@@ -218,7 +218,7 @@ async def _guarded(
     with ticket:
         try:
             return await _handle(socket, web, session, chat, frame)
-        except PersonaBotError as exc:
+        except HearthError as exc:
             log.info("chat frame refused: %s", exc.code)
             return await _send(socket, ErrorFrame(code=exc.code, message=exc.message))
         except Exception:

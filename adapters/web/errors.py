@@ -13,10 +13,10 @@ from engine.errors import (
     ConfigError,
     Conflict,
     Forbidden,
+    HearthError,
     InvalidInput,
     LLMUnavailable,
     NotFound,
-    PersonaBotError,
     StorageUnavailable,
     Unauthorized,
 )
@@ -34,7 +34,7 @@ __all__ = [
 
 log = logging.getLogger("hearth.web")
 
-STATUS: tuple[tuple[type[PersonaBotError], int], ...] = (
+STATUS: tuple[tuple[type[HearthError], int], ...] = (
     (InvalidInput, 422),
     (NotFound, 404),
     (Conflict, 409),
@@ -47,7 +47,7 @@ STATUS: tuple[tuple[type[PersonaBotError], int], ...] = (
 _STATUS_BY_CODE = {"invalid_json": 400, "file_too_large": 413, "ingest_busy": 429}
 
 
-def status_of(exc: PersonaBotError) -> int:
+def status_of(exc: HearthError) -> int:
     """The HTTP status of a domain error."""
     if exc.code in _STATUS_BY_CODE:
         return _STATUS_BY_CODE[exc.code]
@@ -91,7 +91,7 @@ def _no_body(exc: ValidationException) -> bool:
     return any(isinstance(e, dict) and e.get("key") == "data" and e.get("source") == "body" for e in extra)
 
 
-def handle_domain_error(_: Request[Any, Any, Any], exc: PersonaBotError) -> Response[dict[str, object]]:
+def handle_domain_error(_: Request[Any, Any, Any], exc: HearthError) -> Response[dict[str, object]]:
     """Render a domain error."""
     status = status_of(exc)
     if status >= 500:

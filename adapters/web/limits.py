@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import msgspec
 
-from engine.errors import PersonaBotError, StorageUnavailable
+from engine.errors import HearthError, StorageUnavailable
 
 log = logging.getLogger("hearth.web.limits")
 
@@ -48,7 +48,7 @@ class ChatLimits(msgspec.Struct, frozen=True, kw_only=True):
     per_minute: int = 30
 
 
-class ChatLimited(PersonaBotError):
+class ChatLimited(HearthError):
     """A message refused by a chat limit; ``retry_after`` seconds until one would be admitted."""
 
     default_code = "too_many_messages"

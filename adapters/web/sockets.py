@@ -19,7 +19,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterator
 
 from adapters.web.session import BrowserSession
-from engine.errors import PersonaBotError
+from engine.errors import HearthError
 from storage.redis_accounts import RedisAccountStore
 
 __all__ = ["EVERY_SESSION", "SIGNED_OUT", "OpenSockets", "SignOutFeed"]
@@ -104,7 +104,7 @@ class SignOutFeed:
                 if cursor is None:
                     cursor = await self._store.sign_out_cursor()
                 cursor, signed_out = await self._store.sign_outs(cursor, block_ms=self._block_ms)
-            except PersonaBotError as exc:
+            except HearthError as exc:
                 log.warning("sign-out feed: %s; retrying in 1 s", exc.code)
                 await asyncio.sleep(1)
                 continue

@@ -34,7 +34,7 @@ from typing import Any
 import msgspec
 
 from engine.documents import Chunk, DocumentInfo, DocumentJob, chunk_document
-from engine.errors import Conflict, InvalidInput, PersonaBotError
+from engine.errors import Conflict, HearthError, InvalidInput
 from engine.ports import Clock, DocumentStore, JobStore, MemoryRecall
 
 __all__ = ["INGEST_BATCH", "DocumentDesk", "DocumentIngest", "DocumentJob", "JobStore"]
@@ -180,10 +180,10 @@ class DocumentIngest:
             raise
         except Exception as exc:
             log.exception("document %s of %s failed", job.id, job.persona)
-            reason = exc.message if isinstance(exc, PersonaBotError) else type(exc).__name__
+            reason = exc.message if isinstance(exc, HearthError) else type(exc).__name__
             try:
                 await self._update(job, status="failed", error=f"embedding failed: {reason}")
-            except PersonaBotError:
+            except HearthError:
                 log.warning("could not record the failure of document %s", job.id)
         finally:
             self._live.discard(job.id)

@@ -18,7 +18,7 @@ from litestar.testing import TestClient
 
 from adapters.web.body import StrictJSON, body_required
 from adapters.web.errors import handle_domain_error, handle_http_error
-from engine.errors import PersonaBotError
+from engine.errors import HearthError
 
 
 class Note(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -35,7 +35,7 @@ async def add_note(data: JSONBody[Note]) -> Note:
 def client() -> Iterator[TestClient[Litestar]]:
     app = Litestar(
         [add_note],
-        exception_handlers={PersonaBotError: handle_domain_error, HTTPException: handle_http_error},
+        exception_handlers={HearthError: handle_domain_error, HTTPException: handle_http_error},
     )
     with TestClient(app) as test_client:
         yield test_client
