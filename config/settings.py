@@ -107,7 +107,7 @@ class WebSettings(msgspec.Struct, frozen=True, kw_only=True):
     admins: tuple[str, ...] = ()  # usernames that may change the shared personas in the browser
     chat_concurrent: int = 2  # replies in flight per browser session and per user
     chat_per_minute: int = 30  # messages a minute per browser session and per user
-    api_concurrent: int = 8  # replies in flight per user on the operator's REST chat
+    api_concurrent: int = 32  # replies in flight per user on the operator's REST chat
     api_per_minute: int = 600  # messages a minute per user on the operator's REST chat
 
 
@@ -234,7 +234,7 @@ def _web(read: Env) -> WebSettings:
         admins=read.names("HEARTH_WEB_ADMINS", "", lower=True),
         chat_concurrent=read.integer("HEARTH_CHAT_CONCURRENT", 2, 1, 50),
         chat_per_minute=read.integer("HEARTH_CHAT_PER_MINUTE", 30, 1, 100_000),
-        api_concurrent=read.integer("HEARTH_API_CONCURRENT", 8, 1, 1000),
+        api_concurrent=read.integer("HEARTH_API_CONCURRENT", 32, 1, 1000),
         api_per_minute=read.integer("HEARTH_API_PER_MINUTE", 600, 1, 1_000_000),
     )
 

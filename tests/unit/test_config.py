@@ -35,7 +35,7 @@ def test_run_1_settings_defaults_and_offline_mode() -> None:
     assert settings.archive == ArchiveSettings() and settings.dream == DreamPolicy()
     assert settings.worker.job_reclaim_secs == 60
     assert (settings.web.chat_concurrent, settings.web.chat_per_minute) == (2, 30)
-    assert (settings.web.api_concurrent, settings.web.api_per_minute) == (8, 600)
+    assert (settings.web.api_concurrent, settings.web.api_per_minute) == (32, 600)
     assert (settings.personas_path, settings.max_message_chars, settings.backup_dir) == (
         "config/personas/",
         16_000,

@@ -78,7 +78,9 @@ async def test_a_provider_that_never_answers_fails_within_the_total_budget(claud
         await answer(claude, "HANG please", read_timeout=0.5, total_timeout=2.0)
     took = time.monotonic() - started
     assert caught.value.code == "llm_timeout"
-    assert 1.9 <= took < 6.0  # the budget, not the SDK's old 120 s per attempt
+    # silent attempts, each cut at the read timeout, until the retries or the budget run out
+    # (a retry whose backoff would not fit in what is left is not started): never the SDK's 120 s
+    assert 1.0 <= took < 6.0
     assert calls(claude) >= 2  # silent attempts are retried while the budget lasts
 
 
