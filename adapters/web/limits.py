@@ -22,6 +22,7 @@ turns keep their connections.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import time
@@ -39,6 +40,11 @@ SharedBucket = Callable[[str, int, float], Awaitable[float]]
 """Takes a token from a shared bucket (key, capacity, tokens a second): 0, or seconds to wait."""
 
 _PRUNE_AT = 10_000  # keys kept before idle, full buckets are forgotten
+SHARED_SECONDS = 0.5
+"""The longest a message waits for the shared bucket; past it (or on a Redis error) it is admitted
+on this process's counters alone."""
+SHARED_PAUSE = 2.0
+"""Seconds the shared bucket is left alone after it failed (its node may be failing over)."""
 
 
 class ChatLimits(msgspec.Struct, frozen=True, kw_only=True):
@@ -81,6 +87,7 @@ class ChatLimiter:
         self._clock = clock
         self._running: dict[str, int] = {}
         self._buckets: dict[str, _Bucket] = {}
+        self._shared_back = 0.0  # clock value before which the shared bucket is not asked
 
     @property
     def _rate(self) -> float:
@@ -144,13 +151,16 @@ class ChatLimiter:
         for key in keys:
             self._buckets[key].tokens -= 1
         ticket = Ticket(self, tuple(keys))  # running from here, also while Redis answers
-        if self._shared is not None and shared_key is not None:
+        if self._shared is not None and shared_key is not None and self._clock() >= self._shared_back:
             try:
-                wait = await self._shared(shared_key, self.limits.per_minute, self._rate)
-            except StorageUnavailable as exc:
-                # the bucket's node is away (a Cluster failover): this process's own counters
-                # still apply, and a chat whose keys are reachable goes on answering
-                log.warning("chat limit %s not shared while Redis is away: %s", shared_key, exc.message)
+                async with asyncio.timeout(SHARED_SECONDS):
+                    wait = await self._shared(shared_key, self.limits.per_minute, self._rate)
+            except (StorageUnavailable, TimeoutError) as exc:
+                # the bucket's node is away or slow (a Cluster failover): this process's own
+                # counters still apply, and a chat whose keys are reachable goes on answering
+                reason = exc.message if isinstance(exc, StorageUnavailable) else "no answer in time"
+                log.warning("chat limits not shared for %.0f s: %s", SHARED_PAUSE, reason)
+                self._shared_back = self._clock() + SHARED_PAUSE
                 wait = 0.0
             except BaseException:
                 ticket.release()

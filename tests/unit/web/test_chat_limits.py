@@ -6,9 +6,12 @@ refusal counts nothing; other keys are never affected.
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 import pytest
 
-from adapters.web.limits import ChatLimited, ChatLimiter, ChatLimits
+from adapters.web.limits import SHARED_SECONDS, ChatLimited, ChatLimiter, ChatLimits
 from engine.errors import StorageUnavailable
 
 
@@ -82,3 +85,22 @@ async def test_an_unreachable_shared_bucket_admits_on_the_process_counters() -> 
         await limiter.admit(["user:a"], shared_key="api:bucket:user:a")
     assert refused.value.code == "too_many_replies"  # the in-flight slot is still counted
     ticket.release()
+
+
+async def test_a_shared_bucket_that_does_not_answer_is_left_alone_for_a_while() -> None:
+    """A bucket node that hangs (failing over) delays a message by SHARED_SECONDS at most, and the
+    next messages do not ask it until SHARED_PAUSE has passed."""
+    asked: list[str] = []
+    clock = Clock()
+
+    async def hangs(key: str, capacity: int, rate: float) -> float:
+        asked.append(key)
+        await asyncio.sleep(30)
+        return 0.0
+
+    limiter = ChatLimiter(ChatLimits(concurrent=5, per_minute=30), shared=hangs, clock=clock)
+    started = time.monotonic()
+    (await limiter.admit(["user:a"], shared_key="api:bucket:user:a")).release()
+    assert time.monotonic() - started < SHARED_SECONDS + 1.0
+    (await limiter.admit(["user:a"], shared_key="api:bucket:user:a")).release()
+    assert asked == ["api:bucket:user:a"]  # paused: not asked again
