@@ -133,6 +133,11 @@ class RedisSummaryStore:
         with map_redis_errors():
             return int(await self._r.zcount(self._k.chat(chat, "log"), f"({after}", f"({before}"))
 
+    @property
+    def streams(self) -> list[str]:
+        """Every stream workers read: the shards, and on a Cluster the unsharded ``jobs`` too."""
+        return list(self._streams)
+
     def streams_of(self, chat: str) -> list[str]:
         """The streams a job of ``chat`` may be queued on, the chat's own shard first."""
         first = zlib.crc32(chat.encode()) % len(self._shards)
@@ -228,33 +233,40 @@ class RedisSummaryStore:
             await self._r.xack(stream, GROUP, entry)
 
     async def backlog(self) -> tuple[int, int | None]:
-        """(jobs not yet acknowledged, the oldest one's enqueue time in epoch milliseconds).
+        """(jobs not yet acknowledged, the oldest one's enqueue time in epoch milliseconds), over
+        every stream (each shard on a Cluster; a shard whose node does not answer is left out).
 
-        Three or four small reads (``XINFO GROUPS``, ``XPENDING``, ``XRANGE``), for ``/metrics``;
-        the stream keeps acknowledged jobs, so its length is not the backlog.
+        Three or four small reads per stream (``XINFO GROUPS``, ``XPENDING``, ``XRANGE``), for
+        ``/metrics``; the stream keeps acknowledged jobs, so its length is not the backlog.
         """
+        counts = await self._each(self._backlog_of)
+        total = sum(n for n, _ in counts)
+        times = [t for _, t in counts if t is not None]
+        return total, min(times) if times else None
+
+    async def _backlog_of(self, stream: str) -> tuple[int, int | None]:
         with map_redis_errors():
             try:
-                groups = await self._r.xinfo_groups(self.stream)
+                groups = await self._r.xinfo_groups(stream)
             except ResponseError:  # no stream yet: nothing was ever queued
                 return 0, None
             group = next((g for g in groups if _text(g.get("name")) == GROUP), None)
             if group is None:  # no worker ever started: every job waits
-                first = await self._r.xrange(self.stream, count=1)
-                return int(await self._r.xlen(self.stream)), _id_ms(first[0][0]) if first else None
+                first = await self._r.xrange(stream, count=1)
+                return int(await self._r.xlen(stream)), _id_ms(first[0][0]) if first else None
             pending = int(group.get("pending") or 0)
             after = f"({_text(group.get('last-delivered-id'))}"
             lag = group.get("lag")
             if lag is None:  # Redis cannot tell (entries deleted): count up to a bound
-                waiting = len(await self._r.xrange(self.stream, min=after, count=10_000) or [])
+                waiting = len(await self._r.xrange(stream, min=after, count=10_000) or [])
             else:
                 waiting = int(lag)
             oldest: int | None = None
             if pending:
-                summary = await self._r.xpending(self.stream, GROUP)
+                summary = await self._r.xpending(stream, GROUP)
                 oldest = _id_ms(summary["min"]) if summary.get("min") else None
             elif waiting:
-                first = await self._r.xrange(self.stream, min=after, count=1)
+                first = await self._r.xrange(stream, min=after, count=1)
                 oldest = _id_ms(first[0][0]) if first else None
         return pending + waiting, oldest
 
