@@ -10,8 +10,8 @@ restart (``HEARTH_VAR_DIR`` names another folder than ``./var``).
 Our own small supervisor rather than honcho: it also owns the local Redis, and it has to keep
 ``make`` out of the Ctrl-C (see ``_Terminal``), which no Procfile runner does.
 
-- The web address is printed once the web process answers ``/healthz`` (it takes a few seconds
-  to start), not before.
+- The web address is printed once the web process answers ``/readyz`` (its port answers within
+  a second or two, the app behind it some seconds later), not before.
 - Every line a process prints is shown prefixed with its name (``web    |``, ``worker |``) and
   kept in ``./var/log/<name>.log``.
 - One Ctrl-C, SIGINT or SIGTERM stops everything cleanly: web and worker get SIGTERM (SIGKILL
@@ -69,12 +69,12 @@ def procfile() -> dict[str, list[str]]:
 def announce_when_up(
     port: int, host: str, stopping: threading.Event, say: Callable[[str], None] = _say
 ) -> bool:
-    """Poll the web process's ``/healthz`` until it answers 200, then ``say`` its address.
+    """Poll the web process's ``/readyz`` until it answers 200, then ``say`` its address.
 
     Returns whether it was announced (False when ``stopping`` was set first).
     """
     target = "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
-    probe = f"http://{f'[{target}]' if ':' in target else target}:{port}/healthz"
+    probe = f"http://{f'[{target}]' if ':' in target else target}:{port}/readyz"
     while not stopping.is_set():
         try:
             with urllib.request.urlopen(probe, timeout=2) as answer:
