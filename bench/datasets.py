@@ -74,3 +74,18 @@ def load(name: str, data: Path = DATA) -> Any:
     if file.suffix == ".json":
         return json.loads(text)
     raise DatasetError(f"{file}: no reader for {file.suffix!r} files")
+
+
+def main(data: Path = DATA) -> None:
+    """Print every data set of the manifest with its file's digest; exit 1 if one differs."""
+    wrong = 0
+    for name, entry in entries(data).items():
+        found = digest((data / entry["file"]).read_bytes())
+        ok = found == entry["sha256"]
+        wrong += not ok
+        print(f"{'ok' if ok else 'CHANGED':<8} {name:<28} {entry['file']}" + ("" if ok else f"  now {found}"))
+    raise SystemExit(1 if wrong else 0)
+
+
+if __name__ == "__main__":
+    main()

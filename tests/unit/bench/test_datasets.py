@@ -46,8 +46,11 @@ def test_every_file_is_in_the_manifest() -> None:
     assert listed <= files
 
 
-def test_a_file_that_does_not_match_its_digest_is_refused(tmp_path: Path) -> None:
-    """A set edited without updating the manifest (or an unknown name) is an error, not data."""
+def test_a_file_that_does_not_match_its_digest_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A set edited without updating the manifest (or an unknown name) is an error, not data;
+    ``python -m bench.datasets`` names it and exits 1."""
     (tmp_path / "pairs.jsonl").write_text('{"a": 1}\n{"a": 2}\n')
     right = datasets.digest((tmp_path / "pairs.jsonl").read_bytes())
     (tmp_path / "MANIFEST.toml").write_text(
@@ -61,6 +64,10 @@ def test_a_file_that_does_not_match_its_digest_is_refused(tmp_path: Path) -> Non
         datasets.load.__wrapped__("pairs", tmp_path)
     with pytest.raises(datasets.DatasetError, match="no data set"):
         datasets.load("missing", tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        datasets.main(tmp_path)
+    assert exit_.value.code == 1
+    assert "CHANGED  pairs" in capsys.readouterr().out
 
 
 def test_recall_parts_share_one_seed_across_languages() -> None:
