@@ -66,6 +66,13 @@ class _Lifespan:
         await self.task
 
 
+async def _reported(failures: list[BaseException]) -> None:
+    for _ in range(50):
+        if failures:
+            return
+        await asyncio.sleep(0.05)
+
+
 async def _up() -> bool:
     return True
 
@@ -129,10 +136,7 @@ async def test_a_build_that_fails_is_reported_and_never_serves() -> None:
     shell = BootShell(build, ping=_up, model="m", on_failure=failures.append, wait_seconds=0.3)
     lifespan = _Lifespan(shell)
     await lifespan.startup()
-    for _ in range(50):
-        if failures:
-            break
-        await asyncio.sleep(0.05)
+    await _reported(failures)
     assert [str(f) for f in failures] == ["Redis certificate not trusted"]
     assert (await _get(shell, "/api/personas"))[0] == 503
     await lifespan.shutdown()
@@ -148,9 +152,6 @@ async def test_an_app_whose_startup_fails_is_reported() -> None:
     shell = BootShell(lambda: broken, ping=_up, model="m", on_failure=failures.append)
     lifespan = _Lifespan(shell)
     await lifespan.startup()
-    for _ in range(50):
-        if failures:
-            break
-        await asyncio.sleep(0.05)
+    await _reported(failures)
     assert [str(f) for f in failures] == ["no personas"]
     await lifespan.shutdown()
