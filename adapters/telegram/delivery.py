@@ -354,7 +354,7 @@ async def _receipts(stream: ReplyStream, done: ReplyDone, saved: tuple[MemoryNot
             await send_chunk(
                 stream.bot,
                 target,
-                receipt_chunk(note, texts=texts),
+                receipt_chunk(note, texts=texts, group=target.group),
                 markup=receipt_keyboard(note, target.chat_id),
             )
         except TelegramAPIError:  # the reply is shown; a missing receipt leaves /memories

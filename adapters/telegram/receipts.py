@@ -60,10 +60,12 @@ def shows_texts(done: ReplyDone, *, private: bool) -> bool:
     return private or done.notices == render_notices(done.context.memory_writes, "full")
 
 
-def receipt_chunk(note: MemoryNote, *, texts: bool) -> Chunk:
+def receipt_chunk(note: MemoryNote, *, texts: bool, group: bool = False) -> Chunk:
     """The receipt's message: the memory's text, or only its kind."""
-    what = f"“{snippet(note.text, 200)}”" if texts else _KINDS.get(note.scope, "a memory")
-    return Chunk(text=SAVED + what)
+    kind = (
+        "a memory for this group" if group and note.scope == "space" else _KINDS.get(note.scope, "a memory")
+    )
+    return Chunk(text=SAVED + (f"“{snippet(note.text, 200)}”" if texts else kind))
 
 
 def receipt_keyboard(note: MemoryNote, space: int, *, pinned: bool = False) -> InlineKeyboardMarkup:

@@ -345,7 +345,8 @@ async def test_dec_11_only_the_memory_s_person_may_press_its_receipt(
     bot: Harness, anthropic_fake: FakeAnthropic
 ) -> None:
     """Issue 31, MEM-1: Bob pressing Undo or Pin under Alice's receipt is refused and changes
-    nothing (even as a group admin); Alice's own press removes the memory."""
+    nothing (even as a group admin); Alice's own press removes the memory. A group's own memory
+    is changed by the group's admins only."""
     room, boss, alice = admin_room(bot)
     anthropic_fake.script(
         Reply(text="", tool_uses=(ToolUse(name="save_memory", input={"text": "Alice fears heights"}),)),
@@ -368,6 +369,22 @@ async def test_dec_11_only_the_memory_s_person_may_press_its_receipt(
     undone = await press(bot, receipt, alice, "Undo")
     assert undone["text"] == "↩️ undone: a personal memory" and "reply_markup" not in undone
     assert await texts(bot, *lists) == []
+    # the group's own memory: its admins decide, as under /memories
+    anthropic_fake.script(
+        Reply(
+            text="",
+            tool_uses=(ToolUse(name="save_memory", input={"text": "The inn has a well", "scope": "space"}),),
+        ),
+        Reply(text="Noted, for all of you."),
+    )
+    receipt = await say(bot, room, alice, "Ember, remember the inn has a well")
+    assert receipt["text"] == "🧠 saved: a memory for this group"
+    assert await press(bot, receipt, alice, "Pin") == receipt
+    assert last_answer(bot)["text"] == "Only group admins can change this group's memories."
+    pinned = await press(bot, receipt, boss, "Pin")
+    assert pinned["text"] == "📌 pinned: a memory for this group"
+    (well,) = await desk(bot).list([space_list(PERSONA, f"tg:{room['id']}")])
+    assert well.text == "The inn has a well" and well.pinned
 
 
 async def test_dec_11_remember_forgets_a_dormant_memory_for_room_and_explains_memory_full(

@@ -50,7 +50,10 @@ async def on_receipt(
 
     try:
         await check_may_change(scope, persona=ctx.persona, space=callback_data.space, user=user, admin=admin)
-    except (Forbidden, NotFound):
+    except Forbidden as refused:  # a group's own memory, pressed by a member who is not an admin
+        await query.answer(refused.message, show_alert=True)
+        return
+    except NotFound:
         await query.answer(REFUSED, show_alert=True)
         return
     if action == "undo":

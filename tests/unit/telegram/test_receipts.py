@@ -38,6 +38,7 @@ def test_a_receipt_quotes_the_memory_only_where_the_space_allows_it() -> None:
     assert not shows_texts(done(SAVED), private=False)
     assert receipt_chunk(SAVED, texts=True).text == "🧠 saved: “Alice plays the oud”"
     assert receipt_chunk(SAVED, texts=False).text == "🧠 saved: a personal memory"
+    assert receipt_chunk(FORGOT, texts=False, group=True).text == "🧠 saved: a memory for this group"
 
 
 def test_buttons_fit_telegram_and_the_receipt_says_what_they_did() -> None:
