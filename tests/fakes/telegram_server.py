@@ -5,8 +5,11 @@ string, a urlencoded or multipart form (what aiogram sends) or a JSON body, and 
 ``{"ok": true, "result": ...}`` or ``{"ok": false, "error_code", "description"[, "parameters"]}``.
 
 Covered: getMe, getUpdates (queued updates; ``offset`` confirms, ``timeout`` long-polls; 409
-while a webhook is set), setWebhook / deleteWebhook, sendMessage,
-editMessageText, deleteMessage, sendChatAction, answerCallbackQuery,
+while a webhook is set), setWebhook / deleteWebhook, sendMessage, sendMessageDraft (Bot API 9:
+private chats only, a non-zero ``draft_id``; the chat's draft is kept until the bot sends a
+message there, as the app shows it; ``FakeTelegram(drafts=False)`` answers it as an unknown
+method, ``404 Not Found``, like a server without it), editMessageText, deleteMessage,
+sendChatAction, answerCallbackQuery,
 set/getMyCommands, getChat, getChatMember. Checked like Telegram does: the token, empty
 or over-long text (4096 UTF-16 units), entities out of range, ``parse_mode=HTML`` tags, unknown
 chats and topics, editing a missing or someone else's message, "message is not modified",
@@ -245,9 +248,13 @@ class FakeTelegram(ThreadedServer):
         username: str = "hearth_test_bot",
         first_name: str = "Hearth",
         port: int = 0,
+        drafts: bool = True,
     ) -> None:
         super().__init__(port)
         self.token, self.username, self.first_name = token, username, first_name
+        self.drafts_known = drafts
+        self._drafts: dict[int, list[dict[str, Any]]] = defaultdict(list)
+        self._draft_now: dict[int, dict[str, Any]] = {}
         self.bot_id = int(token.split(":", 1)[0])
         self._lock = threading.Lock()
         self._calls: list[Call] = []
@@ -292,6 +299,17 @@ class FakeTelegram(ThreadedServer):
         """The chat's messages as they stand now, oldest first."""
         with self._lock:
             return [dict(m) for m in self._log[chat_id]]
+
+    def drafts(self, chat_id: int) -> list[dict[str, Any]]:
+        """Every draft the bot showed in the chat (``draft_id``, ``text``, ``entities``), oldest first."""
+        with self._lock:
+            return [dict(d) for d in self._drafts[chat_id]]
+
+    def draft_shown(self, chat_id: int) -> dict[str, Any] | None:
+        """The draft the chat shows now: none once the bot sent a message after it."""
+        with self._lock:
+            found = self._draft_now.get(chat_id)
+            return dict(found) if found else None
 
     def bot_messages(self, chat_id: int) -> list[dict[str, Any]]:
         """The bot's messages in the chat as they stand now."""
@@ -444,6 +462,8 @@ class FakeTelegram(ThreadedServer):
             )
             return self._record(method, params, ApiError(failure.status, text, failure.retry_after))
         handler = getattr(self, f"_api_{method.lower()}", None)
+        if method.lower() == "sendmessagedraft" and not self.drafts_known:
+            handler = None
         if handler is None:
             return self._record(method, params, ApiError(404, "Not Found"))
         try:
@@ -545,9 +565,29 @@ class FakeTelegram(ThreadedServer):
                 if len(button.get("callback_data", "").encode()) > 64:
                     raise _bad("BUTTON_DATA_INVALID")
 
+    async def _api_sendmessagedraft(self, p: dict[str, Any]) -> bool:
+        chat = self._known_chat(p)
+        if chat["type"] != "private":
+            raise _bad("TEXTDRAFT_PEER_INVALID")
+        if not isinstance(p.get("draft_id"), int) or p["draft_id"] == 0:
+            raise _bad("draft_id must be a non-zero integer")
+        if p.get("message_thread_id"):
+            raise _bad("message thread not found")
+        text = p.get("text", "")
+        entities: list[dict[str, Any]] = []
+        if text.strip():  # an empty draft shows "Thinking…"
+            text, entities = self._content(p)
+        draft = {"draft_id": p["draft_id"], "text": text} | ({"entities": entities} if entities else {})
+        with self._lock:
+            self._drafts[chat["id"]].append(draft)
+            self._draft_now[chat["id"]] = draft
+        return True
+
     async def _api_sendmessage(self, p: dict[str, Any]) -> dict[str, Any]:
         chat = self._known_chat(p)
         text, entities = self._content(p)
+        with self._lock:
+            self._draft_now.pop(chat["id"], None)  # a message from the bot ends its draft
         self._check_markup(p.get("reply_markup"))
         message: dict[str, Any] = {"chat": chat, "from": self._me(), "date": int(time.time()), "text": text}
         if entities:
