@@ -1,6 +1,8 @@
 """Message controls of the browser chat (issue 16): edit, delete, swipes, branches, guest chat move.
 
-- ``PUT /app/chats/{chat}/messages/{id}`` ``{text}`` and ``DELETE`` the same: one's own messages.
+- ``PUT /app/chats/{chat}/messages/{id}`` ``{text}`` and ``DELETE`` the same: one's own messages
+  and the persona's replies (the next turn reads the edited text). Deleting one's message also
+  deletes the reply that answered it (``also`` lists it), so two replies never stand in a row.
 - ``POST /app/chats/{chat}/turns/{turn}/choose``: show another alternative (swipe) of the latest
   reply; it is what the next turn sees.
 - ``POST /app/chats/{chat}/branches`` ``{message}``: a new chat with the conversation up to that
@@ -49,7 +51,7 @@ __all__ = ["MESSAGE_ROUTES", "branch_chat", "root_chat"]
 async def edit_message(
     web: Web, visitor: Visitor, chat: FromPath[str], message: FromPath[str], data: JSONBody[EditBody]
 ) -> MessageOne:
-    """Change the text of one of your own messages."""
+    """Change the text of one of your own messages or of a persona reply."""
     chat_id = owned_chat(visitor, chat)
     controls, _ = controls_of(web)
     return MessageOne(message=MessageView.of(await controls.edit(chat_id, message, visitor.user, data.text)))
@@ -59,11 +61,11 @@ async def edit_message(
 async def delete_message(
     web: Web, visitor: Visitor, chat: FromPath[str], message: FromPath[str]
 ) -> MessageDeleted:
-    """Delete one of your own messages (the persona's reply to it stays)."""
+    """Delete one of your own messages (with the reply that answered it) or a persona reply."""
     chat_id = owned_chat(visitor, chat)
     controls, _ = controls_of(web)
-    await controls.delete(chat_id, message, visitor.user)
-    return MessageDeleted(deleted=message)
+    removed = await controls.delete(chat_id, message, visitor.user)
+    return MessageDeleted(deleted=message, also=list(removed[1:]))
 
 
 @post("/chats/{chat:str}/turns/{turn:str}/choose", status_code=200)

@@ -55,9 +55,10 @@ class MessageOne(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class MessageDeleted(msgspec.Struct, frozen=True, kw_only=True):
-    """The id of a deleted message."""
+    """The id of a deleted message, and the persona reply deleted with it (``also``)."""
 
     deleted: str
+    also: list[str] = msgspec.field(default_factory=list)
 
 
 class Chosen(msgspec.Struct, frozen=True, kw_only=True):
