@@ -64,14 +64,15 @@ async def choose(web: WebState, chat: str, turn: str) -> Chosen:
 
 
 async def make_branch(web: WebState, chat: str, message: str, title: str) -> BranchMade:
-    """A new chat with this conversation up to ``message``; memories stay shared with this one."""
+    """A new chat with this conversation up to ``message``; memories stay shared with this one.
+
+    Without a ``title`` the branch is called "Branch N" (N: this chat's branches so far, plus one).
+    """
     controls, store = controls_of(web)
-    found = await web.service.chats.message(chat, message)
     branch_id = secrets.token_hex(4)
     target = branch_chat(chat, branch_id)
     copied = await controls.branch(chat, message, target)
-    words = " ".join((found.text if found else "").split()[:6])
-    title = (title.strip() or (f"Branch: {words}" if words else "Branch"))[:80]
+    title = (title.strip() or f"Branch {len(await store.branches(root_chat(chat))) + 1}")[:80]
     record = BranchRecord(
         id=branch_id,
         chat=target,
