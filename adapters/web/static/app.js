@@ -189,7 +189,7 @@
     const branches = Array.isArray(s.branches) ? s.branches : [];
     els.branches.hidden = !branches.length && !s.branch;
     const options = [new Option('Original chat', '', false, !s.branch)];
-    for (const b of branches) options.push(new Option(`⑂ ${b.title}`, b.id, false, b.id === s.branch));
+    for (const b of branches) options.push(new Option(`↳ ${b.title}`, b.id, false, b.id === s.branch));
     els.branches.replaceChildren(...options);
   }
 
