@@ -6,7 +6,9 @@
 - ``POST /app/chats/{chat}/turns/{turn}/choose``: show another alternative (swipe) of the latest
   reply; it is what the next turn sees.
 - ``POST /app/chats/{chat}/branches`` ``{message}``: a new chat with the conversation up to that
-  message; memories are shared with the original (MEM-1, seed 004).
+  message; memories are shared with the original (MEM-1, seed 004). ``PUT
+  /app/chats/{chat}/branches/{branch}`` ``{title}`` renames one (``chat``: the original or any
+  of its branches).
 - ``POST /app/guest-chat/ticket`` (as a guest) then, once signed in or up,
   ``POST /app/guest-chat/move`` ``{ticket}``: the guest's conversation moves into the account —
   into the main room when it is empty (a new account), else into a new room "Guest chat". The
@@ -26,12 +28,15 @@ from adapters.web.actions.messages import (
     guest_ticket,
     make_branch,
     move_guest_chat,
+    rename_branch,
     root_chat,
 )
 from adapters.web.params import AccountService, Visitor, Web
 from adapters.web.schemas.messages import (
     BranchBody,
     BranchMade,
+    BranchOne,
+    BranchRename,
     Chosen,
     EditBody,
     MessageDeleted,
@@ -82,6 +87,14 @@ async def new_branch(
     return await make_branch(web, owned_chat(visitor, chat), data.message, data.title)
 
 
+@put("/chats/{chat:str}/branches/{branch:str}")
+async def rename(
+    web: Web, visitor: Visitor, chat: FromPath[str], branch: FromPath[str], data: JSONBody[BranchRename]
+) -> BranchOne:
+    """Rename one of this chat's branches (its messages and memories stay as they are)."""
+    return await rename_branch(web, owned_chat(visitor, chat), branch, data.title)
+
+
 @post("/guest-chat/ticket", status_code=200)
 async def ticket(web: Web, visitor: Visitor) -> Ticket:
     """A guest's claim on its own chats, to move them into the account it signs in to next."""
@@ -97,4 +110,4 @@ async def move(web: Web, visitor: Visitor, accounts: AccountService, data: JSONB
     return await move_guest_chat(web, accounts, visitor, data.ticket)
 
 
-MESSAGE_ROUTES = [edit_message, delete_message, choose_swipe, new_branch, ticket, move]
+MESSAGE_ROUTES = [edit_message, delete_message, choose_swipe, new_branch, rename, ticket, move]

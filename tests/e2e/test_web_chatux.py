@@ -200,6 +200,10 @@ async def test_issue_31_escape_tables_lorebook_order_and_the_persona_book(
     await expect(page.locator("#branch-badge")).to_be_visible()
     chosen = await page.locator("#branch-select option:checked").text_content() or ""
     assert chosen.startswith("↳ Branch 1 · ") and "Tides" not in chosen
+    await tap(page, "#branch-rename")
+    await page.fill("#branch-name", "Tide tables")
+    await page.locator('#branch-form button[type="submit"]').click()
+    await expect(page.locator("#branch-select option:checked")).to_have_text("↳ Tide tables")
 
     # order 100 in SillyTavern's file is Order 100 in the editor (lower goes earlier, as in ST)
     path = tmp_path / "tides.json"

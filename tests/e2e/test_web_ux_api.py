@@ -332,8 +332,26 @@ async def test_a_branch_copies_the_chat_up_to_a_message_and_shares_memories(
     assert (
         branch["chat"].startswith(chat + "=b-") and branch["title"] == "Branch 1"
     )  # issue 31: numbered, not the first words
+    # issue 31: a branch is renamed (from the original or from the branch); bad input is refused
+    rename = f"/app/chats/{chat}/branches/{branch['id']}"
+    renamed = await alice.http.put(rename, json={"title": "  Lisbon   plans "}, headers=alice.headers())
+    assert renamed.status_code == 200 and renamed.json()["branch"]["title"] == "Lisbon plans"
+    for body, status, code in (
+        ({"title": "   "}, 422, "title_empty"),
+        ({"title": "x" * 81}, 422, "title_too_long"),
+    ):
+        refused = await alice.http.put(rename, json=body, headers=alice.headers())
+        assert (refused.status_code, error_of(refused)) == (status, code)
+    assert (await alice.http.put(rename, json={}, headers=alice.headers())).status_code == 422
+    nowhere = await alice.http.put(
+        f"/app/chats/{chat}/branches/0000beef", json={"title": "x"}, headers=alice.headers()
+    )
+    assert nowhere.status_code == 404 and error_of(nowhere) == "branch_not_found"
+    stranger = await bob.http.put(rename, json={"title": "mine"}, headers=bob.headers())
+    assert stranger.status_code == 403
     opened = await alice.open(branch=branch["id"])
     assert opened["chat"] == branch["chat"]
+    assert [b["title"] for b in opened["branches"]] == ["Lisbon plans"]
     assert [m["text"] for m in opened["messages"] if m["role"] == "user"] == ["Hi there"]
     assert [b["id"] for b in opened["branches"]] == [branch["id"]]
 

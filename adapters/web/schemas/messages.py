@@ -75,6 +75,18 @@ class BranchBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     title: str = ""
 
 
+class BranchRename(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``PUT /app/chats/{chat}/branches/{branch}``: the branch's new name."""
+
+    title: str
+
+
+class BranchOne(msgspec.Struct, frozen=True, kw_only=True):
+    """A renamed branch."""
+
+    branch: Branch
+
+
 class BranchMade(msgspec.Struct, frozen=True, kw_only=True):
     """A new branch and how many messages it starts with."""
 

@@ -11,7 +11,8 @@
  *   PUT/DELETE /app/chats/<chat>/messages/<id>   edit / delete one's own message or a persona reply
  *       (DELETE -> {deleted, also: [ids]}: deleting one's message deletes the reply that answered it)
  *   POST /app/chats/<chat>/turns/<turn>/choose   pick another alternative (swipe) of the last reply
- *   POST /app/chats/<chat>/branches {message}    a new chat with the conversation up to a message
+ *   POST /app/chats/<chat>/branches {message, title}  a new chat with the conversation up to a message
+ *   PUT  /app/chats/<chat>/branches/<id> {title}  rename a branch
  *   WS  /ws/chats/<chat>
  *       client -> {"type": "message", "text", "persona"} | {"type": "regenerate", "turn"} | {"type": "answer"}
  *                 | {"type": "stop"}   (answer: reply to the last message, the person's, left unanswered)
@@ -191,6 +192,7 @@
     const options = [new Option('Original chat', '', false, !s.branch)];
     for (const b of branches) options.push(new Option(`↳ ${b.title}`, b.id, false, b.id === s.branch));
     els.branches.replaceChildren(...options);
+    $('#branch-rename').hidden = !s.branch;
   }
 
   function renderAvatar(persona) {
@@ -672,6 +674,29 @@
     loadSession();
   });
   $('#room-form').addEventListener('submit', createRoom);
+
+  // ---- renaming the branch one is in ----------------------------------------------------
+  const branchDialog = $('#branch-dialog');
+  $('#branch-rename').addEventListener('click', () => {
+    const s = state.session;
+    const current = (s.branches || []).find((b) => b.id === s.branch);
+    $('#branch-name').value = current ? current.title : '';
+    H.showError($('#branch-error'), null);
+    branchDialog.showModal();
+  });
+  $('#branch-cancel').addEventListener('click', () => branchDialog.close());
+  $('#branch-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    try {
+      const got = await H.api('PUT', `${chatUrl()}/branches/${encodeURIComponent(state.session.branch)}`,
+        { title: $('#branch-name').value });
+      branchDialog.close();
+      await loadSession();
+      H.toast(`Branch renamed “${got.branch.title}”.`, 'ok');
+    } catch (err) {
+      H.showError($('#branch-error'), err);
+    }
+  });
 
   // ---- the phone header's menu: rooms, branches and tools behind ☰ ------------------------
   const top = $('#top');
