@@ -68,6 +68,11 @@ class RedisChatControls:
                 removed, _, _ = await tx.execute()
         return bool(removed)
 
+    async def requeue(self, message: StoredMessage) -> None:
+        """See ``engine.ports.MessageEdits.requeue``."""
+        with map_redis_errors():
+            await self._r.zadd(self._k.chat(message.chat, "pending"), {message.id: message.position})
+
     async def swipes(self, chat: str, message: str) -> list[str]:
         """The turn ids of one answered message's alternatives, oldest first."""
         with map_redis_errors():

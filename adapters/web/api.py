@@ -14,7 +14,16 @@ from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, JSONBody, QueryParameter
 
 from adapters.cards.jsondoc import check_json_depth
-from adapters.web.actions.chat import Author, final_event, history, regenerate, say, stored_only, turn_view
+from adapters.web.actions.chat import (
+    Author,
+    answer_last,
+    final_event,
+    history,
+    regenerate,
+    say,
+    stored_only,
+    turn_view,
+)
 from adapters.web.deps import provide_web
 from adapters.web.errors import Refused
 from adapters.web.limits import ChatLimited, Ticket
@@ -124,6 +133,12 @@ class ChatController(Controller):
     async def regenerate(self, web: Web, chat: FromPath[str], turn: FromPath[str]) -> ChatReply:
         """Answer the latest turn's message again (MEM-7 applies)."""
         return await _answered(await regenerate(web, qualify_id(chat, what="chat"), turn))
+
+    @post("/{chat:str}/answer", status_code=200, responses=_FAILED)
+    async def answer(self, web: Web, chat: FromPath[str]) -> ChatReply:
+        """Answer the chat's last message when it is a person's message with no reply (its turn
+        failed, or the process died mid-reply); 409 ``nothing_to_answer`` otherwise."""
+        return await _answered(await answer_last(web, qualify_id(chat, what="chat")))
 
     @get("/{chat:str}/turns/{turn:str}")
     async def turn(self, web: Web, chat: FromPath[str], turn: FromPath[str]) -> TurnView:

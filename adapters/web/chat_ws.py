@@ -2,6 +2,8 @@
 
 Frames are the tagged unions of ``adapters.web.schemas.frames``, decoded with msgspec.
 Frames in: ``{"type": "message", "text", "persona"?}``, ``{"type": "regenerate", "turn"}``,
+``{"type": "answer"}`` (answer the chat's last message when it is the person's and has no reply:
+a failed turn, or a process that died mid-reply; else ``error`` ``nothing_to_answer``),
 ``{"type": "stop"}`` (stop generating: the reply so far is kept).
 Frames out: ``{"type": "delta", "text"}``…, then ``{"type": "done", "turn", "reply", "context"}``
 or ``{"type": "error", "code", "message"}``. The browser's ``done`` frames also carry
@@ -35,12 +37,13 @@ from litestar.params import FromPath
 
 from adapters.cards.jsondoc import check_json_depth
 from adapters.llm.stopping import STOP
-from adapters.web.actions.chat import Author, browser_done, regenerate, say
+from adapters.web.actions.chat import Author, answer_last, browser_done, regenerate, say
 from adapters.web.actions.personas import visible_persona
 from adapters.web.app_auth import current_session, origin_ok
 from adapters.web.limits import ChatLimited, Ticket
 from adapters.web.params import Web
 from adapters.web.schemas.frames import (
+    AnswerFrame,
     ErrorFrame,
     InFrame,
     MessageFrame,
@@ -99,8 +102,10 @@ async def _handle(
     web: WebState,
     session: BrowserSession,
     chat: str,
-    frame: MessageFrame | RegenerateFrame,
+    frame: MessageFrame | RegenerateFrame | AnswerFrame,
 ) -> bool:
+    if isinstance(frame, AnswerFrame):
+        return await _relay(socket, await answer_last(web, chat), _ids(web, chat, None))
     if isinstance(frame, MessageFrame):
         persona = frame.persona or "default"
         await visible_persona(web, session, persona)
@@ -210,7 +215,7 @@ async def _guarded(
     web: WebState,
     session: BrowserSession,
     chat: str,
-    frame: MessageFrame | RegenerateFrame,
+    frame: MessageFrame | RegenerateFrame | AnswerFrame,
     stop: asyncio.Event,
     ticket: Ticket,
 ) -> bool:

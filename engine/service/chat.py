@@ -237,6 +237,10 @@ class ChatService:
         (tokens,) = await self.counter.count([text])
         return persona_message(persona, text, sent_at=sent_at, tokens=tokens)
 
+    def answer(self, stored: StoredMessage) -> AsyncIterator[ReplyEvent]:
+        """The stream that answers a stored message on the pending queue (and any pending before it)."""
+        return self._answer(stored)
+
     async def _answer(self, stored: StoredMessage) -> AsyncIterator[ReplyEvent]:
         chat = stored.chat
         async with self._lock.hold(chat, lazy=True):  # taken by the read, freed by the finish (issue 12)

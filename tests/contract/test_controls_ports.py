@@ -31,6 +31,17 @@ async def test_a_removed_message_leaves_the_log_and_the_queue(stores: Stores) ->
     assert await chats.message(CHAT, "m1") is None
 
 
+async def test_a_requeued_message_awaits_a_reply_again(stores: Stores) -> None:
+    """Issue 31: a message taken off the queue (its turn failed) can be put back on it."""
+    chats, controls = stores.chats(), stores.controls()
+    stored, _ = await chats.store_message(CHAT, new_message("anyone?"), pending=True, greeting=None)
+    await chats.drop_pending(CHAT, stored.id)
+    assert await chats.oldest_pending(CHAT, 5.0) is None
+    await controls.requeue(stored)
+    found = await chats.oldest_pending(CHAT, 5.0)
+    assert found is not None and found.id == stored.id
+
+
 async def test_swipes_collect_each_alternative_once(stores: Stores) -> None:
     controls = stores.controls()
     assert await controls.swipes(CHAT, "m1") == []

@@ -13,6 +13,7 @@ from typing import Literal
 
 import msgspec
 
+from adapters.web.actions.messages import controls_of
 from adapters.web.schemas.chat import (
     ChatReply,
     InspectedLore,
@@ -34,6 +35,7 @@ from engine.validate import check_sent_at
 __all__ = [
     "EMPTY_CONTEXT",
     "Author",
+    "answer_last",
     "browser_done",
     "final_event",
     "history",
@@ -108,6 +110,13 @@ async def regenerate(
     if keep_alternatives and web.controls is not None:
         return await web.controls.regenerate(chat, turn)
     return await web.service.regenerate(chat, turn)
+
+
+async def answer_last(web: WebState, chat: str) -> AsyncIterator[ReplyEvent]:
+    """Answer the chat's last message, a person's message left without a reply (a failed turn, or
+    a process that died mid-reply): 409 ``nothing_to_answer`` when it has one."""
+    controls, _ = controls_of(web)
+    return await controls.answer_last(chat)
 
 
 async def final_event(events: AsyncIterator[ReplyEvent]) -> ReplyDone | ReplyFailed | None:

@@ -95,6 +95,7 @@ async def session_view(
         chat = branch_chat(chat, branch)
     avatars = await web.persona_extras.has_avatars() if web.persona_extras else set()
     reader = "You" if session.guest else session.slug
+    messages = await _history(web, session, chat)
     return SessionView(
         user=session.user,
         guest=session.guest,
@@ -114,5 +115,13 @@ async def session_view(
         ),
         personas=await persona_summaries(web, session),
         model=model_info(web),
-        messages=await _history(web, session, chat),
+        messages=messages,
+        awaiting=await _awaiting(web, chat, messages),
     )
+
+
+async def _awaiting(web: WebState, chat: str, messages: list[SessionMessage]) -> bool:
+    """Whether the last message is a person's and the chat's pending queue still holds messages."""
+    if not messages or messages[-1].role != "user":
+        return False
+    return await web.service.chats.oldest_pending(chat, float("inf")) is not None

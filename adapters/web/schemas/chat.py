@@ -188,6 +188,9 @@ class SessionView(msgspec.Struct, frozen=True, kw_only=True):
     personas: list[PersonaSummary]
     model: ModelInfo
     messages: list[SessionMessage]
+    awaiting: bool = False
+    """The last message is the person's and still awaits its reply (on the pending queue: the
+    process answering it stopped); the page asks for it (``{"type": "answer"}``) on opening."""
 
 
 class InspectedLore(msgspec.Struct, frozen=True, kw_only=True):

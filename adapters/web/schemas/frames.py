@@ -1,6 +1,7 @@
 """The browser chat's WebSocket frames (PLT-4, API.md): tagged unions on ``type``.
 
-In: ``message`` ``{text, persona?}``, ``regenerate`` ``{turn}``, ``stop``; unknown fields are
+In: ``message`` ``{text, persona?}``, ``regenerate`` ``{turn}``, ``answer`` (the chat's last
+message, left without a reply), ``stop``; unknown fields are
 ignored. Out: the service's ``delta``, ``done`` and ``error`` events; the browser's ``done``
 (:class:`BrowserDone`) also carries the reply's message id, the sent message's id and the
 reply's alternatives; :class:`ErrorFrame` is a frame the socket itself refused.
@@ -18,6 +19,7 @@ from engine.service import ReplyDelta, ReplyDone, ReplyFailed
 from engine.service.controls import Swipes
 
 __all__ = [
+    "AnswerFrame",
     "BrowserDone",
     "ErrorFrame",
     "InFrame",
@@ -42,11 +44,15 @@ class RegenerateFrame(msgspec.Struct, frozen=True, kw_only=True, tag="regenerate
     turn: str
 
 
+class AnswerFrame(msgspec.Struct, frozen=True, kw_only=True, tag="answer", tag_field="type"):
+    """Answer the chat's last message, a person's message left without a reply."""
+
+
 class StopFrame(msgspec.Struct, frozen=True, kw_only=True, tag="stop", tag_field="type"):
     """Stop generating: the reply so far is kept."""
 
 
-InFrame = MessageFrame | RegenerateFrame | StopFrame
+InFrame = MessageFrame | RegenerateFrame | AnswerFrame | StopFrame
 
 
 class ErrorFrame(msgspec.Struct, frozen=True, kw_only=True, tag="error", tag_field="type"):

@@ -8,16 +8,21 @@
  *        model: {name, offline, label},
  *        messages: [{id, role, name, text, sent_at, turn, mine?, swipes?: [turn ids]}]}
  *   POST /app/rooms {name} -> {room: {slug, title}}
- *   PUT/DELETE /app/chats/<chat>/messages/<id>   edit / delete one's own message
+ *   PUT/DELETE /app/chats/<chat>/messages/<id>   edit / delete one's own message or a persona reply
+ *       (DELETE -> {deleted, also: [ids]}: deleting one's message deletes the reply that answered it)
  *   POST /app/chats/<chat>/turns/<turn>/choose   pick another alternative (swipe) of the last reply
- *   POST /app/chats/<chat>/branches {message}    a new chat with the conversation up to a message
+ *   POST /app/chats/<chat>/branches {message, title}  a new chat with the conversation up to a message
+ *   PUT  /app/chats/<chat>/branches/<id> {title}  rename a branch
  *   WS  /ws/chats/<chat>
- *       client -> {"type": "message", "text", "persona"} | {"type": "regenerate", "turn"} | {"type": "stop"}
+ *       client -> {"type": "message", "text", "persona"} | {"type": "regenerate", "turn"} | {"type": "answer"}
+ *                 | {"type": "stop"}   (answer: reply to the last message, the person's, left unanswered)
  *       server -> {"type": "delta", "text"}* then {"type": "done", "turn", "reply", "context", "notices"}
  *                 or {"type": "error", "code", "message"}; done also has message, reply_message, swipes
  * Only one reply streams at a time (sending is disabled meanwhile; Stop ends it), so frames need no id.
- * Every message has copy / branch (and edit / delete when it is yours); persona replies have (i)
- * (the request inspector); the last one has ‹ n/m › (its alternatives, ← / → keys) and ↻.
+ * Every message has copy / branch / edit / delete (a person's messages only for their author);
+ * persona replies have (i) (the request inspector); the last one has ‹ n/m › (its alternatives,
+ * ← / → keys) and ↻. A last message of the person's with no reply (a failed turn, or a server that
+ * stopped mid-reply) has ↻ too, and → answers it; the session's ``awaiting`` asks for it at once.
  * Safety: text is rendered by Hearth.markdown (DOM nodes and text only) or set with textContent.
  */
 'use strict';
@@ -42,6 +47,7 @@
     ws: null, online: false, retries: 0, retryTimer: 0,
     pending: null,     // {bubble, userEl?, prevText?, prevTurn?} while a reply streams
     resync: false,     // a stream was cut by a disconnect: reload history on reconnect
+    answerOnOpen: false, // the session said the last message awaits its reply: ask once connected
     loadError: null,   // the error line shown while /app/session keeps failing
   };
   const make = H.make;
@@ -83,7 +89,7 @@
     el.querySelector('.msg-actions').replaceWith(actionsFor(el));
   }
 
-  // copy · edit · delete · branch under a message (edit and delete only on one's own messages)
+  // copy · edit · delete · branch under a message (edit and delete: one's own, and the persona's)
   function actionsFor(el) {
     const bar = make('div', 'msg-actions');
     const add = (cls, label, title) => {
@@ -95,7 +101,10 @@
     add('act-copy', 'Copy', 'Copy this message');
     if (el.dataset.mine) {
       add('act-edit', 'Edit', 'Edit your message');
-      add('act-delete', 'Delete', 'Delete your message');
+      add('act-delete', 'Delete', 'Delete your message (and the reply to it)');
+    } else if (el.dataset.role === 'assistant' && el.dataset.id) {
+      add('act-edit', 'Edit', 'Edit this reply (the next reply reads your version)');
+      add('act-delete', 'Delete', 'Delete this reply');
     }
     if (el.dataset.id) add('act-branch', 'Branch', 'Start a new chat from here (memories stay shared)');
     return bar;
@@ -124,11 +133,27 @@
   const lastMessage = () => { const all = els.list.querySelectorAll('.msg'); return all[all.length - 1]; };
   const swipesOf = (el) => { try { return JSON.parse(el.dataset.swipes || '[]'); } catch { return []; } };
 
-  // ‹ n/m › and ↻ live only on the last message, and only if that is a persona reply with a turn.
+  // A last message of the person's, stored, with no reply after it: ↻ answers it.
+  const unanswered = (el) => Boolean(el && el.dataset.role === 'user' && el.dataset.id);
+
+  // ‹ n/m › and ↻ live only on the last message: a persona reply with a turn, or an unanswered one.
   function updateRegen() {
     els.list.querySelectorAll('.regen, .swipes').forEach((b) => b.remove());
     const last = lastMessage();
-    if (!last || last.dataset.role !== 'assistant' || !last.dataset.turn || state.pending) return;
+    if (!last || state.pending) return;
+    if (unanswered(last)) {
+      const row = make('div', 'swipes');
+      const btn = make('button', 'regen', '↻');
+      btn.type = 'button';
+      btn.dataset.answer = 'true';
+      btn.title = 'No reply yet: answer this message (→)';
+      btn.setAttribute('aria-label', 'Answer this message');
+      btn.disabled = !canSend();
+      row.append(btn);
+      last.append(row);
+      return;
+    }
+    if (last.dataset.role !== 'assistant' || !last.dataset.turn) return;
     const row = make('div', 'swipes');
     const turns = swipesOf(last);
     const at = turns.indexOf(last.dataset.turn);
@@ -165,8 +190,9 @@
     const branches = Array.isArray(s.branches) ? s.branches : [];
     els.branches.hidden = !branches.length && !s.branch;
     const options = [new Option('Original chat', '', false, !s.branch)];
-    for (const b of branches) options.push(new Option(`⑂ ${b.title}`, b.id, false, b.id === s.branch));
+    for (const b of branches) options.push(new Option(`↳ ${b.title}`, b.id, false, b.id === s.branch));
     els.branches.replaceChildren(...options);
+    $('#branch-rename').hidden = !s.branch;
   }
 
   function renderAvatar(persona) {
@@ -283,6 +309,15 @@
     startReply(userEl);
   }
 
+  // the last message is the person's and has no reply: ask for one (a server restart, a failed turn)
+  function answerLast() {
+    const last = lastMessage();
+    if (!canSend() || !unanswered(last)) return false;
+    state.ws.send(JSON.stringify({ type: 'answer' }));
+    startReply(last);
+    return true;
+  }
+
   function regenerate(bubble) {
     if (!canSend() || !bubble || !bubble.dataset.turn) return;
     state.ws.send(JSON.stringify({ type: 'regenerate', turn: bubble.dataset.turn }));
@@ -357,6 +392,7 @@
       state.retries = 0;
       setOnline(true);
       if (state.resync) { state.resync = false; loadSession(); }
+      else if (state.answerOnOpen) { state.answerOnOpen = false; answerLast(); }
     };
     ws.onmessage = (ev) => {
       if (ws !== state.ws) return;
@@ -422,6 +458,8 @@
       state.retries = 0;
       connect();
     }
+    state.answerOnOpen = Boolean(session.awaiting);
+    if (state.answerOnOpen && canSend()) { state.answerOnOpen = false; answerLast(); }
     refreshControls();
     H.emit('session', session);
   }
@@ -492,13 +530,14 @@
     const area = make('textarea', 'msg-edit-text');
     area.value = raw.get(el) ?? '';
     area.rows = Math.min(10, Math.max(2, area.value.split('\n').length));
-    area.setAttribute('aria-label', 'Edit your message');
+    area.setAttribute('aria-label', el.dataset.mine ? 'Edit your message' : 'Edit this reply');
     const err = make('p', 'form-error');
     err.hidden = true;
     err.setAttribute('role', 'alert');
     const save = make('button', 'primary', 'Save');
     save.type = 'submit';
     const cancel = H.button('Cancel', null, () => { form.remove(); textOf(el).hidden = false; });
+    form.addEventListener('keydown', (e) => { if (e.key === 'Escape') { e.stopPropagation(); cancel.click(); } });
     const row = make('div', 'buttons');
     row.append(cancel, save);
     form.append(area, err, row);
@@ -519,10 +558,17 @@
   }
 
   async function deleteMessage(el) {
-    const ok = await H.confirm({ title: 'Delete this message?', text: 'It is removed from the chat for good.', ok: 'Delete' });
+    const next = el.nextElementSibling;
+    const hasReply = el.dataset.role === 'user' && next && next.matches('.msg[data-role="assistant"]');
+    const ok = await H.confirm(hasReply
+      ? { title: 'Delete this message and its reply?', text: 'Your message and the reply to it are removed from the chat for good.', ok: 'Delete both' }
+      : { title: el.dataset.role === 'user' ? 'Delete this message?' : 'Delete this reply?', text: 'It is removed from the chat for good.', ok: 'Delete' });
     if (!ok) return;
     try {
-      await H.api('DELETE', `${chatUrl()}/messages/${encodeURIComponent(el.dataset.id)}`);
+      const got = await H.api('DELETE', `${chatUrl()}/messages/${encodeURIComponent(el.dataset.id)}`);
+      for (const id of Array.isArray(got.also) ? got.also : []) {
+        els.list.querySelectorAll('.msg[data-id]').forEach((m) => { if (m.dataset.id === id) m.remove(); });
+      }
       el.remove();
       refreshControls();
     } catch (err) {
@@ -532,7 +578,10 @@
 
   async function branchFrom(el) {
     try {
-      const got = await H.api('POST', `${chatUrl()}/branches`, { message: el.dataset.id });
+      // named by number and local time ("Branch 2 · 14:05"), not by the message's first words
+      const n = (Array.isArray(state.session.branches) ? state.session.branches.length : 0) + 1;
+      const at = new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+      const got = await H.api('POST', `${chatUrl()}/branches`, { message: el.dataset.id, title: `Branch ${n} · ${at}` });
       setParam('branch', got.branch.id);
       await loadSession();
       H.toast('New branch: the chat up to that message. Memories stay shared.', 'ok');
@@ -543,6 +592,7 @@
 
   async function swipe(step) {
     const last = lastMessage();
+    if (step > 0 && unanswered(last)) { answerLast(); return; }
     if (!last || last.dataset.role !== 'assistant' || !canSend()) return;
     const turns = swipesOf(last);
     const at = turns.indexOf(last.dataset.turn);
@@ -573,7 +623,8 @@
   els.composer.addEventListener('input', () => { autosize(); updateCounter(); });
   els.list.addEventListener('click', (e) => {
     const regen = e.target.closest('.regen');
-    if (regen) regenerate(regen.closest('.msg'));
+    if (regen && regen.dataset.answer) answerLast();
+    else if (regen) regenerate(regen.closest('.msg'));
     const act = e.target.closest('.act');
     if (act) {
       const el = act.closest('.msg');
@@ -623,6 +674,29 @@
     loadSession();
   });
   $('#room-form').addEventListener('submit', createRoom);
+
+  // ---- renaming the branch one is in ----------------------------------------------------
+  const branchDialog = $('#branch-dialog');
+  $('#branch-rename').addEventListener('click', () => {
+    const s = state.session;
+    const current = (s.branches || []).find((b) => b.id === s.branch);
+    $('#branch-name').value = current ? current.title : '';
+    H.showError($('#branch-error'), null);
+    branchDialog.showModal();
+  });
+  $('#branch-cancel').addEventListener('click', () => branchDialog.close());
+  $('#branch-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    try {
+      const got = await H.api('PUT', `${chatUrl()}/branches/${encodeURIComponent(state.session.branch)}`,
+        { title: $('#branch-name').value });
+      branchDialog.close();
+      await loadSession();
+      H.toast(`Branch renamed “${got.branch.title}”.`, 'ok');
+    } catch (err) {
+      H.showError($('#branch-error'), err);
+    }
+  });
 
   // ---- the phone header's menu: rooms, branches and tools behind ☰ ------------------------
   const top = $('#top');

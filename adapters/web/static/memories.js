@@ -334,6 +334,13 @@
   // ---- wiring --------------------------------------------------------------------------
   opener.addEventListener('click', () => setOpen(panel.hidden));
   $('#memory-close').addEventListener('click', () => setOpen(false));
+  // Escape closes the panel (a dialog open above it closes first, by itself), focus back on its button
+  document.addEventListener('keydown', (e) => {
+    if (e.key !== 'Escape' || panel.hidden || e.defaultPrevented || document.querySelector('dialog[open]')) return;
+    const inside = panel.contains(document.activeElement);
+    setOpen(false);
+    if (inside || document.activeElement === document.body) opener.focus();
+  });
   $('#memory-add').addEventListener('submit', add);
   $('#memory-notices').addEventListener('change', setNotices);
   $('#memory-compose-open').addEventListener('click', openCompose);

@@ -70,12 +70,17 @@
     return section;
   }
 
-  function renderWaiting(n) {
+  // Why messages wait: a summary covers `chunk` messages, so fewer wait for more; a full chunk
+  // waits for the worker process (it runs in the background). Nothing waiting: nothing shown.
+  function renderWaiting(n, chunk) {
     const el = $('#summary-unsummarized');
     el.dataset.count = String(n);
-    el.textContent = n
-      ? `${plural(n, 'message has', 'messages have')} left the live window and ${n === 1 ? 'is' : 'are'} not summarized yet`
-      : 'Every message that left the live window is summarized';
+    el.hidden = !n;
+    if (!n) { el.textContent = ''; return; }
+    const head = `${plural(n, 'message has', 'messages have')} left the live window and ${n === 1 ? 'is' : 'are'} not summarized yet`;
+    el.textContent = n < chunk
+      ? `${head}: summaries cover ${chunk} messages each, so the next one is written when ${chunk - n} more ${chunk - n === 1 ? 'has' : 'have'} left the window.`
+      : `${head}: the worker summarizes them in the background, usually within a minute. If this stays, is the worker process running?`;
   }
 
   async function refresh() {
@@ -83,7 +88,7 @@
     if (!s || !dlg.open) return;
     try {
       data = await H.api('GET', base());
-      renderWaiting(data.unsummarized);
+      renderWaiting(data.unsummarized, data.chunk || 20);
       $('#summary-levels').replaceChildren(...LEVELS.map(renderLevel));
       dlg.dataset.loaded = 'true';
     } catch (err) {

@@ -29,6 +29,10 @@ class InMemoryChatControls:
         data.msgs.pop(message, None)
         return data.log.pop(message, None) is not None
 
+    async def requeue(self, message: StoredMessage) -> None:
+        """See ``engine.ports.MessageEdits.requeue``."""
+        self._d.chat(message.chat).pending[message.id] = message.position
+
     async def swipes(self, chat: str, message: str) -> list[str]:
         """See ``engine.ports.SwipeStore.swipes``."""
         return list(self._d.peek(chat).swipes.get(message, ()))
