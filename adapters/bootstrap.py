@@ -192,6 +192,7 @@ def _summaries(
         clock=clock,
         policy=DeepPolicy(platforms=settings.memory.deep_platforms),
         default_model=settings.llm.model,
+        chats=stores.chats,
     )
     return SummaryDesk(
         store=stores.summaries,

@@ -16,9 +16,11 @@ from engine.memory.journal import Deleted, Forgotten, Saved, Updated
 __all__ = [
     "PLATFORMS",
     "ROLES",
+    "ChatSettings",
     "IncomingMessage",
     "JournalEntry",
     "MemoryLimits",
+    "MemoryMode",
     "MessageStored",
     "ModelSettings",
     "Persona",
@@ -32,6 +34,7 @@ __all__ = [
 Platform = Literal["web", "telegram"]
 Role = Literal["system", "user", "assistant"]
 TurnStatus = Literal["done", "failed", "superseded"]
+MemoryMode = Literal["on", "off"]
 
 PLATFORMS: tuple[str, ...] = ("web", "telegram")
 ROLES: tuple[str, ...] = ("system", "user", "assistant")
@@ -93,6 +96,23 @@ class Persona(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     lorebooks: tuple[str, ...] = ()
     memory: MemoryLimits | None = None
     deep_memory: bool = True
+
+
+class ChatSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """A chat's own settings, kept with the chat.
+
+    ``memory``: ``off`` puts the chat in memory-off mode (MEM-8, DEEP-4): its turns neither read
+    nor write any memory list, the deep pass and the archive leave it alone (a challenge chat:
+    every attempt starts from the same clean slate). A chat may be switched before its first
+    message, so it starts in that mode.
+    """
+
+    memory: MemoryMode = "on"
+    off_since: float | None = None
+    """While memory is off: the log position from which the chat's messages were written so."""
+    off_spans: tuple[tuple[float, float], ...] = ()
+    """Earlier memory-off stretches as (first, last) log positions, oldest first: the deep pass
+    never reads the messages in them, even after memory is back on (DEEP-4)."""
 
 
 class StoredMessage(msgspec.Struct, frozen=True, kw_only=True):

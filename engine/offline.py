@@ -11,6 +11,7 @@ import re
 
 import msgspec
 
+from engine.memory.mode import MEMORY_OFF_NOTE
 from engine.prompt import Prompt, PromptMessage
 from engine.tools import SaveMemoryInput, ToolCall, ToolSpec
 
@@ -138,4 +139,6 @@ def offline_reply(prompt: Prompt, persona_name: str) -> str:
         parts.append(f"From what I was given: “{quoted}”")
     else:
         parts.append("Nothing I was given touches that yet.")
+    if remembered_fact(said) and any(m.text == MEMORY_OFF_NOTE for m in prompt.messages):
+        parts.append("Memory is off in this chat, so I will not remember that.")  # MEM-8
     return " ".join(parts)

@@ -98,6 +98,7 @@ class PromptParts(msgspec.Struct, frozen=True, kw_only=True):
     user_name: str = "the user"
     macros: MacroContext | None = None
     answering: int = 1  # the newest window messages this turn answers (the rest were seen before)
+    memory_note: str = ""  # said in the pinned memories' place when the chat has memory off (MEM-8)
 
 
 class Prompt(msgspec.Struct, frozen=True, kw_only=True):
@@ -146,6 +147,8 @@ def _memory_block(title: str, lines: tuple[MemoryLine, ...], slot: str) -> tuple
 
 
 def _render_pinned(parts: PromptParts) -> tuple[PromptMessage, ...]:
+    if parts.memory_note:
+        return (PromptMessage(role="system", text=parts.memory_note, slot="pinned_memories"),)
     return _memory_block("Things you must always keep in mind:", parts.pinned, "pinned_memories")
 
 

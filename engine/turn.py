@@ -21,6 +21,7 @@ from engine.lorebook import LoreResult, LoreState
 from engine.macros import MacroContext
 from engine.memory import MemoryRecord, MemoryWrite
 from engine.memory.journal import Deleted, Forgotten, Saved, Updated
+from engine.memory.mode import MEMORY_OFF_NOTE
 from engine.memory.tools import MemoryContext, display_names, memory_line
 from engine.model import JournalEntry, ModelSettings, Persona, StoredMessage, Turn
 from engine.ports import ModelDone, NewMessage, TurnInputs
@@ -66,6 +67,7 @@ __all__ = [
     "prompt_parts",
     "reply_time",
     "turn_macros",
+    "turn_tools",
     "unseen_ids",
     "writable_people",
 ]
@@ -137,6 +139,7 @@ class Gathered(msgspec.Struct, frozen=True, kw_only=True):
     replaces: Turn | None = None
     memory_tools: bool = False  # the memory desk is on (the turn may still not write)
     archive_tools: bool = False
+    memory_off: bool = False  # the chat is in memory-off mode (MEM-8): no lists, no archive, no tools
 
 
 class TurnPlan(msgspec.Struct, frozen=True, kw_only=True):
@@ -155,6 +158,7 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
     parts = msgspec.structs.replace(
         prompt_parts(persona, frame.window, g.lore, g.memory, frame.answered),
         summaries=prompt_summaries(frame.summary),
+        memory_note=MEMORY_OFF_NOTE if g.memory_off else "",
     )
     prompt = assemble_prompt(parts, template)
     log = build_request_log(
@@ -175,6 +179,7 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
         memories=memory_logs(g.memory),
         documents=len(g.memory.documents),
         summaries=len(frame.summary.tiers),
+        memory="off" if g.memory_off else "on",
     )
     turn = Turn(
         id=g.turn_id,
@@ -186,10 +191,16 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
         created_at=g.started,
         replaces=g.replaces.id if g.replaces else None,
     )
+    return TurnPlan(prompt=prompt, log=log, turn=turn, tools=turn_tools(g))
+
+
+def turn_tools(g: Gathered) -> tuple[ToolSpec, ...]:
+    """The tools a turn offers: the memory tools when it may write memories, the archive's when
+    the archive is in play; none of either in a memory-off chat (MEM-8)."""
+    if g.memory_off:
+        return ()
     tools = memory_tools(writable_people(g)) if g.memory.can_write and g.memory_tools else ()
-    return TurnPlan(
-        prompt=prompt, log=log, turn=turn, tools=(*tools, *(ARCHIVE_TOOLS if g.archive_tools else ()))
-    )
+    return (*tools, *(ARCHIVE_TOOLS if g.archive_tools else ()))
 
 
 def writable_people(g: Gathered) -> tuple[tuple[str, str], ...]:

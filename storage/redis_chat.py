@@ -8,6 +8,7 @@ Per chat (all keys hash-tagged with the chat id, see ``storage.keys``):
 - ``pending``  ZSET message id → position of messages that still await a reply.
 - ``turns``    HASH turn id → msgpack ``Turn``; ``answers`` HASH message id → turn id.
 - ``latest``   the id of the newest finished turn; ``req:<turn>`` the turn's request log (TTL).
+- ``settings`` msgpack ``ChatSettings`` (the chat's memory mode, MEM-8), read with every turn.
 
 Every multi-key change is one MULTI/EXEC transaction or one script (STYLE P4), so a crash
 leaves either the whole change or none of it.
@@ -35,7 +36,7 @@ import redis.asyncio as aioredis
 
 from engine.errors import Conflict
 from engine.lorebook import LoreState
-from engine.model import Persona, StoredMessage, Turn
+from engine.model import ChatSettings, Persona, StoredMessage, Turn
 from engine.ports import NewMessage, TurnInputs
 from engine.requestlog import RequestLog
 from engine.summary import SummaryState
@@ -144,12 +145,12 @@ class RedisChatStore:
     ) -> TurnInputs:
         """See ``engine.ports.TurnStore.turn_inputs``."""
         k = self._k
-        parts = ("pending", "log", "msgs", "lorebooks", "lore_state", "summary", "summary_v", "lock")
-        keys = [k.chat(chat, p) for p in parts[:-1]] + [k.lock(chat)]
+        parts = ("pending", "log", "msgs", "lorebooks", "lore_state", "summary", "summary_v")
+        keys = [*(k.chat(chat, p) for p in parts), k.lock(chat), k.chat(chat, "settings")]
         wanted = list(dict.fromkeys(books))
 
         async def attempt(token: str, ttl_ms: int) -> list[Any] | None:
-            args = (8, *keys, repr(upto), str(limit), int(pending), token, ttl_ms)
+            args = (len(keys), *keys, repr(upto), str(limit), int(pending), token, ttl_ms)
             own: list[Call] = [(self._turn_read, args)]
             shared: list[Call] = [  # deployment-wide: the last values read stand in when unreachable
                 ("HGET", (k.persona_versions(), persona)),
@@ -182,7 +183,7 @@ class RedisChatStore:
         }
         if len(read) == 1:
             return TurnInputs(answered=None, **common)
-        answered, blobs, count, attached, lore_state, summary, summary_v = read
+        answered, blobs, count, attached, lore_state, summary, summary_v, *settings = read
         state = codec.SUMMARY.decode(summary) if summary is not None else SummaryState()
         return TurnInputs(
             answered=codec.MESSAGE.decode(answered) if answered is not None else None,
@@ -191,6 +192,7 @@ class RedisChatStore:
             attached=tuple(_BOOK_IDS.decode(attached)) if attached is not None else (),
             lore_state=codec.LORE_STATE.decode(lore_state) if lore_state is not None else LoreState(),
             summary=SummaryState(upto=state.upto, tiers=state.tiers, version=int(summary_v or 0)),
+            chat_settings=_settings(settings[0] if settings else None),
             **common,
         )
 
@@ -201,6 +203,17 @@ class RedisChatStore:
         value = int(result) if isinstance(result, bytes | int) else result
         found: int | None = self._books.result(book, value)
         return found
+
+    async def chat_settings(self, chat: str) -> ChatSettings:
+        """See ``engine.ports.ChatSettingsStore.chat_settings``."""
+        with map_redis_errors():
+            raw = await self._r.get(self._k.chat(chat, "settings"))
+        return _settings(raw)
+
+    async def put_chat_settings(self, chat: str, settings: ChatSettings) -> None:
+        """See ``engine.ports.ChatSettingsStore.put_chat_settings``."""
+        with map_redis_errors():
+            await self._r.set(self._k.chat(chat, "settings"), codec.ENCODER.encode(settings))
 
     async def save_token_ratio(self, model: str, ratio: float) -> None:
         """See ``engine.ports.TurnStore.save_token_ratio``."""
@@ -328,6 +341,10 @@ class RedisChatStore:
         with map_redis_errors():
             turn_id = await self._r.get(self._k.chat(chat, "latest"))
             return await self._turn(chat, maybe_blob(turn_id))
+
+
+def _settings(raw: bytes | str | None) -> ChatSettings:
+    return codec.CHAT_SETTINGS.decode(blob(raw)) if raw is not None else ChatSettings()
 
 
 class RedisChatLock:

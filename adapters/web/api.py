@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, get, post
+from litestar import Controller, get, post, put
 from litestar.connection import ASGIConnection
 from litestar.di import Provide
 from litestar.handlers.base import BaseRouteHandler
@@ -17,8 +17,10 @@ from adapters.cards.jsondoc import check_json_depth
 from adapters.web.actions.chat import (
     Author,
     answer_last,
+    chat_settings,
     final_event,
     history,
+    put_chat_settings,
     regenerate,
     say,
     stored_only,
@@ -28,7 +30,15 @@ from adapters.web.deps import provide_web
 from adapters.web.errors import Refused
 from adapters.web.limits import ChatLimited, Ticket
 from adapters.web.params import Web
-from adapters.web.schemas.chat import ChatReply, ErrorBody, MessageList, SendMessage, TurnView
+from adapters.web.schemas.chat import (
+    ChatReply,
+    ChatSettingsBody,
+    ChatSettingsView,
+    ErrorBody,
+    MessageList,
+    SendMessage,
+    TurnView,
+)
 from adapters.web.state import WebState
 from engine.errors import InvalidInput, Unauthorized
 from engine.service import ReplyDone, ReplyEvent, ReplyFailed
@@ -151,3 +161,19 @@ class ChatController(Controller):
     ) -> MessageList:
         """The chat's newest messages, oldest first."""
         return await history(web, qualify_id(chat, what="chat"), limit)
+
+    @get("/{chat:str}/settings")
+    async def settings(self, web: Web, chat: FromPath[str]) -> ChatSettingsView:
+        """The chat's settings: ``memory`` ``on`` or ``off`` (MEM-8)."""
+        return await chat_settings(web, qualify_id(chat, what="chat"))
+
+    @put("/{chat:str}/settings")
+    async def put_settings(
+        self, web: Web, chat: FromPath[str], data: JSONBody[ChatSettingsBody]
+    ) -> ChatSettingsView:
+        """Switch the chat's memory mode (MEM-8, DEEP-4); a chat not started yet starts in it.
+
+        ``off``: its turns neither read nor write any memory list, the deep pass and the archive
+        leave it alone and its request logs say ``memory: "off"``; ``on`` brings everything back.
+        """
+        return await put_chat_settings(web, qualify_id(chat, what="chat"), data)

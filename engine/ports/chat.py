@@ -15,13 +15,14 @@ from typing import Protocol
 import msgspec
 
 from engine.lorebook import LoreState
-from engine.model import StoredMessage, Turn
+from engine.model import ChatSettings, StoredMessage, Turn
 from engine.ports.recall import DocumentVersion
 from engine.requestlog import RequestLog
 from engine.summary import SummaryState
 
 __all__ = [
     "ChatLock",
+    "ChatSettingsStore",
     "ChatStore",
     "MessageIntake",
     "MessageLog",
@@ -83,6 +84,7 @@ class TurnInputs(msgspec.Struct, frozen=True, kw_only=True):
     token_ratio: float | None = None  # learned for the model asked for
     book_versions: dict[str, int] = msgspec.field(default_factory=dict)  # of the books asked for
     documents: DocumentVersion | None = None  # the persona's, read with the turn
+    chat_settings: ChatSettings = msgspec.field(default_factory=ChatSettings)  # memory mode (MEM-8)
 
 
 class MessageLog(Protocol):
@@ -210,12 +212,24 @@ class TurnRecords(Protocol):
         ...
 
 
+class ChatSettingsStore(Protocol):
+    """A chat's own settings (its memory mode, MEM-8); turns read them with ``turn_inputs``."""
+
+    async def chat_settings(self, chat: str) -> ChatSettings:
+        """The chat's settings (all unset for a chat never configured, or one that does not exist yet)."""
+        ...
+
+    async def put_chat_settings(self, chat: str, settings: ChatSettings) -> None:
+        """Store the chat's settings whole (a chat may be configured before its first message)."""
+        ...
+
+
 class TurnStore(MessageIntake, TurnReads, TurnRecords, Protocol):
     """Turns, their request logs and the queue of messages awaiting a reply (the three ports above)."""
 
 
-class ChatStore(MessageLog, TurnStore, Protocol):
-    """A chat's messages and turns together (one Redis adapter implements all four ports)."""
+class ChatStore(MessageLog, TurnStore, ChatSettingsStore, Protocol):
+    """A chat's messages, turns and settings together (one Redis adapter implements these ports)."""
 
 
 class ChatLock(Protocol):

@@ -28,8 +28,17 @@ import msgspec
 from engine.errors import Conflict, InvalidInput, LLMUnavailable, LockLost, NotFound, StorageUnavailable
 from engine.lorebook import LoreResult, LoreState, scan_lore
 from engine.memory.compose import DRAFT_LIMIT, check_description, compose_prompt, extract_drafts, parse_drafts
+from engine.memory.mode import chat_memory_off, switch_memory
 from engine.memory.tools import MEMORY_OFF, MemoryContext, decode_input, display_names
-from engine.model import IncomingMessage, ModelSettings, Persona, StoredMessage, Turn
+from engine.model import (
+    ChatSettings,
+    IncomingMessage,
+    MemoryMode,
+    ModelSettings,
+    Persona,
+    StoredMessage,
+    Turn,
+)
 from engine.ports import (
     ChatLock,
     ChatModel,
@@ -299,6 +308,19 @@ class ChatService:
             )
         return ReplyDone(turn=turn.id, reply=turn.reply, context=summarize_context(found[1]))
 
+    async def set_memory(self, chat: str, memory: MemoryMode) -> ChatSettings:
+        """Switch a chat's memory off or back on (MEM-8); a chat not started yet starts so.
+
+        Nothing in any memory list changes, so switching back on brings every memory back; the
+        stretch of messages written memory-off is kept, so the deep pass never reads it.
+        """
+        newest = await self.chats.history(chat, 1)
+        now = await self.chats.chat_settings(chat)
+        settings = switch_memory(now, memory, newest[-1].position if newest else 0.0)
+        if settings != now:
+            await self.chats.put_chat_settings(chat, settings)
+        return settings
+
     async def draft_memories(
         self, persona_id: str, material: str, *, limit: int
     ) -> tuple[tuple[str, ...], bool]:
@@ -445,8 +467,9 @@ class ChatService:
             context_window=settings.context_window,
             summaries=self.summaries is not None,
         )
+        memory_off = chat_memory_off(inputs.chat_settings)  # MEM-8: decided, not read again
         # memories (Redis reads, maybe the embedding) run while the lorebooks are scanned
-        memory_task = asyncio.ensure_future(self._memories(persona, frame, inputs.documents))
+        memory_task = asyncio.ensure_future(self._memories(persona, frame, inputs.documents, memory_off))
         await asyncio.sleep(0)  # the memory reads leave first, then the lorebooks are scanned
         try:
             lore = await self._scan_lore(persona, frame, inputs)
@@ -464,6 +487,7 @@ class ChatService:
             replaces=replaces,
             memory_tools=self.memory is not None,
             archive_tools=self.archive_search is not None,
+            memory_off=memory_off,
         )
 
     async def _finish(self, commit: Commit, ratio: tuple[str, float] | None = None) -> None:
@@ -506,6 +530,8 @@ class ChatService:
 
     async def _tool(self, call: ToolCall, g: Gathered, draft: Draft) -> ToolResult:
         answered = g.frame.answered
+        if call.name == "search_archive" and g.memory_off:  # MEM-8: the archive is not in play
+            return ToolResult(call_id=call.id, content="Refused: memory is off in this chat.", is_error=True)
         if call.name == "search_archive" and self.archive_search is not None:
             try:
                 query = decode_input(call.arguments, SearchArchiveInput).query
@@ -527,10 +553,15 @@ class ChatService:
         return result
 
     async def _memories(
-        self, persona: Persona, frame: Frame, documents: DocumentVersion | None = None
+        self,
+        persona: Persona,
+        frame: Frame,
+        documents: DocumentVersion | None = None,
+        memory_off: bool = False,
     ) -> MemoryContext:
         """The turn's memories; participants are the authors of the messages it answers (MEM-4);
-        ``documents``: the persona's document version the turn read."""
+        ``documents``: the persona's document version the turn read; ``memory_off``: the chat is
+        in memory-off mode (MEM-8), so no list is read."""
         if self.memory is None:
             return MEMORY_OFF
         answered = frame.answered
@@ -538,6 +569,7 @@ class ChatService:
             persona=persona.id,
             limits=persona.memory,
             learn_from_chat=persona.learn_from_chat,
+            chat_memory_off=memory_off,
             space=memory_space(answered.chat),
             participants=frame.participants,
             guests=frame.guests,

@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator
 import msgspec
 
 from engine.errors import Conflict, Forbidden, NotFound
-from engine.model import MessageStored, StoredMessage, Turn
+from engine.model import ChatSettings, MessageStored, StoredMessage, Turn
 from engine.ports import ChatLock, ControlStore
 from engine.service.chat import ChatService, ReplyDone, ReplyEvent
 from engine.validate import check_text
@@ -171,7 +171,8 @@ class MessageControls:
         return picked, message
 
     async def branch(self, chat: str, message_id: str, target: str) -> int:
-        """Copy ``chat`` up to and including ``message_id`` into the new chat ``target``.
+        """Copy ``chat`` up to and including ``message_id`` into the new chat ``target``; the
+        branch keeps the chat's memory mode and its memory-off stretches (MEM-8, DEEP-4).
 
         Raises:
             NotFound: ``message_not_found``.
@@ -179,4 +180,8 @@ class MessageControls:
         found = await self._service.chats.message(chat, message_id)
         if found is None:
             raise NotFound(f"There is no message {message_id!r} in this chat.", code="message_not_found")
-        return await self._store.copy(chat, target, upto=found.position)
+        copied = await self._store.copy(chat, target, upto=found.position)
+        settings = await self._service.chats.chat_settings(chat)
+        if settings != ChatSettings():
+            await self._service.chats.put_chat_settings(target, settings)
+        return copied

@@ -10,7 +10,7 @@ import pytest
 
 from engine.errors import Conflict
 from engine.lorebook import LoreBook, LoreState
-from engine.model import Persona
+from engine.model import ChatSettings, Persona
 from engine.summary import SummaryState, Tier
 from tests.contract.builders import T0, finish_reply, new_message, request_log, turn_of
 from tests.contract.stores import Stores
@@ -96,6 +96,23 @@ async def test_turn_inputs_bring_everything_a_turn_reads(stores: Stores) -> None
     assert (inputs.token_ratio, inputs.book_versions) == (1.23457, {"lb-1": 1})
     assert (inputs.summary.version, inputs.summary.tiers) == (1, (tier,))
     assert inputs.lore_state == LoreState()
+
+
+async def test_mem_8_chat_settings_are_kept_and_read_with_the_turn(stores: Stores) -> None:
+    """MEM-8 (issue 34): a chat's settings can be stored before its first message, are read by
+    the turn's one read, and a chat never configured has memory on."""
+    chats = stores.chats()
+    assert await chats.chat_settings(CHAT) == ChatSettings()
+    off = ChatSettings(memory="off", off_since=0.25, off_spans=((3.25, 7.25),))
+    await chats.put_chat_settings(CHAT, off)
+    assert await chats.chat_settings(CHAT) == off
+    assert await chats.chat_settings("web:elsewhere") == ChatSettings()
+    await chats.store_message(CHAT, new_message("ask"), pending=True, greeting=None)
+    inputs = await chats.turn_inputs(CHAT, 1.0, 10, pending=True, persona="default", model="m")
+    assert inputs.chat_settings == off
+    await chats.put_chat_settings(CHAT, ChatSettings(memory="on", off_spans=off.off_spans))
+    again = await chats.turn_inputs(CHAT, 1.0, 10, pending=False, persona="default", model="m")
+    assert again.chat_settings.memory == "on" and again.chat_settings.off_spans == ((3.25, 7.25),)
 
 
 async def test_turn_inputs_without_pending_messages(stores: Stores) -> None:

@@ -515,3 +515,41 @@ async def test_plt_3_the_memory_commands_are_in_the_menu_in_every_language(bot: 
     alice = person(bot.fake)
     help_text = (await say(bot, bot.fake.private(alice), alice, "/help"))["text"]
     assert "/remember <text>" in help_text and "/personal" in help_text and "/clear personal" in help_text
+
+
+async def test_mem_8_memory_command_admins_switch_a_group_and_anyone_their_private_chat(
+    bot: Harness, anthropic_fake: FakeAnthropic
+) -> None:
+    """MEM-8 (issue 34): ``/memory off`` by a member of a group is refused and changes nothing;
+    by an admin it puts the chat in memory-off mode, where a scripted save stores nothing and no
+    tool is offered; ``/memory on`` brings memory back; in a private chat the person decides."""
+    room, boss, alice = admin_room(bot)
+    chat = f"tg:{room['id']}"
+    chats = bot.hearth.service.chats
+    refused = await say(bot, room, alice, "/memory off")
+    assert refused["text"].startswith("Only group admins can switch memory")
+    assert (await chats.chat_settings(chat)).memory == "on"
+    switched = await say(bot, room, boss, "/memory off")
+    assert switched["text"].startswith("Memory is off in this chat")
+    assert (await chats.chat_settings(chat)).memory == "off"
+    assert (await say(bot, room, alice, "/memory"))["text"].startswith("Memory is off in this chat")
+
+    anthropic_fake.script(
+        Reply(text="", tool_uses=(ToolUse(name="save_memory", input={"text": "Alice plays the oud"}),)),
+        Reply(text="Lovely instrument."),
+    )
+    before = len([r for r in anthropic_fake.requests if r.path == "/v1/messages"])
+    answer = await say(bot, room, alice, "Ember, I play the oud")
+    assert answer["text"] == "Lovely instrument."  # no "Saved" notice: nothing was saved
+    asked = [r for r in anthropic_fake.requests if r.path == "/v1/messages"][before]
+    assert not asked.body.get("tools")
+    owner = f"tg:{alice['id']}"
+    assert await texts(bot, personal_list(PERSONA, owner, chat), space_list(PERSONA, chat)) == []
+
+    assert (await say(bot, room, boss, "/memory on"))["text"].startswith("Memory is on in this chat")
+    assert (await chats.chat_settings(chat)).memory == "on"
+    private = bot.fake.private(alice)
+    mine = await say(bot, private, alice, "/memory off")
+    assert mine["text"].startswith("Memory is off in this chat")
+    assert (await chats.chat_settings(f"tg:{private['id']}")).memory == "off"
+    assert (await say(bot, private, alice, "/memory maybe"))["text"] == "Use /memory off or /memory on."

@@ -16,6 +16,8 @@ import msgspec
 from adapters.web.actions.messages import controls_of
 from adapters.web.schemas.chat import (
     ChatReply,
+    ChatSettingsBody,
+    ChatSettingsView,
     InspectedLore,
     InspectedMemory,
     Inspection,
@@ -23,10 +25,12 @@ from adapters.web.schemas.chat import (
     TurnView,
 )
 from adapters.web.schemas.frames import BrowserDone
+from adapters.web.schemas.memory import DeepMemory
 from adapters.web.session import BrowserSession
 from adapters.web.state import WebState
 from engine.memory import global_list, global_personal_list, personal_list, space_list
-from engine.model import IncomingMessage, Turn
+from engine.memory.mode import DEEP_ACTIVE_NOTE
+from engine.model import ChatSettings, IncomingMessage, Persona, Turn
 from engine.requestlog import Context, LoreLog, RequestLog, WindowLog
 from engine.service import Accepted, ReplyDone, ReplyEvent, ReplyFailed
 from engine.turn import memory_space
@@ -37,10 +41,13 @@ __all__ = [
     "Author",
     "answer_last",
     "browser_done",
+    "chat_settings",
+    "deep_memory",
     "final_event",
     "history",
     "incoming",
     "inspection",
+    "put_chat_settings",
     "regenerate",
     "say",
     "stored_only",
@@ -216,3 +223,31 @@ async def inspection(web: WebState, reader: BrowserSession, chat: str, turn: str
         documents=log.documents,
         usage=log.usage,
     )
+
+
+async def chat_settings(web: WebState, chat: str) -> ChatSettingsView:
+    """A chat's settings (a chat never switched, or not started yet, has memory on)."""
+    found = await web.service.chats.chat_settings(chat)
+    return ChatSettingsView(chat=chat, memory=found.memory)
+
+
+async def put_chat_settings(web: WebState, chat: str, body: ChatSettingsBody) -> ChatSettingsView:
+    """Switch a chat's memory mode (MEM-8); a chat not started yet starts in that mode.
+
+    Nothing in the memory lists changes: switching back on brings every memory back.
+    """
+    settings = await web.service.set_memory(chat, body.memory)
+    return ChatSettingsView(chat=chat, memory=settings.memory)
+
+
+def deep_memory(web: WebState, chat: str, persona: Persona, settings: ChatSettings) -> DeepMemory:
+    """The memory panel's deep-memory badge: active exactly when the pass applies to ``chat``
+    (the persona's switches, the chat's platform, not memory-off, an LLM; DEEP-3, DEEP-4)."""
+    desk = web.service.summaries
+    deep = desk.deep if desk is not None else None
+    if deep is None:
+        return DeepMemory(active=False, note="deep memory is not part of this deployment")
+    reason = deep.skip_reason(chat, persona, settings)
+    if reason:
+        return DeepMemory(active=False, note=reason)
+    return DeepMemory(active=True, note=DEEP_ACTIVE_NOTE.format(edits=deep.policy.max_edits))

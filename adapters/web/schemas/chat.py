@@ -28,6 +28,8 @@ from engine.requestlog import (
 __all__ = [
     "Branch",
     "ChatReply",
+    "ChatSettingsBody",
+    "ChatSettingsView",
     "ErrorBody",
     "ErrorDetail",
     "Health",
@@ -57,6 +59,19 @@ class SendMessage(msgspec.Struct, frozen=True, kw_only=True):
     persona: str | None = None
     sent_at: datetime | None = None
     reply: bool = True
+
+
+class ChatSettingsBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``PUT /api/chats/{chat}/settings`` (and ``/app/...``): the chat's memory mode."""
+
+    memory: Literal["on", "off"]
+
+
+class ChatSettingsView(msgspec.Struct, frozen=True, kw_only=True):
+    """A chat's settings: ``memory`` ``off`` is memory-off mode (MEM-8, DEEP-4)."""
+
+    chat: str
+    memory: Literal["on", "off"]
 
 
 class ChatReply(msgspec.Struct, frozen=True, kw_only=True):

@@ -10,7 +10,7 @@ import msgspec
 
 from engine.errors import Conflict
 from engine.lorebook import LoreState
-from engine.model import Persona, StoredMessage, Turn
+from engine.model import ChatSettings, Persona, StoredMessage, Turn
 from engine.ports import NewMessage, TurnInputs
 from engine.requestlog import RequestLog
 from tests.fakes.stores.data import ChatData, InMemoryData, ordered
@@ -98,10 +98,19 @@ class InMemoryChatStore:
             attached=data.lorebooks or (),
             lore_state=data.lore_state or LoreState(),
             summary=msgspec.structs.replace(data.summary, version=data.summary_version),
+            chat_settings=data.settings,
             persona_version=persona_version,
             token_ratio=token_ratio,
             book_versions=book_versions,
         )
+
+    async def chat_settings(self, chat: str) -> ChatSettings:
+        """See ``engine.ports.ChatSettingsStore.chat_settings``."""
+        return self._d.peek(chat).settings
+
+    async def put_chat_settings(self, chat: str, settings: ChatSettings) -> None:
+        """See ``engine.ports.ChatSettingsStore.put_chat_settings``."""
+        self._d.chat(chat).settings = settings
 
     async def save_token_ratio(self, model: str, ratio: float) -> None:
         """See ``engine.ports.TurnReads.save_token_ratio`` (kept to 5 decimals, as Redis keeps it)."""

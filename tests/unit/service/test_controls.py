@@ -112,3 +112,18 @@ async def test_a_message_whose_reply_never_started_is_answered_on_request() -> N
     done = last_done(await drain(await world.controls.answer_last(ROOM)))
     assert done.reply == "Here I am."
     assert await world.texts() == ["Hello, traveller!", "Hello?", "Here I am."]
+
+
+async def test_mem_8_a_branch_of_a_memory_off_chat_stays_memory_off() -> None:
+    """MEM-8 (issue 34): a branch is a new chat, but a challenge chat's branch is no way around
+    its memory-off mode: the branch keeps the mode and the stretch written memory-off."""
+    world = await World(ScriptedChatModel("Porto!", "Lisbon!")).start()
+    off = await world.service.set_memory(ROOM, "off")
+    await world.say("Where to?")
+    branch = f"{ROOM}=b-1a2b3c4d"
+    await world.controls.branch(ROOM, "m1", branch)
+    assert await world.service.chats.chat_settings(branch) == off
+    plain = f"{ROOM}-other"
+    await world.say("Hello", chat=plain)
+    await world.controls.branch(plain, "m1", f"{plain}=b-5e6f7a8b")
+    assert (await world.service.chats.chat_settings(f"{plain}=b-5e6f7a8b")).memory == "on"

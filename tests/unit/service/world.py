@@ -83,6 +83,7 @@ class World:
             clock=self.clock,
             policy=deep or DeepPolicy(),
             default_model="m",
+            chats=self.chats,
         )
         self.summaries = SummaryDesk(
             store=self.summary_store,
