@@ -17,6 +17,7 @@ from typing import Literal
 
 import msgspec
 
+from engine.images import RECENT_IMAGE_MESSAGES, Image, image_tokens
 from engine.lorebook import LoreResult, LoreState
 from engine.macros import MacroContext
 from engine.memory import MemoryRecord, MemoryWrite
@@ -64,6 +65,7 @@ __all__ = [
     "persona_message",
     "plan_turn",
     "prompt_parts",
+    "recent_image_ids",
     "reply_time",
     "turn_macros",
     "unseen_ids",
@@ -137,6 +139,7 @@ class Gathered(msgspec.Struct, frozen=True, kw_only=True):
     replaces: Turn | None = None
     memory_tools: bool = False  # the memory desk is on (the turn may still not write)
     archive_tools: bool = False
+    pictures: dict[str, Image] = msgspec.field(default_factory=dict)  # the pictures the prompt carries
 
 
 class TurnPlan(msgspec.Struct, frozen=True, kw_only=True):
@@ -155,6 +158,7 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
     parts = msgspec.structs.replace(
         prompt_parts(persona, frame.window, g.lore, g.memory, frame.answered),
         summaries=prompt_summaries(frame.summary),
+        pictures=g.pictures,
     )
     prompt = assemble_prompt(parts, template)
     log = build_request_log(
@@ -167,7 +171,10 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
         prompt=prompt,
         window=frame.window,
         template=template,
-        message_tokens={i: estimate(m.text) for i, m in enumerate(prompt.messages)},
+        message_tokens={
+            i: estimate(m.text) + sum(image_tokens(p.width, p.height) for p in m.images)
+            for i, m in enumerate(prompt.messages)
+        },
         lore=tuple(
             LoreLog(book=d.book, entry=d.entry, name=d.name, included=d.included, reason=d.reason)
             for d in g.lore.decisions
@@ -190,6 +197,15 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
     return TurnPlan(
         prompt=prompt, log=log, turn=turn, tools=(*tools, *(ARCHIVE_TOOLS if g.archive_tools else ()))
     )
+
+
+def recent_image_ids(
+    messages: tuple[StoredMessage, ...], keep: int = RECENT_IMAGE_MESSAGES
+) -> tuple[str, ...]:
+    """The pictures a prompt carries: those of the newest ``keep`` user messages of ``messages``
+    (oldest first) that have pictures; the others stay placeholders (``engine.images``)."""
+    carriers = [m for m in messages if m.role == "user" and m.images][-keep:] if keep > 0 else []
+    return tuple(ref.id for m in carriers for ref in m.images)
 
 
 def writable_people(g: Gathered) -> tuple[tuple[str, str], ...]:

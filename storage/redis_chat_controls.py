@@ -58,14 +58,20 @@ class RedisChatControls:
             await self._r.hset(self._k.chat(message.chat, "msgs"), message.id, codec.ENCODER.encode(message))
 
     async def remove_message(self, chat: str, message: str) -> bool:
-        """Take a message out of the log and the pending queue; whether it was in the log."""
+        """Take a message out of the log and the pending queue, and delete its pictures; whether
+        it was in the log."""
         k = self._k
         with map_redis_errors():
+            raw = await self._r.hget(k.chat(chat, "msgs"), message)
+            images = [r.id for r in codec.MESSAGE.decode(blob(raw)).images] if raw is not None else []
             async with self._r.pipeline(transaction=True) as tx:
                 tx.zrem(k.chat(chat, "log"), message)
                 tx.zrem(k.chat(chat, "pending"), message)
                 tx.hdel(k.chat(chat, "msgs"), message)
-                removed, _, _ = await tx.execute()
+                if images:
+                    tx.delete(*(k.chat(chat, f"img:{i}") for i in images))
+                    tx.zrem(k.chat(chat, "images"), *images)
+                removed, *_ = await tx.execute()
         return bool(removed)
 
     async def swipes(self, chat: str, message: str) -> list[str]:
@@ -158,9 +164,22 @@ class RedisChatControls:
 
     async def clear(self, chat: str) -> None:
         """Remove a chat's log, messages and turns (after they were moved elsewhere)."""
-        parts = ("seq", "log", "msgs", "pending", "turns", "answers", "latest", "lorebooks", "swipes")
+        parts = (
+            "seq",
+            "log",
+            "msgs",
+            "pending",
+            "turns",
+            "answers",
+            "latest",
+            "lorebooks",
+            "swipes",
+            "images",
+        )
         with map_redis_errors():
-            await self._r.delete(*(self._k.chat(chat, p) for p in parts))
+            images = texts(members(await self._r.zrange(self._k.chat(chat, "images"), 0, -1)))
+            pictures = [self._k.chat(chat, f"img:{i}") for i in images]
+            await self._r.delete(*(self._k.chat(chat, p) for p in parts), *pictures)
 
     async def is_empty(self, chat: str) -> bool:
         """Whether a chat has no messages."""

@@ -7,7 +7,7 @@ store, a composite Protocol names them together (``ChatStore``, ``SummaryStore``
 ``ArchiveStore``, ``DreamStore``, ``ControlStore``, ``MemoryRecall``); it adds no method.
 
 - ``clock``: Clock.  ``observer``: TurnObserver.  ``model``: ChatModel, TokenCounter (and the model's events).
-- ``chat``: MessageLog, MessageIntake, TurnReads, TurnRecords, ChatLock.
+- ``chat``: MessageLog, MessageIntake, TurnReads, TurnRecords, ImageStore, ChatLock.
 - ``controls``: MessageEdits, SwipeStore.  ``persona``: PersonaStore.  ``lore``: LoreSource.
 - ``summary``: SummaryTiers, SummaryLog, SummaryQueue, ReportStore.
 - ``memory``: MemoryStore, Directory.  ``recall``: Recall, DocumentRecall.
@@ -41,6 +41,7 @@ from engine.ports.archive import (
 from engine.ports.chat import (
     ChatLock,
     ChatStore,
+    ImageStore,
     MessageIntake,
     MessageLog,
     NewMessage,
@@ -81,6 +82,7 @@ __all__ = [
     "DreamReports",
     "DreamStore",
     "EmbeddingQueue",
+    "ImageStore",
     "JobStore",
     "LoreSource",
     "MemoryRecall",

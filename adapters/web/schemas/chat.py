@@ -31,6 +31,7 @@ __all__ = [
     "ErrorBody",
     "ErrorDetail",
     "Health",
+    "ImageIn",
     "InspectedLore",
     "InspectedMemory",
     "Inspection",
@@ -48,8 +49,16 @@ __all__ = [
 ]
 
 
+class ImageIn(msgspec.Struct, frozen=True, kw_only=True):
+    """A picture sent with a message: its media type and its bytes in base64 (``engine.images``)."""
+
+    media_type: str
+    data: str
+
+
 class SendMessage(msgspec.Struct, frozen=True, kw_only=True):
-    """Body of ``POST /api/chats/{chat}/messages`` (unknown fields are ignored)."""
+    """Body of ``POST /api/chats/{chat}/messages`` (unknown fields are ignored); ``text`` may be
+    ``""`` when ``images`` carries pictures."""
 
     user: str
     text: str
@@ -57,6 +66,7 @@ class SendMessage(msgspec.Struct, frozen=True, kw_only=True):
     persona: str | None = None
     sent_at: datetime | None = None
     reply: bool = True
+    images: list[ImageIn] = msgspec.field(default_factory=list)
 
 
 class ChatReply(msgspec.Struct, frozen=True, kw_only=True):

@@ -26,7 +26,9 @@ class InMemoryChatControls:
         """See ``engine.ports.MessageEdits.remove_message``."""
         data = self._d.chat(chat)
         data.pending.pop(message, None)
-        data.msgs.pop(message, None)
+        gone = data.msgs.pop(message, None)
+        for ref in gone.images if gone is not None else ():
+            data.images.pop(ref.id, None)
         return data.log.pop(message, None) is not None
 
     async def swipes(self, chat: str, message: str) -> list[str]:

@@ -35,6 +35,8 @@ class ChatData:
     summary_version: int = 0
     summary_queued: bool = False
     swipes: dict[str, list[str]] = field(default_factory=dict)
+    images: dict[str, tuple[float, bytes]] = field(default_factory=dict)  # picture id → (position, bytes)
+    notices: set[str] = field(default_factory=set)
 
 
 @dataclass
