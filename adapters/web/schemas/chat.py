@@ -13,6 +13,7 @@ from typing import Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from engine.images import ImageRef
 from engine.model import StoredMessage
 from engine.requestlog import (
     Context,
@@ -169,7 +170,8 @@ class ModelInfo(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SessionMessage(msgspec.Struct, frozen=True, kw_only=True):
-    """A history message as the page shows it; ``swipes`` only on replies with alternatives."""
+    """A history message as the page shows it; ``swipes`` only on replies with alternatives,
+    ``images`` only on messages that carried pictures."""
 
     id: str
     role: Literal["user", "assistant"]
@@ -179,6 +181,7 @@ class SessionMessage(msgspec.Struct, frozen=True, kw_only=True):
     turn: str | None
     mine: bool
     swipes: list[str] | UnsetType = UNSET
+    images: list[ImageRef] | UnsetType = UNSET  # the pictures it carried (type and size; no bytes)
 
 
 class SessionView(msgspec.Struct, frozen=True, kw_only=True):
