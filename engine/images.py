@@ -9,7 +9,9 @@ id, type and size); the bytes live beside the log under their own keys.
 A prompt carries the pictures of the newest ``RECENT_IMAGE_MESSAGES`` user messages that have
 pictures; older ones, pictures whose bytes expired or were dropped (a chat keeps at most
 ``MAX_CHAT_IMAGES``), and every picture sent to a model that cannot see, appear as a short
-placeholder (``[image: photo, 800×600]``), so the cost of a prompt stays bounded. A picture
+placeholder (``[image: photo, 800×600]``), so the cost of a prompt stays bounded (when a
+fourth message with pictures arrives, the oldest one's pictures become placeholders: the cached
+prompt from that message on is written once more, then read again). A picture
 costs about width × height / 750 tokens after the provider scales it to at most
 ``MAX_SIDE`` pixels on its long side (Anthropic's rule).
 """

@@ -139,7 +139,13 @@ class RedisChatControls:
             turns = [codec.TURN.decode(blob(b)) for b in raw_turns if b is not None]
             logs = [await self._r.get(k.request_log(source, t.id)) for t in turns]
             books = await self._r.get(k.chat(source, "lorebooks"))
+            pictures = await self._pictures(source, messages)
             async with self._r.pipeline(transaction=True) as tx:
+                for image, (position, data, ttl_ms) in pictures.items():  # the branch keeps them
+                    tx.set(k.chat(target, f"img:{image}"), data, px=ttl_ms)
+                    tx.zadd(k.chat(target, "images"), {image: position})
+                if pictures:
+                    tx.pexpire(k.chat(target, "images"), max(t for _, _, t in pictures.values()))
                 tx.set(k.chat(target, "seq"), seq)
                 latest: Turn | None = None
                 for m in messages:
@@ -161,6 +167,26 @@ class RedisChatControls:
                     tx.set(k.chat(target, "lorebooks"), books)
                 await tx.execute()
         return len(messages)
+
+    async def _pictures(
+        self, chat: str, messages: list[StoredMessage]
+    ) -> dict[str, tuple[float, bytes, int]]:
+        """The pictures of ``messages`` still kept: id → (position, bytes, milliseconds left)."""
+        owned = {r.id: m.position for m in messages for r in m.images}
+        if not owned:
+            return {}
+        ids = list(owned)
+        async with self._r.pipeline(transaction=False) as p:
+            for image in ids:
+                p.get(self._k.chat(chat, f"img:{image}"))
+                p.pttl(self._k.chat(chat, f"img:{image}"))
+            found = await p.execute()
+        kept = {}
+        for n, image in enumerate(ids):
+            data, ttl = found[2 * n], found[2 * n + 1]
+            if data is not None and int(ttl) > 0:
+                kept[image] = (owned[image], blob(data), int(ttl))
+        return kept
 
     async def clear(self, chat: str) -> None:
         """Remove a chat's log, messages and turns (after they were moved elsewhere)."""

@@ -74,6 +74,7 @@ class InMemoryChatControls:
             moved = msgspec.structs.replace(m, chat=target)
             dst.msgs[m.id] = rewrite(moved) if rewrite else moved
             dst.log[m.id] = m.position
+            dst.images.update({r.id: src.images[r.id] for r in m.images if r.id in src.images})
         latest: Turn | None = None
         for turn in turns:
             dst.turns[turn.id] = msgspec.structs.replace(turn, chat=target, journal=())

@@ -91,3 +91,12 @@ async def test_issue_30_only_the_three_newest_messages_with_pictures_carry_them(
     assert [m.text for m in last.messages if m.text.startswith("[image:")] == [
         f"[image: photo, 20×10] picture {n}" for n in range(3)
     ]
+
+
+async def test_issue_30_editing_a_message_keeps_its_pictures_and_their_tokens() -> None:
+    model = SeeingModel()
+    world = await World(model).start()
+    await _send(world, "frist look", png(750, 100))
+    (sent,) = [m for m in await world.chats.history("web:room", 10) if m.images]
+    edited = await world.controls.edit("web:room", sent.id, "web:alice", "first look")
+    assert edited.images == sent.images and edited.tokens >= image_tokens(750, 100)
