@@ -102,8 +102,8 @@ def _memory(settings: MemorySettings, stores: _Stores, embedder: Embedder | None
 class _Stores:
     """Every Redis store of the process, on one client and one key builder."""
 
-    def __init__(self, redis: aioredis.Redis, keys: KeyBuilder) -> None:
-        self.chats = RedisChatStore(redis, keys)
+    def __init__(self, redis: aioredis.Redis, keys: KeyBuilder, *, image_ttl_days: int = 30) -> None:
+        self.chats = RedisChatStore(redis, keys, image_ttl=image_ttl_days * 86_400)
         self.lock = RedisChatLock(redis, keys)
         self.personas = RedisPersonaStore(redis, keys)
         self.lore = RedisLoreStore(redis, keys)
@@ -132,7 +132,7 @@ def build(settings: Settings) -> Hearth:
     redis = redis_client(settings.redis)
     keys = KeyBuilder(prefix=settings.redis.namespace)
     clock = SystemClock()
-    stores = _Stores(redis, keys)
+    stores = _Stores(redis, keys, image_ttl_days=settings.redis.image_ttl_days)
     model, counter = _model(settings.llm)
     embedder = make_embedder(settings.memory.embedder)
     memory = _memory(settings.memory, stores, embedder)

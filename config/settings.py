@@ -59,6 +59,7 @@ class RedisSettings(msgspec.Struct, frozen=True, kw_only=True):
     cluster: bool = False
     namespace: str = "hearth"
     tls_verify: bool = True  # check a ``rediss://`` server's certificate; hosted Redis may need false
+    image_ttl_days: int = 30  # how long a chat keeps the pictures sent in it (HEARTH_IMAGE_TTL_DAYS)
 
 
 class LlmSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -191,6 +192,7 @@ def _redis(read: Env) -> RedisSettings:
         cluster=read.boolean("HEARTH_REDIS_CLUSTER", False),
         namespace=read.text("HEARTH_NAMESPACE", "hearth"),
         tls_verify=read.boolean("HEARTH_REDIS_TLS_VERIFY", True),
+        image_ttl_days=read.integer("HEARTH_IMAGE_TTL_DAYS", 30, 1, 3650),
     )
 
 

@@ -70,6 +70,7 @@ class AnthropicChatModel:
     """Implements the ``ChatModel`` port with ``anthropic.AsyncAnthropic``."""
 
     provider = "anthropic"
+    vision = True  # pictures go as image blocks (``anthropic_format``)
 
     def __init__(
         self,

@@ -4,7 +4,8 @@ Shaped after SDK 2.14's types and the API docs. Covered:
 
 * ``POST /v1/messages``: auth (``x-api-key`` or ``Authorization: Bearer``), ``anthropic-version``;
   400s worded like the API's (unknown keys, missing fields, role order, empty content,
-  unpaired ``tool_use``/``tool_result``, over 4 cache breakpoints); a Message, or with
+  unpaired ``tool_use``/``tool_result``, over 4 cache breakpoints, an image block whose base64
+  source is not a JPEG/PNG/GIF/WebP type, not base64 or over 5 MB); a Message, or with
   ``"stream": true`` the SSE events message_start, content_block_start, ping,
   content_block_delta…, content_block_stop, message_delta, message_stop. ``max_tokens``
   (4 chars a token) and ``stop_sequences`` cut replies. ``request-id`` on every response.
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import contextlib
 import hashlib
 import itertools
@@ -305,9 +307,36 @@ def _check_message(i: int, message: Any, *, last: bool) -> None:
             raise _invalid("messages: text content blocks must be non-empty")
         if ROLE_ONLY.get(kind, role) != role:
             raise _invalid(f"messages.{i}.content.{j}: `{kind}` is not allowed in {role} turns")
+        if kind == "image":
+            _check_image(f"messages.{i}.content.{j}", block.get("source"))
         id_key = {"tool_use": "id", "tool_result": "tool_use_id"}.get(kind)
         if id_key and not isinstance(block.get(id_key), str):
             raise _invalid(f"messages.{i}.content.{j}.{kind}.{id_key}: Field required")
+
+
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+MAX_IMAGE_BYTES = 5 * 1024 * 1024
+
+
+def _check_image(where: str, source: Any) -> None:
+    """An image block's base64 source, checked as the API does (type, base64, 5 MB)."""
+    if not isinstance(source, dict) or source.get("type") != "base64":
+        raise _invalid(f"{where}.image.source: Input tag found using 'type' does not match 'base64' or 'url'")
+    if source.get("media_type") not in IMAGE_TYPES:
+        raise _invalid(
+            f"{where}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', "
+            "'image/gif' or 'image/webp'"
+        )
+    try:
+        data = base64.b64decode(source.get("data") or "", validate=True)
+    except (ValueError, TypeError):
+        raise _invalid(f"{where}.image.source.base64.data: The image data is not valid base64") from None
+    if not data:
+        raise _invalid(f"{where}.image.source.base64.data: The image data is empty")
+    if len(data) > MAX_IMAGE_BYTES:
+        raise _invalid(
+            f"{where}.image.source.base64: image exceeds 5 MB maximum: {len(data)} bytes > 5242880 bytes"
+        )
 
 
 def _check_sequence(messages: list[dict[str, Any]]) -> None:

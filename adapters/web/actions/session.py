@@ -70,6 +70,7 @@ async def _history(web: WebState, session: BrowserSession, chat: str) -> list[Se
             turn=m.turn,
             mine=m.role == "user" and m.user == session.user,
             swipes=UNSET if alternatives is None else alternatives,
+            images=list(m.images) if m.images else UNSET,
         )
 
     return [view(m) for m in (await history(web, chat, HISTORY)).messages]
