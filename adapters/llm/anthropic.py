@@ -8,7 +8,6 @@ are translated here (STYLE P5).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
@@ -67,11 +66,9 @@ class AnthropicChatModel:
         if isinstance(exc, anthropic.APIStatusError):
             retryable = exc.status_code in RETRYABLE_STATUS or exc.type == "overloaded_error"
             return Failure(map_status_error(exc), retryable, _retry_after(exc))
-        if isinstance(exc, anthropic.APITimeoutError):
-            return self.attempts.silent()
-        if isinstance(exc, anthropic.APIConnectionError):  # refused, reset or cut mid-stream
-            return self.attempts.unreachable(exc)
-        return None
+        return self.attempts.transport(
+            exc, timeout=anthropic.APITimeoutError, connection=anthropic.APIConnectionError
+        )
 
     async def stream(
         self,
@@ -92,28 +89,14 @@ class AnthropicChatModel:
                 yield event
 
     async def _once(self, request: dict[str, Any], deadline: float) -> AsyncIterator[ModelEvent]:
-        """One attempt; every wait for the provider ends at the read timeout, and until the reply
-        starts streaming also at the deadline.
-
-        Each wait is bounded on its own (never across a ``yield``, which would time the
-        consumer's work instead), and the response is closed however the attempt ends.
-        """
+        """One attempt, its waits bounded by ``Attempts.paced``."""
         usage: dict[str, int] = {}
         stop_reason: str | None = None
         tool: dict[str, Any] | None = None
-        async with asyncio.timeout(self.attempts.silence(deadline)):
-            stream = await self.client.messages.create(**request, stream=True)
-        events = aiter(stream)
-        until: float | None = deadline
-        try:
-            while True:
-                async with asyncio.timeout(self.attempts.silence(until)):
-                    try:
-                        event = await anext(events)
-                    except StopAsyncIteration:
-                        break
-                if event.type == "content_block_delta":
-                    until = None  # the reply streams: only silence ends it now
+        opening = self.client.messages.create(**request, stream=True)
+        events = self.attempts.paced(opening, deadline, lambda event: event.type == "content_block_delta")
+        async with contextlib.aclosing(events):
+            async for event in events:
                 if event.type == "content_block_start" and event.content_block.type == "tool_use":
                     tool = {"id": event.content_block.id, "name": event.content_block.name, "json": []}
                 elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
@@ -134,6 +117,4 @@ class AnthropicChatModel:
                 elif event.type == "message_delta":
                     usage["output_tokens"] = event.usage.output_tokens or 0
                     stop_reason = event.delta.stop_reason
-        finally:
-            await stream.close()
         yield ModelDone(usage=Usage(**usage), stop_reason=stop_reason, attempts=1)

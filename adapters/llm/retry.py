@@ -24,7 +24,7 @@ import logging
 import random
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -116,6 +116,17 @@ class Attempts:
     def _delay(self, attempt: int) -> float:
         return min(self._max, self._base * 2.0 ** (attempt - 1)) * (0.5 + random.random() / 2)
 
+    def transport(
+        self, exc: Exception, *, timeout: type[Exception], connection: type[Exception]
+    ) -> Failure | None:
+        """An SDK's timeout (``silent``) or connection error (``unreachable``: refused, reset or
+        cut mid-stream), else ``None``; ``timeout`` is checked first (it is a connection error too)."""
+        if isinstance(exc, timeout):
+            return self.silent()
+        if isinstance(exc, connection):
+            return self.unreachable(exc)
+        return None
+
     def silent(self) -> Failure:
         """The provider stayed silent past the read timeout (or the budget): retryable."""
         message = f"{self.label} stayed silent for {self.read_timeout:g} s"
@@ -131,6 +142,37 @@ class Attempts:
         if deadline is None:
             return self.read_timeout
         return max(0.0, min(self.read_timeout, deadline - time.monotonic()))
+
+    async def paced(
+        self, opening: Awaitable[Any], deadline: float, streams: Callable[[Any], bool]
+    ) -> AsyncGenerator[Any]:
+        """The events of one attempt's stream, every wait for the provider bounded: by the read
+        timeout, and until the reply starts streaming (``streams(event)``) also by the deadline.
+
+        Each wait is bounded on its own (never across a ``yield``, which would time the
+        consumer's work instead), and the stream is closed however the attempt ends.
+
+        Args:
+            opening: the SDK call that opens the stream (``….create(..., stream=True)``).
+            deadline: the monotonic time by which the reply must start.
+            streams: whether an event is part of the reply (text or a tool call).
+        """
+        async with asyncio.timeout(self.silence(deadline)):
+            stream = await opening
+        events = aiter(stream)
+        until: float | None = deadline
+        try:
+            while True:
+                async with asyncio.timeout(self.silence(until)):
+                    try:
+                        event = await anext(events)
+                    except StopAsyncIteration:
+                        break
+                if until is not None and streams(event):
+                    until = None  # the reply streams: only silence ends it now
+                yield event
+        finally:
+            await stream.close()
 
     async def run(
         self,
