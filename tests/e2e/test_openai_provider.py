@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from tests.e2e.api_client import BrowserClient, HearthClient
+from tests.e2e.test_memories import memories
 from tests.e2e.test_web_ux_api import signed_up
 from tests.fakes.anthropic_server import Error as ClaudeError
 from tests.fakes.anthropic_server import FakeAnthropic
@@ -47,12 +48,6 @@ async def api(openai_app: WebApp) -> AsyncIterator[HearthClient]:
     client = HearthClient(openai_app.base_url)
     yield client
     await client.close()
-
-
-async def memories(api: HearthClient, **params: Any) -> list[dict[str, Any]]:
-    response = await api.http.get("/api/memories", params=params)
-    assert response.status_code == 200, response.text
-    return list(response.json()["memories"])
 
 
 async def test_llm_1_a_reply_streams_and_the_request_carries_prompt_window_and_text(
