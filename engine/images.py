@@ -179,7 +179,7 @@ def image_tokens(width: int, height: int) -> int:
     return max(1, math.ceil(w * h / 750))
 
 
-def placeholder(ref: ImageRef) -> str:
+def placeholder(ref: ImageRef | Image) -> str:
     """The text a picture leaves in a prompt that does not carry it."""
     kind = "animation" if ref.media_type == "image/gif" else "photo"
     if ref.width and ref.height:

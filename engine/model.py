@@ -66,12 +66,15 @@ class IncomingMessage(msgspec.Struct, frozen=True, kw_only=True):
 class ModelSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Which model a persona talks through and how.
 
-    ``name`` empty means "the deployment's HEARTH_MODEL".
+    ``provider`` empty means "the deployment's provider" (``HEARTH_LLM``); else ``anthropic``,
+    ``openai`` or ``offline`` (LLM-1). ``name`` empty means "the deployment's HEARTH_MODEL"
+    (only with the deployment's provider: a persona naming another provider names its model).
     """
 
     name: str = ""
     max_tokens: int = 1024
     context_window: int = 200_000
+    provider: str = ""
 
 
 class MemoryLimits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

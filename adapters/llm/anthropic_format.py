@@ -18,11 +18,11 @@
 from __future__ import annotations
 
 import base64
-import functools
 from typing import Any
 
 import msgspec
 
+from adapters.llm.prompt_map import CONVERSATION_OPENER, SYSTEM_NOTE, input_schema
 from adapters.llm.tokens import offline_count
 from engine.images import dimensions, image_tokens
 from engine.model import ModelSettings
@@ -38,8 +38,6 @@ __all__ = [
     "tool_definitions",
 ]
 
-SYSTEM_NOTE = "[System note: {text}]"
-CONVERSATION_OPENER = "[The conversation begins.]"
 _CACHE = {"type": "ephemeral"}
 
 
@@ -49,21 +47,10 @@ def tool_definitions(tools: tuple[ToolSpec, ...]) -> list[dict[str, Any]]:
         {
             "name": tool.name,
             "description": tool.description,
-            "input_schema": msgspec.json.decode(_schema(tool.input_type)),
+            "input_schema": input_schema(tool.input_type),
         }
         for tool in tools
     ]
-
-
-@functools.cache
-def _schema(input_type: type[msgspec.Struct]) -> bytes:
-    # built once per input type (msgspec's schema generation cost ~1 ms a turn, issue 12) and
-    # decoded per request, so no request shares (or can change) another's dicts
-    schema = msgspec.json.schema(input_type)
-    if "$ref" in schema:
-        name = schema["$ref"].rsplit("/", 1)[-1]
-        schema = schema["$defs"][name]
-    return msgspec.json.encode({k: v for k, v in schema.items() if k != "title"})
 
 
 def _exchange_turns(exchange: ToolExchange) -> list[dict[str, Any]]:

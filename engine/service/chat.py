@@ -358,7 +358,7 @@ class ChatService:
         """
         persona = await self.persona(persona_id)
         max_chars = self.memory.policy.max_chars if self.memory else 500
-        if self.model.provider == "offline":
+        if self._settings(persona).provider == "offline":
             return extract_drafts(material, limit=limit, max_chars=max_chars), True
         prompt = compose_prompt(persona, material, limit=limit, max_chars=max_chars)
         parts = [
@@ -429,9 +429,12 @@ class ChatService:
                 yield event
 
     def _settings(self, persona: Persona) -> ModelSettings:
-        if persona.model.name:
-            return persona.model
-        return msgspec.structs.replace(persona.model, name=self.policy.default_model)
+        """The persona's model settings with the deployment's provider and model filled in."""
+        return msgspec.structs.replace(
+            persona.model,
+            name=persona.model.name or self.policy.default_model,
+            provider=persona.model.provider or self.model.provider,
+        )
 
     async def _run_turn(
         self, answered: StoredMessage, persona: Persona, replaces: Turn | None, inputs: TurnInputs
@@ -508,7 +511,7 @@ class ChatService:
             frame=frame,
             persona=persona,
             settings=settings,
-            provider=self.model.provider,
+            provider=settings.provider,
             lore=lore,
             memory=memory,
             turn_id=self._new_id(),
