@@ -294,6 +294,21 @@ def _redis_url(env: dict[str, str]) -> tuple[str, subprocess.Popen[bytes] | None
     return f"unix://{SOCKET}", redis
 
 
+def model_line(env: dict[str, str]) -> str:
+    """Which model will answer (``HEARTH_LLM``, or the keys and base URL that are set)."""
+    from config.settings import llm_settings
+    from engine.errors import ConfigError
+
+    try:
+        llm = llm_settings(env)
+    except ConfigError as exc:  # the processes stop on it with the same message
+        return exc.message
+    if llm.provider == "offline":
+        keys = "ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL"
+        return f"no {keys} is set: the labelled offline model answers."
+    return f"the model: {llm.label}"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the named Procfile processes (default: all of them) until a signal."""
     known = procfile()
@@ -314,8 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         supervisor.env["REDIS_URL"], redis = _redis_url(supervisor.env)
         supervisor.env.setdefault("PORT", "8000")
-        if not supervisor.env.get("ANTHROPIC_API_KEY"):
-            _say("ANTHROPIC_API_KEY is not set: the labelled offline model answers.")
+        _say(model_line(supervisor.env))
         _say(f"running {', '.join(names)}; logs also in {VAR / 'log'}/; Ctrl-C stops everything")
         supervisor.start()
         if "web" in names:

@@ -11,6 +11,7 @@ from typing import Literal
 
 import msgspec
 
+from engine.images import Image, ImageRef
 from engine.memory.journal import Deleted, Forgotten, Saved, Updated
 
 __all__ = [
@@ -44,6 +45,8 @@ class IncomingMessage(msgspec.Struct, frozen=True, kw_only=True):
     """One message from any platform, normalized by its adapter (PLT-5).
 
     Ids are platform-qualified (``web:room1``, ``tg:-1001234/topic/7``, ``tg:42``).
+    ``images``: the pictures it carries, already checked (``engine.images.check_images``); the
+    text may then be empty.
     """
 
     platform: Platform
@@ -57,17 +60,21 @@ class IncomingMessage(msgspec.Struct, frozen=True, kw_only=True):
     is_mention: bool = False
     attachments: tuple[str, ...] = ()
     guest: bool = False
+    images: tuple[Image, ...] = ()
 
 
 class ModelSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Which model a persona talks through and how.
 
-    ``name`` empty means "the deployment's HEARTH_MODEL".
+    ``provider`` empty means "the deployment's provider" (``HEARTH_LLM``); else ``anthropic``,
+    ``openai`` or ``offline`` (LLM-1). ``name`` empty means "the deployment's HEARTH_MODEL"
+    (only with the deployment's provider: a persona naming another provider names its model).
     """
 
     name: str = ""
     max_tokens: int = 1024
     context_window: int = 200_000
+    provider: str = ""
 
 
 class MemoryLimits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -125,6 +132,9 @@ class StoredMessage(msgspec.Struct, frozen=True, kw_only=True):
     ``listened`` marks a user message stored without a reply (group chatter the persona only
     listens to): it is context for later turns, never a message a turn replies to, so its author
     is not a participant of those turns (MEM-4).
+
+    ``images`` names the pictures the message carries; their bytes are stored beside the log
+    (``engine.images``), and ``tokens`` counts them too.
     """
 
     id: str
@@ -141,6 +151,7 @@ class StoredMessage(msgspec.Struct, frozen=True, kw_only=True):
     reply_to: str | None = None
     guest: bool = False
     listened: bool = False
+    images: tuple[ImageRef, ...] = ()
 
 
 class Turn(msgspec.Struct, frozen=True, kw_only=True):

@@ -16,6 +16,7 @@ from engine.prompt import Prompt, PromptMessage
 from engine.tools import SaveMemoryInput, ToolCall, ToolSpec
 
 __all__ = [
+    "NO_PICTURES",
     "OFFLINE_LABEL",
     "REMEMBER",
     "REMEMBER_INSIDE",
@@ -25,6 +26,8 @@ __all__ = [
 ]
 
 OFFLINE_LABEL = "Offline model (no Claude key)"
+NO_PICTURES = "I cannot see pictures: I only know that you sent one, not what it shows."
+_PICTURE = re.compile(r"\[image: [^\]]{1,40}\]")
 _WORD = re.compile(r"\w{3,}", re.UNICODE)
 _SPEAKER = re.compile(r"^[^:\n]{1,64}: ")
 _MEMORY_ID = re.compile(r" \[[\w-]+\]$")
@@ -131,6 +134,8 @@ def offline_reply(prompt: Prompt, persona_name: str) -> str:
         f"[{OFFLINE_LABEL}] This is {persona_name}'s offline stand-in, not Claude.",
         f"You said: “{echo}”.",
     ]
+    if _PICTURE.search(said):
+        parts.append(NO_PICTURES)
     results = [r for exchange in prompt.exchanges for r in exchange.results]
     if results:
         parts.extend(_IDS_IN_RESULT.sub("", r.content) for r in results)

@@ -17,6 +17,7 @@ from typing import Literal
 
 import msgspec
 
+from engine.images import RECENT_IMAGE_MESSAGES, Image, image_tokens
 from engine.lorebook import LoreResult, LoreState
 from engine.macros import MacroContext
 from engine.memory import MemoryRecord, MemoryWrite
@@ -65,6 +66,7 @@ __all__ = [
     "persona_message",
     "plan_turn",
     "prompt_parts",
+    "recent_image_ids",
     "reply_time",
     "turn_macros",
     "turn_tools",
@@ -140,6 +142,7 @@ class Gathered(msgspec.Struct, frozen=True, kw_only=True):
     memory_tools: bool = False  # the memory desk is on (the turn may still not write)
     archive_tools: bool = False
     memory_off: bool = False  # the chat is in memory-off mode (MEM-8): no lists, no archive, no tools
+    pictures: dict[str, Image] = msgspec.field(default_factory=dict)  # the pictures the prompt carries
 
 
 class TurnPlan(msgspec.Struct, frozen=True, kw_only=True):
@@ -159,6 +162,7 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
         prompt_parts(persona, frame.window, g.lore, g.memory, frame.answered),
         summaries=prompt_summaries(frame.summary),
         memory_note=MEMORY_OFF_NOTE if g.memory_off else "",
+        pictures=g.pictures,
     )
     prompt = assemble_prompt(parts, template)
     log = build_request_log(
@@ -171,7 +175,10 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
         prompt=prompt,
         window=frame.window,
         template=template,
-        message_tokens={i: estimate(m.text) for i, m in enumerate(prompt.messages)},
+        message_tokens={
+            i: estimate(m.text) + sum(image_tokens(p.width, p.height) for p in m.images)
+            for i, m in enumerate(prompt.messages)
+        },
         lore=tuple(
             LoreLog(book=d.book, entry=d.entry, name=d.name, included=d.included, reason=d.reason)
             for d in g.lore.decisions
@@ -201,6 +208,15 @@ def turn_tools(g: Gathered) -> tuple[ToolSpec, ...]:
         return ()
     tools = memory_tools(writable_people(g)) if g.memory.can_write and g.memory_tools else ()
     return (*tools, *(ARCHIVE_TOOLS if g.archive_tools else ()))
+
+
+def recent_image_ids(
+    messages: tuple[StoredMessage, ...], keep: int = RECENT_IMAGE_MESSAGES
+) -> tuple[str, ...]:
+    """The pictures a prompt carries: those of the newest ``keep`` user messages of ``messages``
+    (oldest first) that have pictures; the others stay placeholders (``engine.images``)."""
+    carriers = [m for m in messages if m.role == "user" and m.images][-keep:] if keep > 0 else []
+    return tuple(ref.id for m in carriers for ref in m.images)
 
 
 def writable_people(g: Gathered) -> tuple[tuple[str, str], ...]:

@@ -18,6 +18,9 @@ from adapters.logs import configure_logging, json_logs
 from config.settings import load_settings
 from engine.errors import ConfigError
 
+WS_MAX_SIZE = 30_000_000
+"""The largest frame a chat socket takes: a message with four 5 MB pictures in base64 (~28 MB)."""
+
 
 def main() -> None:
     """Read the environment and serve on 0.0.0.0:$PORT at once; the app is built behind the
@@ -67,7 +70,7 @@ def main() -> None:
         log_level=os.environ.get("HEARTH_LOG_LEVEL", "info").lower(),
         log_config=None if json_lines else uvicorn.config.LOGGING_CONFIG,  # JSON: uvicorn's lines too
         proxy_headers=False,  # the app reads X-Forwarded-* itself, from HEARTH_TRUSTED_PROXIES only
-        ws_max_size=1_048_576,
+        ws_max_size=WS_MAX_SIZE,
         lifespan="on",
     )
     server = uvicorn.Server(config)

@@ -121,7 +121,8 @@ class ChatController(Controller):
 
     @post("/{chat:str}/messages", status_code=200, responses=_FAILED)
     async def send(self, web: Web, chat: FromPath[str], data: JSONBody[SendMessage]) -> ChatReply:
-        """Store a message and (unless ``reply`` is false) answer it.
+        """Store a message with its pictures (``images``, at most 4 of 5 MB) and (unless ``reply``
+        is false) answer it.
 
         A message that asks for a reply counts against the named user's chat limits
         (``adapters.web.limits``): beyond them 429 ``too_many_replies`` / ``too_many_messages``
@@ -133,10 +134,21 @@ class ChatController(Controller):
         author = Author(user=user, name=name)
         persona = data.persona or "default"
         if not data.reply:
-            stored = await say(web, chat_id, author, data.text, persona, sent_at=data.sent_at, reply=False)
+            stored = await say(
+                web,
+                chat_id,
+                author,
+                data.text,
+                persona,
+                sent_at=data.sent_at,
+                reply=False,
+                images=data.images,
+            )
             return await stored_only(stored)
         with await _admitted(web, user):
-            accepted = await say(web, chat_id, author, data.text, persona, sent_at=data.sent_at)
+            accepted = await say(
+                web, chat_id, author, data.text, persona, sent_at=data.sent_at, images=data.images
+            )
             return await _answered(accepted.events)
 
     @post("/{chat:str}/turns/{turn:str}/regenerate", status_code=200, responses=_FAILED)

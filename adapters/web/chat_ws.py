@@ -1,7 +1,8 @@
 """The browser chat's streaming WebSocket (PLT-4, API.md); the page's session is ``app_chat``.
 
 Frames are the tagged unions of ``adapters.web.schemas.frames``, decoded with msgspec.
-Frames in: ``{"type": "message", "text", "persona"?}``, ``{"type": "regenerate", "turn"}``,
+Frames in: ``{"type": "message", "text", "persona"?, "images"?}`` (pictures as in the REST API),
+``{"type": "regenerate", "turn"}``,
 ``{"type": "answer"}`` (answer the chat's last message when it is the person's and has no reply:
 a failed turn, or a process that died mid-reply; else ``error`` ``nothing_to_answer``),
 ``{"type": "stop"}`` (stop generating: the reply so far is kept).
@@ -110,7 +111,7 @@ async def _handle(
         persona = frame.persona or "default"
         await visible_persona(web, session, persona)
         author = Author(user=session.user, name="You" if session.guest else session.slug, guest=session.guest)
-        accepted = await say(web, chat, author, frame.text, persona)
+        accepted = await say(web, chat, author, frame.text, persona, images=frame.images)
         return await _relay(socket, accepted.events, _ids(web, chat, accepted.message.id))
     events = await regenerate(web, chat, frame.turn, keep_alternatives=True)
     return await _relay(socket, events, _ids(web, chat, None) if web.controls is not None else None)

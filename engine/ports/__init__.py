@@ -7,7 +7,7 @@ store, a composite Protocol names them together (``ChatStore``, ``SummaryStore``
 ``ArchiveStore``, ``DreamStore``, ``ControlStore``, ``MemoryRecall``); it adds no method.
 
 - ``clock``: Clock.  ``observer``: TurnObserver.  ``model``: ChatModel, TokenCounter (and the model's events).
-- ``chat``: MessageLog, MessageIntake, TurnReads, TurnRecords, ChatSettingsStore, ChatLock.
+- ``chat``: MessageLog, MessageIntake, TurnReads, TurnRecords, ChatSettingsStore, ImageStore, ChatLock.
 - ``controls``: MessageEdits, SwipeStore.  ``persona``: PersonaStore.  ``lore``: LoreSource.
 - ``summary``: SummaryTiers, SummaryLog, SummaryQueue, ReportStore.
 - ``memory``: MemoryStore, Directory.  ``recall``: Recall, DocumentRecall.
@@ -42,6 +42,7 @@ from engine.ports.chat import (
     ChatLock,
     ChatSettingsStore,
     ChatStore,
+    ImageStore,
     MessageIntake,
     MessageLog,
     NewMessage,
@@ -83,6 +84,7 @@ __all__ = [
     "DreamReports",
     "DreamStore",
     "EmbeddingQueue",
+    "ImageStore",
     "JobStore",
     "LoreSource",
     "MemoryRecall",

@@ -26,6 +26,7 @@ from datetime import datetime
 import msgspec
 
 from engine.errors import Conflict, InvalidInput, LLMUnavailable, LockLost, NotFound, StorageUnavailable
+from engine.images import Image, ImageRef, check_images, image_tokens
 from engine.lorebook import LoreResult, LoreState, scan_lore
 from engine.memory.compose import DRAFT_LIMIT, check_description, compose_prompt, extract_drafts, parse_drafts
 from engine.memory.mode import chat_memory_off, switch_memory
@@ -39,6 +40,7 @@ from engine.model import (
     StoredMessage,
     Turn,
 )
+from engine.notices import NO_VISION, NO_VISION_NOTICE
 from engine.ports import (
     ChatLock,
     ChatModel,
@@ -72,6 +74,7 @@ from engine.turn import (
     memory_writes,
     persona_message,
     plan_turn,
+    recent_image_ids,
     turn_macros,
 )
 from engine.validate import TextLimits, check_text
@@ -205,14 +208,31 @@ class ChatService:
     async def accept(self, message: IncomingMessage, persona_id: str, *, reply: bool = True) -> Accepted:
         """Validate and store a message; return the stream that answers it.
 
+        A message with pictures may have no text; its tokens count its pictures too
+        (``engine.images``), and the pictures are stored with it.
+
         Raises:
-            InvalidInput: the text is empty, too long or not valid text (nothing is stored).
+            InvalidInput: the text is empty (and no picture came), too long or not valid text;
+                a picture is refused (``too_many_images``, ``image_too_large``, ``image_type``);
+                nothing is stored.
             NotFound: the persona does not exist (nothing is stored).
         """
-        text = check_text(message.text, self.policy.text)
+        pictures = check_images([(i.media_type, i.data) for i in message.images])
+        text = check_text(message.text, self.policy.text) if message.text.strip() or not pictures else ""
         cached = self._personas.get(persona_id)
         persona = cached[1] if cached is not None else await self._persona_at(persona_id, None)
-        (tokens,) = await self.counter.count([text])
+        (tokens,) = await self.counter.count([text]) if text else (0,)
+        refs = tuple(
+            ImageRef(
+                id=f"i{self._new_id()}",
+                media_type=p.media_type,
+                width=p.width,
+                height=p.height,
+                size=len(p.data),
+            )
+            for p in pictures
+        )
+        tokens += sum(image_tokens(p.width, p.height) for p in pictures)
         new = NewMessage(
             role="user",
             user=message.user,
@@ -224,9 +244,16 @@ class ChatService:
             reply_to=message.reply_to,
             guest=message.guest,
             listened=not reply,
+            images=refs,
         )
         greeting = await self._greeting(persona, message.sent_at, message.display_name)
-        stored, version = await self.chats.store_message(message.chat, new, pending=reply, greeting=greeting)
+        stored, version = await self.chats.store_message(
+            message.chat,
+            new,
+            pending=reply,
+            greeting=greeting,
+            images=[(r.id, p.data) for r, p in zip(refs, pictures, strict=True)],
+        )
         if version is None:  # deleted since this process cached it: nothing stays stored
             await self.chats.discard(message.chat, stored)
             self._personas.pop(persona_id, None)
@@ -331,7 +358,7 @@ class ChatService:
         """
         persona = await self.persona(persona_id)
         max_chars = self.memory.policy.max_chars if self.memory else 500
-        if self.model.provider == "offline":
+        if self._settings(persona).provider == "offline":
             return extract_drafts(material, limit=limit, max_chars=max_chars), True
         prompt = compose_prompt(persona, material, limit=limit, max_chars=max_chars)
         parts = [
@@ -402,9 +429,12 @@ class ChatService:
                 yield event
 
     def _settings(self, persona: Persona) -> ModelSettings:
-        if persona.model.name:
-            return persona.model
-        return msgspec.structs.replace(persona.model, name=self.policy.default_model)
+        """The persona's model settings with the deployment's provider and model filled in."""
+        return msgspec.structs.replace(
+            persona.model,
+            name=persona.model.name or self.policy.default_model,
+            provider=persona.model.provider or self.model.provider,
+        )
 
     async def _run_turn(
         self, answered: StoredMessage, persona: Persona, replaces: Turn | None, inputs: TurnInputs
@@ -443,6 +473,7 @@ class ChatService:
             await self._enqueue_summary(answered.chat)
         space = memory_space(answered.chat)
         notices = await self.memory.notices(space, commit.log.memory_writes) if self.memory else ()
+        notices = (*await self._vision_notice(gathered.frame), *notices)
         yield ReplyDone(turn=plan.turn.id, reply=text, context=summarize_context(commit.log), notices=notices)
 
     async def _enqueue_summary(self, chat: str) -> None:
@@ -473,13 +504,14 @@ class ChatService:
         await asyncio.sleep(0)  # the memory reads leave first, then the lorebooks are scanned
         try:
             lore = await self._scan_lore(persona, frame, inputs)
+            pictures = await self._pictures(frame)
         finally:
             memory = await memory_task
         return Gathered(
             frame=frame,
             persona=persona,
             settings=settings,
-            provider=self.model.provider,
+            provider=settings.provider,
             lore=lore,
             memory=memory,
             turn_id=self._new_id(),
@@ -488,7 +520,34 @@ class ChatService:
             memory_tools=self.memory is not None,
             archive_tools=self.archive_search is not None,
             memory_off=memory_off,
+            pictures=pictures,
         )
+
+    @property
+    def vision(self) -> bool:
+        """Whether the model reads pictures (a ``ChatModel`` with ``vision = True``)."""
+        return getattr(self.model, "vision", False) is True
+
+    async def _pictures(self, frame: Frame) -> dict[str, Image]:
+        """The pictures the turn's prompt carries (``recent_image_ids``); none for a model that
+        cannot see them. One read, only when the window has pictures."""
+        ids = recent_image_ids(frame.window.messages) if self.vision else ()
+        if not ids:
+            return {}
+        found = await self.chats.images(frame.answered.chat, ids)
+        refs = {r.id: r for m in frame.window.messages for r in m.images}
+        return {
+            i: Image(media_type=refs[i].media_type, data=found[i], width=refs[i].width, height=refs[i].height)
+            for i in ids
+            if i in found
+        }
+
+    async def _vision_notice(self, frame: Frame) -> tuple[str, ...]:
+        """Once per chat, tell a person whose picture the model cannot see."""
+        if self.vision or not any(m.images for m in frame.window.messages if m.id in frame.answers):
+            return ()
+        first = await self.chats.first_notice(frame.answered.chat, NO_VISION)
+        return (NO_VISION_NOTICE,) if first else ()
 
     async def _finish(self, commit: Commit, ratio: tuple[str, float] | None = None) -> None:
         await self.chats.finish(

@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator
 import msgspec
 
 from engine.errors import Conflict, Forbidden, NotFound
+from engine.images import image_tokens
 from engine.model import ChatSettings, MessageStored, StoredMessage, Turn
 from engine.ports import ChatLock, ControlStore
 from engine.service.chat import ChatService, ReplyDone, ReplyEvent
@@ -73,6 +74,7 @@ class MessageControls:
         checked = check_text(text, self._service.policy.text)
         found = await self._changeable(chat, message_id, user)
         (tokens,) = await self._service.counter.count([checked])
+        tokens += sum(image_tokens(r.width, r.height) for r in found.images)  # its pictures stay
         changed = msgspec.structs.replace(found, text=checked, tokens=tokens)
         await self._store.replace_message(changed)
         return changed

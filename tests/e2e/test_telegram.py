@@ -8,6 +8,7 @@ processes (polling, webhook) are covered in ``test_telegram_processes.py``.
 
 from __future__ import annotations
 
+import base64
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -29,6 +30,7 @@ from engine.model import ModelSettings
 from engine.service import ReplyDelta, ReplyEvent
 from tests.fakes.anthropic_server import Error, FakeAnthropic, RecordedRequest, Reply
 from tests.fakes.telegram_server import Failure, FakeTelegram
+from tests.fixtures.pictures import jpeg, png
 from tests.fixtures.servers import API_KEY, RedisServer
 
 pytestmark = pytest.mark.e2e
@@ -418,3 +420,45 @@ async def test_plt_6_a_service_failure_mid_stream_becomes_a_short_notice(bot: Ha
     (notice,) = bot.fake.bot_messages(alice["id"])
     assert delivered.turn is None and delivered.parts == (notice["message_id"],)
     assert notice["text"].startswith("⚠️ Something went wrong on my side")
+
+
+def _images(request: RecordedRequest) -> list[tuple[str, bytes]]:
+    return [
+        (b["source"]["media_type"], base64.b64decode(b["source"]["data"]))
+        for m in request.body["messages"]
+        for b in m["content"]
+        if b["type"] == "image"
+    ]
+
+
+async def test_issue_30_a_telegram_photo_reaches_claude_as_an_image_block_with_its_caption(
+    bot: Harness, anthropic_fake: FakeAnthropic
+) -> None:
+    anthropic_fake.script(Reply(text="What a fluffy cat!"), Reply(text="A diagram."))
+    alice = person(bot.fake)
+    chat = bot.fake.private(alice)
+    small, large = jpeg(90, 60), jpeg(1280, 960) + b"\x00" * 2048
+    too_big = jpeg(4000, 3000) + b"\x00" * (6 * 1024 * 1024)  # over 5 MB: a smaller size is taken
+    photo = bot.fake.photo((small, 90, 60), (large, 1280, 960), (too_big, 4000, 3000))
+    await bot.feed(bot.fake.message(chat, alice, photo=photo, caption="my cat"))
+    (request,) = replies(anthropic_fake)
+    assert _images(request) == [("image/jpeg", large)]
+    last = request.body["messages"][-1]["content"]
+    assert last[-1] == {"type": "text", "text": "my cat"}
+    stored = await bot.hearth.service.chats.history(f"tg:{alice['id']}", 10)
+    (said,) = [m for m in stored if m.role == "user"]
+    assert said.text == "my cat" and [(r.width, r.height) for r in said.images] == [(1280, 960)]
+    mine = {p["file_id"] for p in photo}
+    got = [c.params["file_id"] for c in bot.fake.calls("getFile") if c.params.get("file_id") in mine]
+    assert got == [photo[1]["file_id"]]  # only the largest size within 5 MB is fetched
+    # an image sent as a file (a document) is a picture too; a PDF stays a label
+    diagram = png(300, 200, seed=5)
+    await bot.feed(
+        bot.fake.message(chat, alice, document=bot.fake.document(diagram, "plan.png", "image/png"))
+    )
+    assert _images(replies(anthropic_fake)[-1])[-1] == ("image/png", diagram)
+    await bot.feed(
+        bot.fake.message(chat, alice, document=bot.fake.document(b"%PDF-1.7", "plan.pdf", "application/pdf"))
+    )
+    users = [t for r, t in await bot.stored(f"tg:{alice['id']}") if r == "user"]
+    assert users == ["my cat", "", "[file: plan.pdf]"]

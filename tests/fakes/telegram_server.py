@@ -20,7 +20,12 @@ The builders (:meth:`FakeTelegram.message`, :meth:`FakeTelegram.press`...) make 
 user would cause, with the ``mention`` and ``bot_command`` entities Telegram adds, and keep each
 chat's messages so that tests assert on what the chat shows (STYLE T7).
 
-Not covered: files, media sending, inline mode, payments, business, reactions, rate limits of
+Files: :meth:`FakeTelegram.photo` and :meth:`FakeTelegram.document` keep a file's bytes and
+return what a message carries (``photo`` sizes, a ``document``); ``getFile`` answers a
+``file_path`` (400 "file is too big" over 20 MB, as the Bot API does) and
+``GET /file/bot<token>/<path>`` serves the bytes.
+
+Not covered: media sending, inline mode, payments, business, reactions, rate limits of
 its own (only scripted ones), MarkdownV2.
 """
 
@@ -269,6 +274,8 @@ class FakeTelegram(ThreadedServer):
         self._queries: dict[str, dict[str, Any]] = {}
         self._query_ids = itertools.count(1)
         self._commands: dict[tuple[str, str], list[dict[str, str]]] = {}
+        self._files: dict[str, bytes] = {}
+        self._file_ids = itertools.count(1)
         self.webhook: dict[str, Any] = {}
 
     # --- lifecycle -------------------------------------------------------------------
@@ -276,7 +283,42 @@ class FakeTelegram(ThreadedServer):
     def _app(self) -> web.Application:
         app = web.Application(client_max_size=8 * 2**20)
         app.router.add_route("*", "/bot{token}/{method}", self._on_request)
+        app.router.add_get("/file/bot{token}/{path:.+}", self._on_file)
         return app
+
+    async def _on_file(self, request: web.Request) -> web.Response:
+        with self._lock:
+            self._calls.append(Call("file", {"path": request.match_info["path"]}, time.monotonic(), 200))
+            data = self._files.get(request.match_info["path"].rsplit("/", 1)[-1])
+        if request.match_info["token"] != self.token or data is None:
+            return web.Response(status=404, text="Not Found")
+        return web.Response(body=data, content_type="application/octet-stream")
+
+    def file(self, data: bytes) -> dict[str, Any]:
+        """Keep a file; its ``file_id``, ``file_unique_id`` and ``file_size``."""
+        with self._lock:
+            number = next(self._file_ids)
+            self._files[f"f{number}"] = data
+        return {"file_id": f"f{number}", "file_unique_id": f"u{number}", "file_size": len(data)}
+
+    def photo(self, *sizes: tuple[bytes, int, int]) -> list[dict[str, Any]]:
+        """A message's ``photo``: one PhotoSize per (bytes, width, height), smallest first."""
+        return [self.file(data) | {"width": w, "height": h} for data, w, h in sizes]
+
+    def document(self, data: bytes, name: str, mime_type: str) -> dict[str, Any]:
+        """A message's ``document``."""
+        return self.file(data) | {"file_name": name, "mime_type": mime_type}
+
+    async def _api_getfile(self, p: dict[str, Any]) -> dict[str, Any]:
+        file_id = str(p.get("file_id", ""))
+        with self._lock:
+            data = self._files.get(file_id)
+        if data is None:
+            raise _bad("invalid file_id")
+        if len(data) > 20 * 2**20:
+            raise _bad("file is too big")
+        found = {"file_id": file_id, "file_unique_id": "u" + file_id[1:], "file_size": len(data)}
+        return found | {"file_path": f"photos/{file_id}"}
 
     # --- what tests read and script ---------------------------------------------------
 

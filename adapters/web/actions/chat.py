@@ -7,7 +7,8 @@ session check). Authentication and ownership stay in the routes; the service act
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import binascii
+from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
 from typing import Literal
 
@@ -18,6 +19,7 @@ from adapters.web.schemas.chat import (
     ChatReply,
     ChatSettingsBody,
     ChatSettingsView,
+    ImageIn,
     InspectedLore,
     InspectedMemory,
     Inspection,
@@ -28,6 +30,8 @@ from adapters.web.schemas.frames import BrowserDone
 from adapters.web.schemas.memory import DeepMemory
 from adapters.web.session import BrowserSession
 from adapters.web.state import WebState
+from engine.errors import InvalidInput
+from engine.images import MAX_IMAGE_BYTES, MAX_IMAGES, Image, check_images
 from engine.memory import global_list, global_personal_list, personal_list, space_list
 from engine.memory.mode import DEEP_ACTIVE_NOTE
 from engine.model import ChatSettings, IncomingMessage, Persona, Turn
@@ -42,6 +46,7 @@ __all__ = [
     "answer_last",
     "browser_done",
     "chat_settings",
+    "decode_images",
     "deep_memory",
     "final_event",
     "history",
@@ -68,8 +73,40 @@ class Author(msgspec.Struct, frozen=True, kw_only=True):
     guest: bool = False
 
 
+def decode_images(images: Sequence[ImageIn]) -> tuple[Image, ...]:
+    """The pictures of a web or API message, checked (``engine.images.check_images``).
+
+    Counted and measured before anything is decoded, so a fifth picture or a huge one costs
+    no decoding.
+
+    Raises:
+        InvalidInput: ``too_many_images``, ``image_too_large``, ``image_type``, or
+            ``image_invalid`` (``data`` is not base64).
+    """
+    if len(images) > MAX_IMAGES:
+        check_images([(None, b"")] * len(images))  # raises too_many_images
+    decoded: list[tuple[str | None, bytes]] = []
+    for number, image in enumerate(images, start=1):
+        if len(image.data) > (MAX_IMAGE_BYTES + 2) // 3 * 4 + 4:  # more than the limit, encoded
+            size = len(image.data) * 3 // 4
+            check_images([(None, b"")] * (number - 1) + [(None, bytes(size))])  # raises image_too_large
+        try:
+            data = binascii.a2b_base64(image.data, strict_mode=True)
+        except binascii.Error:
+            raise InvalidInput(f"Image {number}'s data is not base64.", code="image_invalid") from None
+        decoded.append((image.media_type, data))
+    return check_images(decoded)
+
+
 def incoming(
-    chat: str, user: str, name: str, text: str, sent_at: datetime, *, guest: bool = False
+    chat: str,
+    user: str,
+    name: str,
+    text: str,
+    sent_at: datetime,
+    *,
+    guest: bool = False,
+    images: tuple[Image, ...] = (),
 ) -> IncomingMessage:
     """Normalize a web or API message (PLT-5)."""
     platform: Literal["web", "telegram"] = "telegram" if chat.startswith("tg:") else "web"
@@ -83,6 +120,7 @@ def incoming(
         text=text,
         sent_at=sent_at,
         guest=guest,
+        images=images,
     )
 
 
@@ -95,11 +133,14 @@ async def say(
     *,
     sent_at: datetime | None = None,
     reply: bool = True,
+    images: Sequence[ImageIn] = (),
 ) -> Accepted:
-    """Store a message (sent now, or at ``sent_at`` within PLT-6's bounds) and start its reply."""
+    """Store a message (sent now, or at ``sent_at`` within PLT-6's bounds) with its pictures, and
+    start its reply."""
     now = web.clock.now()
     at = now if sent_at is None else check_sent_at(sent_at, now)
-    message = incoming(chat, author.user, author.name, text, at, guest=author.guest)
+    pictures = decode_images(images)
+    message = incoming(chat, author.user, author.name, text, at, guest=author.guest, images=pictures)
     return await web.service.accept(message, persona, reply=reply)
 
 

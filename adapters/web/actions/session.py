@@ -38,7 +38,10 @@ def model_info(state: WebState) -> ModelInfo:
     """Which model answers, labelled for people (RUN-2)."""
     if state.settings.offline:
         return ModelInfo(name="offline", offline=True, label=OFFLINE_LABEL)
-    return ModelInfo(name=state.settings.model, offline=False, label=f"Claude ({state.settings.model})")
+    name = state.settings.model
+    claude = state.settings.llm.provider == "anthropic"
+    label = f"Claude ({name})" if claude else f"{name} (OpenAI-compatible)"
+    return ModelInfo(name=name, offline=False, label=label)
 
 
 async def _rooms(web: WebState, session: BrowserSession) -> list[Room]:
@@ -70,6 +73,7 @@ async def _history(web: WebState, session: BrowserSession, chat: str) -> list[Se
             turn=m.turn,
             mine=m.role == "user" and m.user == session.user,
             swipes=UNSET if alternatives is None else alternatives,
+            images=list(m.images) if m.images else UNSET,
         )
 
     return [view(m) for m in (await history(web, chat, HISTORY)).messages]

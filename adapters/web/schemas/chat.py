@@ -13,6 +13,7 @@ from typing import Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from engine.images import ImageRef
 from engine.model import StoredMessage
 from engine.requestlog import (
     Context,
@@ -33,6 +34,7 @@ __all__ = [
     "ErrorBody",
     "ErrorDetail",
     "Health",
+    "ImageIn",
     "InspectedLore",
     "InspectedMemory",
     "Inspection",
@@ -50,8 +52,16 @@ __all__ = [
 ]
 
 
+class ImageIn(msgspec.Struct, frozen=True, kw_only=True):
+    """A picture sent with a message: its media type and its bytes in base64 (``engine.images``)."""
+
+    media_type: str
+    data: str
+
+
 class SendMessage(msgspec.Struct, frozen=True, kw_only=True):
-    """Body of ``POST /api/chats/{chat}/messages`` (unknown fields are ignored)."""
+    """Body of ``POST /api/chats/{chat}/messages`` (unknown fields are ignored); ``text`` may be
+    ``""`` when ``images`` carries pictures."""
 
     user: str
     text: str
@@ -59,6 +69,7 @@ class SendMessage(msgspec.Struct, frozen=True, kw_only=True):
     persona: str | None = None
     sent_at: datetime | None = None
     reply: bool = True
+    images: list[ImageIn] = msgspec.field(default_factory=list)
 
 
 class ChatSettingsBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -174,7 +185,8 @@ class ModelInfo(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SessionMessage(msgspec.Struct, frozen=True, kw_only=True):
-    """A history message as the page shows it; ``swipes`` only on replies with alternatives."""
+    """A history message as the page shows it; ``swipes`` only on replies with alternatives,
+    ``images`` only on messages that carried pictures."""
 
     id: str
     role: Literal["user", "assistant"]
@@ -184,6 +196,7 @@ class SessionMessage(msgspec.Struct, frozen=True, kw_only=True):
     turn: str | None
     mine: bool
     swipes: list[str] | UnsetType = UNSET
+    images: list[ImageRef] | UnsetType = UNSET  # the pictures it carried (type and size; no bytes)
 
 
 class SessionView(msgspec.Struct, frozen=True, kw_only=True):

@@ -6,7 +6,8 @@
  *       {user, guest, username, chat, room, rooms: [{slug, title}], branch, branches: [{id, title}],
  *        csrf, memory, persona: {id, name, greeting, avatar}, personas: [{id, name, private, avatar}],
  *        model: {name, offline, label},
- *        messages: [{id, role, name, text, sent_at, turn, mine?, swipes?: [turn ids]}]}
+ *        messages: [{id, role, name, text, sent_at, turn, mine?, swipes?: [turn ids],
+ *                    images?: [{id, media_type, width, height, size}]}]}
  *   POST /app/rooms {name} -> {room: {slug, title}}
  *   PUT/DELETE /app/chats/<chat>/messages/<id>   edit / delete one's own message or a persona reply
  *       (DELETE -> {deleted, also: [ids]}: deleting one's message deletes the reply that answered it)
@@ -14,7 +15,8 @@
  *   POST /app/chats/<chat>/branches {message, title}  a new chat with the conversation up to a message
  *   PUT  /app/chats/<chat>/branches/<id> {title}  rename a branch
  *   WS  /ws/chats/<chat>
- *       client -> {"type": "message", "text", "persona"} | {"type": "regenerate", "turn"} | {"type": "answer"}
+ *       client -> {"type": "message", "text", "persona", "images"?: [{media_type, data (base64)}]}
+ *                 | {"type": "regenerate", "turn"} | {"type": "answer"}
  *                 | {"type": "stop"}   (answer: reply to the last message, the person's, left unanswered)
  *       server -> {"type": "delta", "text"}* then {"type": "done", "turn", "reply", "context", "notices"}
  *                 or {"type": "error", "code", "message"}; done also has message, reply_message, swipes
@@ -38,7 +40,11 @@
     name: $('#persona-name'), badge: $('#offline-badge'), picker: $('#persona-select'),
     rooms: $('#room-select'), account: $('#account-button'), stop: $('#stop'),
     branches: $('#branch-select'), avatar: $('#persona-avatar'),
+    attach: $('#attach'), attachInput: $('#attach-input'), tray: $('#attachments'),
+    attachError: $('#attach-error'),
   };
+  // Pictures (the server checks the same): PNG, JPEG, GIF or WebP by their first bytes, 5 MB each, 4 a message.
+  const PICTURES = { max: 4, bytes: 5 * 1024 * 1024, types: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] };
   const raw = new WeakMap();           // message element -> its text as written (copy, edit)
   const coarse = window.matchMedia('(pointer: coarse)');
   const state = {
@@ -49,6 +55,7 @@
     resync: false,     // a stream was cut by a disconnect: reload history on reconnect
     answerOnOpen: false, // the session said the last message awaits its reply: ask once connected
     loadError: null,   // the error line shown while /app/session keeps failing
+    pictures: [],      // [{media_type, data (base64), url (object URL for the thumbnail), name}] to send
   };
   const make = H.make;
 
@@ -62,7 +69,24 @@
     H.markdown(textOf(el), text ?? '');
   }
 
-  function addMessage({ role, name, text, sentAt, turn, id, greeting, mine, swipes }) {
+  // Thumbnails of the pictures a message carries; a stored one shows its type and size.
+  function picturesOf(pictures) {
+    const box = make('div', 'msg-images');
+    for (const p of pictures) {
+      if (p.url) {
+        const img = make('img');
+        img.src = p.url;
+        img.alt = p.name ? `Picture: ${p.name}` : 'Picture';
+        box.append(img);
+      } else {
+        const size = p.width && p.height ? ` ${p.width}×${p.height}` : '';
+        box.append(make('span', 'picture-label', `🖼 picture${size}`));
+      }
+    }
+    return box;
+  }
+
+  function addMessage({ role, name, text, sentAt, turn, id, greeting, mine, swipes, pictures }) {
     const el = make('div', 'msg');
     el.dataset.role = role === 'user' ? 'user' : 'assistant';
     if (turn) el.dataset.turn = turn;
@@ -74,7 +98,9 @@
     const time = make('time', 'msg-time');
     H.formatTime(time, sentAt ? new Date(sentAt) : new Date());
     meta.append(make('span', 'msg-author', name), time);
-    el.append(meta, make('div', 'msg-text'));
+    el.append(meta);
+    if (Array.isArray(pictures) && pictures.length) el.append(picturesOf(pictures));
+    el.append(make('div', 'msg-text'));
     setText(el, text);
     el.append(actionsFor(el));
     els.list.append(el);
@@ -238,6 +264,7 @@
       addMessage({
         role: m.role, name: m.name || fallback, text: m.text, sentAt: m.sent_at, turn: m.turn, id: m.id,
         greeting: m.id === 'm0' && m.role === 'assistant', mine: m.mine, swipes: m.swipes,
+        pictures: m.images,
       });
     }
   }
@@ -292,7 +319,8 @@
 
   function sendMessage() {
     const text = els.composer.value.trim();
-    if (!text) return;
+    const pictures = state.pictures;
+    if (!text && !pictures.length) return;
     if (updateCounter()) {
       els.counter.textContent = `Message too long: ${countChars(text).toLocaleString()} characters, ` +
         `the limit is ${LIMIT.toLocaleString()}. It was not sent.`;
@@ -301,8 +329,12 @@
     }
     if (!canSend()) return;
     const persona = state.session.persona || {};
-    state.ws.send(JSON.stringify({ type: 'message', text, persona: persona.id }));
-    const userEl = addMessage({ role: 'user', name: state.userName, text, mine: true });
+    const frame = { type: 'message', text, persona: persona.id };
+    if (pictures.length) frame.images = pictures.map((p) => ({ media_type: p.media_type, data: p.data }));
+    state.ws.send(JSON.stringify(frame));
+    const userEl = addMessage({ role: 'user', name: state.userName, text, mine: true, pictures });
+    state.pictures = [];
+    renderTray();
     els.composer.value = '';
     autosize();
     updateCounter();
@@ -504,6 +536,103 @@
     if (!state.pending || !state.ws) return;
     state.pending.stopped = true;
     state.ws.send(JSON.stringify({ type: 'stop' }));
+  });
+
+  // ---- pictures: attach button, paste, drag and drop -------------------------------------
+  const MAGIC = [
+    ['image/png', [0x89, 0x50, 0x4e, 0x47]], ['image/jpeg', [0xff, 0xd8, 0xff]], ['image/gif', [0x47, 0x49, 0x46, 0x38]],
+  ];
+  function sniff(bytes) {
+    for (const [kind, magic] of MAGIC) if (magic.every((b, i) => bytes[i] === b)) return kind;
+    const ascii = (from, to) => String.fromCharCode(...bytes.slice(from, to));
+    return ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP' ? 'image/webp' : null;
+  }
+
+  function attachError(message) {
+    els.attachError.textContent = message || '';
+    els.attachError.hidden = !message;
+  }
+
+  function renderTray() {
+    els.tray.replaceChildren(...state.pictures.map((p, i) => {
+      const thumb = make('span', 'thumb');
+      const img = make('img');
+      img.src = p.url;
+      img.alt = `Picture to send: ${p.name}`;
+      const remove = make('button', '', '×');
+      remove.type = 'button';
+      remove.setAttribute('aria-label', `Remove ${p.name}`);
+      remove.addEventListener('click', () => { state.pictures.splice(i, 1); renderTray(); });
+      thumb.append(img, remove);
+      return thumb;
+    }));
+    els.tray.hidden = !state.pictures.length;
+  }
+
+  const readBytes = (file) => new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(new Uint8Array(reader.result));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsArrayBuffer(file);
+  });
+
+  function base64Of(bytes) {
+    let text = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    return btoa(text);
+  }
+
+  async function addPictures(files) {
+    attachError('');
+    for (const file of files) {
+      const name = file.name || 'picture';
+      if (state.pictures.length >= PICTURES.max) {
+        attachError(`A message may carry at most ${PICTURES.max} pictures; “${name}” was left out.`);
+        break;
+      }
+      if (!PICTURES.types.includes(file.type)) {
+        attachError(`“${name}” is not a PNG, JPEG, GIF or WebP picture.`);
+        continue;
+      }
+      if (file.size > PICTURES.bytes) {
+        attachError(`“${name}” is ${(file.size / 1048576).toFixed(1)} MB; the limit is 5 MB per picture.`);
+        continue;
+      }
+      const bytes = await readBytes(file);
+      const kind = sniff(bytes);
+      if (!kind) {
+        attachError(`“${name}” is not a PNG, JPEG, GIF or WebP picture.`);
+        continue;
+      }
+      state.pictures.push({ media_type: kind, data: base64Of(bytes), url: URL.createObjectURL(file), name });
+    }
+    renderTray();
+  }
+
+  els.attach.addEventListener('click', () => els.attachInput.click());
+  els.attachInput.addEventListener('change', async () => {
+    await addPictures([...els.attachInput.files]);
+    els.attachInput.value = '';
+    els.composer.focus();
+  });
+  els.composer.addEventListener('paste', (e) => {
+    const files = [...(e.clipboardData ? e.clipboardData.files : [])];
+    if (!files.length) return;
+    e.preventDefault();
+    addPictures(files);
+  });
+  els.form.addEventListener('dragover', (e) => {
+    if (![...(e.dataTransfer ? e.dataTransfer.types : [])].includes('Files')) return;
+    e.preventDefault();
+    els.form.classList.add('dropping');
+  });
+  els.form.addEventListener('dragleave', () => els.form.classList.remove('dropping'));
+  els.form.addEventListener('drop', (e) => {
+    els.form.classList.remove('dropping');
+    const files = [...(e.dataTransfer ? e.dataTransfer.files : [])];
+    if (!files.length) return;
+    e.preventDefault();
+    addPictures(files);
   });
 
   // ---- message actions -----------------------------------------------------------------

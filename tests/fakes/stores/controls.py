@@ -26,7 +26,9 @@ class InMemoryChatControls:
         """See ``engine.ports.MessageEdits.remove_message``."""
         data = self._d.chat(chat)
         data.pending.pop(message, None)
-        data.msgs.pop(message, None)
+        gone = data.msgs.pop(message, None)
+        for ref in gone.images if gone is not None else ():
+            data.images.pop(ref.id, None)
         return data.log.pop(message, None) is not None
 
     async def requeue(self, message: StoredMessage) -> None:
@@ -76,6 +78,7 @@ class InMemoryChatControls:
             moved = msgspec.structs.replace(m, chat=target)
             dst.msgs[m.id] = rewrite(moved) if rewrite else moved
             dst.log[m.id] = m.position
+            dst.images.update({r.id: src.images[r.id] for r in m.images if r.id in src.images})
         latest: Turn | None = None
         for turn in turns:
             dst.turns[turn.id] = msgspec.structs.replace(turn, chat=target, journal=())

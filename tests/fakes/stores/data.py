@@ -36,6 +36,8 @@ class ChatData:
     summary_queued: bool = False
     swipes: dict[str, list[str]] = field(default_factory=dict)
     settings: ChatSettings = field(default_factory=ChatSettings)
+    images: dict[str, tuple[float, bytes]] = field(default_factory=dict)  # picture id → (position, bytes)
+    notices: set[str] = field(default_factory=set)
 
 
 @dataclass
