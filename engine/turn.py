@@ -17,6 +17,7 @@ from typing import Literal
 
 import msgspec
 
+from engine.archive.working import Briefing
 from engine.lorebook import LoreResult, LoreState
 from engine.macros import MacroContext
 from engine.memory import MemoryRecord, MemoryWrite
@@ -137,6 +138,7 @@ class Gathered(msgspec.Struct, frozen=True, kw_only=True):
     replaces: Turn | None = None
     memory_tools: bool = False  # the memory desk is on (the turn may still not write)
     archive_tools: bool = False
+    briefing: Briefing = Briefing()  # the archive's pinned pages and working notes (EPI-1, EPI-13)
 
 
 class TurnPlan(msgspec.Struct, frozen=True, kw_only=True):
@@ -155,6 +157,8 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
     parts = msgspec.structs.replace(
         prompt_parts(persona, frame.window, g.lore, g.memory, frame.answered),
         summaries=prompt_summaries(frame.summary),
+        archive_pinned=g.briefing.pinned,
+        working_notes=g.briefing.notes,
     )
     prompt = assemble_prompt(parts, template)
     log = build_request_log(

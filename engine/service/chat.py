@@ -25,6 +25,7 @@ from datetime import datetime
 
 import msgspec
 
+from engine.archive import Briefing
 from engine.errors import Conflict, InvalidInput, LLMUnavailable, LockLost, NotFound, StorageUnavailable
 from engine.lorebook import LoreResult, LoreState, scan_lore
 from engine.memory.compose import DRAFT_LIMIT, check_description, compose_prompt, extract_drafts, parse_drafts
@@ -46,9 +47,18 @@ from engine.ports import (
 )
 from engine.prompt import fill_macros
 from engine.requestlog import Context, RequestLog, summarize_context
+from engine.service.archive import ArchiveDesk
 from engine.service.memory import MemoryDesk
 from engine.service.summaries import SummaryDesk
-from engine.tools import SearchArchiveInput, ToolCall, ToolExchange, ToolResult
+from engine.tools import (
+    ARCHIVE_TOOLS,
+    AddWorkingNoteInput,
+    ExploreArchiveInput,
+    SearchArchiveInput,
+    ToolCall,
+    ToolExchange,
+    ToolResult,
+)
 from engine.turn import (
     MAX_TOOL_ROUNDS,
     Commit,
@@ -79,6 +89,8 @@ __all__ = [
 ]
 
 log = logging.getLogger("hearth.service")
+
+_ARCHIVE_TOOL_NAMES = frozenset(spec.name for spec in ARCHIVE_TOOLS)
 
 INLINE_SCAN_COST = 500
 """Lorebooks are scanned on the event loop only when none recurses and their compiled ``cost``
@@ -152,7 +164,7 @@ class ChatService:
         policy: ServicePolicy,
         memory: MemoryDesk | None = None,
         summaries: SummaryDesk | None = None,
-        archive_search: Callable[[str, str], Awaitable[str]] | None = None,
+        archive: ArchiveDesk | None = None,
         on_activity: Callable[[datetime], Awaitable[None]] | None = None,
         new_id: Callable[[], str] | None = None,
         observer: TurnObserver | None = None,
@@ -162,7 +174,7 @@ class ChatService:
         self.lore = lore
         self.memory = memory
         self.summaries = summaries
-        self.archive_search = archive_search
+        self.archive = archive
         self._on_activity = on_activity
         self.model = model
         self.counter = counter
@@ -443,11 +455,13 @@ class ChatService:
         )
         # memories (Redis reads, maybe the embedding) run while the lorebooks are scanned
         memory_task = asyncio.ensure_future(self._memories(persona, frame, inputs.documents))
+        briefing_task = asyncio.ensure_future(self._briefing(frame, inputs))
         await asyncio.sleep(0)  # the memory reads leave first, then the lorebooks are scanned
         try:
             lore = await self._scan_lore(persona, frame, inputs)
         finally:
             memory = await memory_task
+            briefing = await briefing_task
         return Gathered(
             frame=frame,
             persona=persona,
@@ -459,7 +473,17 @@ class ChatService:
             started=started,
             replaces=replaces,
             memory_tools=self.memory is not None,
-            archive_tools=self.archive_search is not None,
+            archive_tools=self.archive is not None,
+            briefing=briefing,
+        )
+
+    async def _briefing(self, frame: Frame, inputs: TurnInputs) -> Briefing:
+        """The archive's pinned pages and the running session's working notes (EPI-1, EPI-13)."""
+        if self.archive is None:
+            return Briefing()
+        answered = frame.answered
+        return await self.archive.briefing(
+            answered.chat, (m.sent_at for m in inputs.messages), answered.sent_at
         )
 
     async def _finish(self, commit: Commit, ratio: tuple[str, float] | None = None) -> None:
@@ -500,14 +524,35 @@ class ChatService:
             exchange = ToolExchange(text="".join(said), calls=tuple(calls), results=tuple(results))
             prompt = msgspec.structs.replace(prompt, exchanges=(*prompt.exchanges, exchange))
 
+    async def _archive_tool(self, call: ToolCall, g: Gathered) -> ToolResult:
+        """``search_archive``, ``explore_archive`` and ``add_working_note`` (EPI-1, EPI-13)."""
+        assert self.archive is not None
+        answered = g.frame.answered
+        try:
+            if call.name == "search_archive":
+                query = decode_input(call.arguments, SearchArchiveInput).query
+                content = await self.archive.tool_search(answered.chat, query)
+            elif call.name == "explore_archive":
+                asked = decode_input(call.arguments, ExploreArchiveInput)
+                content = await self.archive.tool_explore(answered.chat, asked.query, asked.reasoning)
+            else:
+                text = decode_input(call.arguments, AddWorkingNoteInput).text
+                note = await self.archive.add_note(
+                    answered.chat,
+                    text,
+                    author=f"persona:{g.persona.id}",
+                    at=answered.sent_at,
+                    times=(m.sent_at for m in g.frame.candidates),
+                )
+                content = f"Noted for this session [{note.id}]."
+        except (InvalidInput, Conflict) as exc:
+            return ToolResult(call_id=call.id, content=f"Not done: {exc.message}", is_error=True)
+        return ToolResult(call_id=call.id, content=content)
+
     async def _tool(self, call: ToolCall, g: Gathered, draft: Draft) -> ToolResult:
         answered = g.frame.answered
-        if call.name == "search_archive" and self.archive_search is not None:
-            try:
-                query = decode_input(call.arguments, SearchArchiveInput).query
-            except InvalidInput as exc:
-                return ToolResult(call_id=call.id, content=f"Not done: {exc.message}", is_error=True)
-            return ToolResult(call_id=call.id, content=await self.archive_search(answered.chat, query))
+        if call.name in _ARCHIVE_TOOL_NAMES and self.archive is not None:
+            return await self._archive_tool(call, g)
         if self.memory is None:
             return ToolResult(call_id=call.id, content="Not done: memory is off.", is_error=True)
         result, writes, refused = await self.memory.run_tool(
