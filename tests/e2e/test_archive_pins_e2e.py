@@ -11,11 +11,13 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 import redis.asyncio as aioredis
+from playwright.async_api import Browser, expect
 
 from engine.archive import ArchivePolicy, Page, evict_page, new_page
 from storage.keys import KeyBuilder
 from storage.redis_archive import RedisArchiveStore
 from tests.e2e.api_client import HearthClient
+from tests.e2e.test_web_app import new_name, open_page, shot, sign_up, tap
 from tests.fakes.anthropic_server import FakeAnthropic, Reply, ToolUse
 from tests.fixtures.servers import RedisServer, WebApp
 
@@ -190,3 +192,43 @@ async def test_epi_1_the_personas_working_note_is_in_the_prompt_during_its_sessi
     third = await api.send(name, "Hello again!", user="mara")  # now: two days later
     assert third.status_code == 200, third.text
     assert note not in sent_text(anthropic_fake)
+
+
+async def test_epi_1_the_browsers_pin_control_pins_a_page_and_a_note_is_added(
+    browser: Browser, offline_app: WebApp, offline_store: RedisArchiveStore
+) -> None:
+    """Issue 34, EPI-1 and EPI-13 in real Chromium: the archive view lists the chat's session
+    page; its Pin button pins it (stored, and the button turns to Unpin); Unpin unpins it; a
+    working note typed in the view is listed for this session."""
+    page = await open_page(browser, offline_app)
+    name = new_name()
+    await sign_up(page, name)
+    chat = f"web:u-{name}"
+    stored = new_page(
+        id=f"pg-{secrets.token_hex(4)}",
+        chat=chat,
+        created_at=datetime.now(UTC) - timedelta(days=3),
+        policy=ArchivePolicy(),
+        abstract="The lighthouse trip",
+        body="We sailed to the old lighthouse on the cape.",
+    )
+    await offline_store.change(chat, lambda _: ((stored,), (), None))
+
+    await tap(page, "#open-archive")
+    await expect(page.locator("#archive-dialog")).to_have_attribute("data-loaded", "true")
+    item = page.locator(f'.arc-page[data-id="{stored.id}"]')
+    await expect(item).to_have_attribute("data-pinned", "false")
+    await item.locator(".arc-pin").click()
+    await expect(item).to_have_attribute("data-pinned", "true")
+    await expect(item.locator(".arc-pin")).to_have_text("Unpin")
+    assert [p.pinned for p in await offline_store.pages(chat)] == [True]
+
+    await page.fill("#archive-note-text", "Ask Mara about the ferry.")
+    await page.click("#archive-note-add")
+    await expect(page.locator(".arc-note .sum-text")).to_have_text(["Ask Mara about the ferry."])
+    await page.screenshot(path=shot("archive-pins.png"))
+
+    await item.locator(".arc-pin").click()
+    await expect(item).to_have_attribute("data-pinned", "false")
+    assert [p.pinned for p in await offline_store.pages(chat) if p.layer == "episodic"] == [False]
+    await page.close()
