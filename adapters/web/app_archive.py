@@ -19,7 +19,7 @@ from litestar import Router, delete, get, post, put
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, JSONBody
 
-from adapters.web.archive_api import desk_of, page_view, provide_archive
+from adapters.web.archive_api import desk_of, page_view, provide_archive, set_pin
 from adapters.web.layers import BODY_DTO, browser_guards, web_dependency
 from adapters.web.schemas.archive import ChatArchive, NoteBody, OnePage
 from adapters.web.session import BrowserSession, owned_chat
@@ -52,7 +52,10 @@ async def chat_archive(
     )
 
 
-@put("/chats/{chat:str}/archive/pages/{page_id:str}/pin", status_code=200)
+_PIN = "/chats/{chat:str}/archive/pages/{page_id:str}/pin"
+
+
+@put(_PIN, status_code=200)
 async def pin_chat_page(
     archive: NamedDependency[ArchiveDesk | None],
     visitor: NamedDependency[BrowserSession],
@@ -60,11 +63,10 @@ async def pin_chat_page(
     page_id: FromPath[str],
 ) -> OnePage:
     """Pin one of the chat's pages (EPI-1, EPI-13)."""
-    desk = desk_of(archive)
-    return OnePage(page=page_view(desk, await desk.pin(owned_chat(visitor, chat), page_id, True)))
+    return await set_pin(archive, owned_chat(visitor, chat), page_id, True)
 
 
-@delete("/chats/{chat:str}/archive/pages/{page_id:str}/pin", status_code=200)
+@delete(_PIN, status_code=200)
 async def unpin_chat_page(
     archive: NamedDependency[ArchiveDesk | None],
     visitor: NamedDependency[BrowserSession],
@@ -72,8 +74,7 @@ async def unpin_chat_page(
     page_id: FromPath[str],
 ) -> OnePage:
     """Unpin one of the chat's pages: the sweep scores it again (EPI-2)."""
-    desk = desk_of(archive)
-    return OnePage(page=page_view(desk, await desk.pin(owned_chat(visitor, chat), page_id, False)))
+    return await set_pin(archive, owned_chat(visitor, chat), page_id, False)
 
 
 @post("/chats/{chat:str}/archive/notes", status_code=201)

@@ -72,6 +72,7 @@ __all__ = [
     "read_page",
     "restore_version",
     "session_notes",
+    "set_pin",
     "unpin_page",
 ]
 
@@ -206,13 +207,18 @@ async def archive_search(
     )
 
 
+async def set_pin(archive: ArchiveDesk | None, chat: str, page_id: str, pinned: bool) -> OnePage:
+    """Pin or unpin a page of ``chat`` (a qualified id) and show it (EPI-1, EPI-13)."""
+    desk = desk_of(archive)
+    return OnePage(page=page_view(desk, await desk.pin(chat, page_id, pinned)))
+
+
 @put("/chats/{chat:str}/archive/pages/{page_id:str}/pin", status_code=200)
 async def pin_page(
     archive: NamedDependency[ArchiveDesk | None], chat: FromPath[str], page_id: FromPath[str]
 ) -> OnePage:
     """Pin a page of the chat: never swept, first with ``pin_first``, in every briefing (EPI-1)."""
-    desk = desk_of(archive)
-    return OnePage(page=page_view(desk, await desk.pin(qualify_id(chat, what="chat"), page_id, True)))
+    return await set_pin(archive, qualify_id(chat, what="chat"), page_id, True)
 
 
 @delete("/chats/{chat:str}/archive/pages/{page_id:str}/pin", status_code=200)
@@ -220,8 +226,7 @@ async def unpin_page(
     archive: NamedDependency[ArchiveDesk | None], chat: FromPath[str], page_id: FromPath[str]
 ) -> OnePage:
     """Unpin a page of the chat: the sweep scores it again (EPI-2)."""
-    desk = desk_of(archive)
-    return OnePage(page=page_view(desk, await desk.pin(qualify_id(chat, what="chat"), page_id, False)))
+    return await set_pin(archive, qualify_id(chat, what="chat"), page_id, False)
 
 
 @get("/chats/{chat:str}/archive/notes")

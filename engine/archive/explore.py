@@ -84,16 +84,12 @@ def explore(
     ]
     steps: list[ExploreStep] = []
     spent = 0
+    stopped: Literal["budget", "exhausted"] = "exhausted"
     for step in order:
         cost = estimate(explore_text(by_id[step.id]))
         if spent + cost > budget.max_tokens:
-            return Exploration(
-                steps=tuple(steps),
-                reads=tuple(s.id for s in steps),
-                spent=spent,
-                budget=budget.max_tokens,
-                stopped="budget",
-            )
+            stopped = "budget"
+            break
         steps.append(msgspec.structs.replace(step, tokens=cost))
         spent += cost
     return Exploration(
@@ -101,5 +97,5 @@ def explore(
         reads=tuple(s.id for s in steps),
         spent=spent,
         budget=budget.max_tokens,
-        stopped="exhausted",
+        stopped=stopped,
     )

@@ -9,7 +9,6 @@ import pytest
 
 from engine.archive import ArchivePolicy, Page, QueryOptions, new_page, retention_score
 from engine.errors import Conflict, InvalidInput, NotFound
-from engine.model import IncomingMessage
 from tests.fakes.ports import ScriptedChatModel
 from tests.integration.test_archive import CHAT, PERSONA, T0, World, redis, world  # noqa: F401
 
@@ -127,18 +126,7 @@ async def test_epi_1_working_notes_are_in_the_prompt_during_their_session_and_en
     world.service.archive = world.desk
 
     async def say(text: str) -> None:
-        message = IncomingMessage(
-            platform="web",
-            space=CHAT,
-            chat=CHAT,
-            user="web:ana",
-            display_name="Ana",
-            text=text,
-            sent_at=world.clock.now(),
-        )
-        accepted = await world.service.accept(message, PERSONA.id)
-        async for _ in accepted.events:
-            pass
+        await world.say([text], world.clock.now(), reply=True)
         world.clock.advance(minutes=1)
 
     await say("We are planning the lighthouse trip.")

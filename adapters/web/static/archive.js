@@ -21,11 +21,7 @@
   const session = () => H.state.session;
   const base = () => `/app/chats/${encodeURIComponent(session().chat)}/archive`;
 
-  function tag(text, cls, title) {
-    const el = make('span', `tag ${cls}`, text);
-    if (title) el.title = title;
-    return el;
-  }
+  const tag = H.tag;
 
   function renderPage(p) {
     const li = make('li', 'sum-tier arc-page');
