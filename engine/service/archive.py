@@ -13,7 +13,12 @@ queued; the worker embeds the queued chats every minute (:meth:`embed_queued`) a
 chat's missing ones on each archive pass, so a worker stopped half-way loses nothing.
 
 :meth:`sweep` plans every chat's sweep with the pure planner and stores it atomically; reads
-(search results, opening a page) raise scores; the score never changes search ranking (EPI-3).
+(search results, opening a page, explore) raise scores; the score never changes search ranking
+(EPI-3). People pin pages (:meth:`pin`: never swept, first with ``pin_first``) and add working
+notes (:meth:`add_note`); every turn's prompt carries the chat's pinned pages and the running
+session's notes (:meth:`briefing`), and the archive pass ends the notes of archived sessions
+into their pages' history (:meth:`end_notes`). The decisions are ``engine.archive.working`` and
+``engine.archive.explore``.
 The settings (policy overrides from ``HEARTH_ARCHIVE_*``) are read by ``config.archive`` in
 every process and passed in by the composition root.
 """
