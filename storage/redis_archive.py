@@ -110,6 +110,7 @@ class RedisArchiveStore:
         self._unembedded = f"{self._k.prefix}:archive:unembedded"
         self._rejected = f"{self._k.prefix}:archive:dream_rejected"
         self._touch_script = client.register_script(lua("archive_touch"))
+        self._brief_script = client.register_script(lua("archive_brief"))
         self._touched: datetime | None = None  # the last activity this process recorded
 
     def _key(self, chat: str, part: str) -> str:
@@ -226,11 +227,11 @@ class RedisArchiveStore:
         return chat
 
     async def briefing_pages(self, chat: str) -> list[Page]:
-        """The chat's pinned pages and open working notes, oldest first (one slot, two reads)."""
+        """The chat's pinned pages and open working notes, oldest first (one round trip: a
+        script reads the briefing set and its pages, both in the chat's slot)."""
         with map_redis_errors():
-            ids = members(await self._r.smembers(self._key(chat, "brief")))
-            raw = await self._r.hmget(self._key(chat, "pages"), ids) if ids else []
-        return _ordered(blob(b) for b in raw if b is not None)
+            raw = await self._brief_script(keys=[self._key(chat, "brief"), self._key(chat, "pages")])
+        return _ordered(blob(b) for b in raw)
 
     async def low_entropy(self, chat: str) -> set[str]:
         """Ids of the chat's pages the entropy filter keeps out of LLM passes (EPI-7)."""
