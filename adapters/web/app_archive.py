@@ -35,11 +35,14 @@ async def chat_archive(
     visitor: NamedDependency[BrowserSession],
     chat: FromPath[str],
 ) -> ChatArchive:
-    """The chat's session pages with score and pin, and the running session's working notes."""
+    """The chat's session pages (and pinned notes) with score and pin, and the running
+    session's working notes."""
     chat_id = owned_chat(visitor, chat)
     desk = desk_of(archive)
     pages = [
-        page_view(desk, p, low_entropy=low) for p, _, low in await desk.pages(chat_id) if p.layer != "working"
+        page_view(desk, p, low_entropy=low)
+        for p, _, low in await desk.pages(chat_id)
+        if p.layer != "working" or p.pinned
     ]
     notes = [page_view(desk, p) for p in await desk.notes(chat_id)]
     return ChatArchive(
