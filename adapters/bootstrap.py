@@ -170,7 +170,7 @@ def build(settings: Settings) -> Hearth:
         lore=stores.lore,
         memory=memory,
         summaries=summaries,
-        archive_search=archive.tool_search,
+        archive=archive,
         on_activity=stores.archive.touch_activity,
         model=StoppableModel(model),  # the web's "stop generating" (issue 16)
         counter=counter,

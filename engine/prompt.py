@@ -100,6 +100,8 @@ class PromptParts(msgspec.Struct, frozen=True, kw_only=True):
     lore: tuple[PromptMessage, ...] = ()
     recalled: tuple[MemoryLine, ...] = ()
     documents: tuple[str, ...] = ()
+    archive_pinned: tuple[str, ...] = ()  # the briefing's pinned archive pages (EPI-13)
+    working_notes: tuple[str, ...] = ()  # the running session's working notes (EPI-1)
     user_name: str = "the user"
     macros: MacroContext | None = None
     answering: int = 1  # the newest window messages this turn answers (the rest were seen before)
@@ -203,11 +205,27 @@ def _render_window(parts: PromptParts) -> tuple[PromptMessage, ...]:
 
 def _render_recalled(parts: PromptParts) -> tuple[PromptMessage, ...]:
     recalled = _memory_block("This came back to you just now:", parts.recalled, "recalled")
+    briefing = _render_briefing(parts)
     if not parts.documents:
-        return recalled
+        return (*recalled, *briefing)
     docs = "\n\n".join(parts.documents)
     text = f"From your documents:\n{docs}"
-    return (*recalled, PromptMessage(role="system", text=text, slot="recalled"))
+    return (*recalled, PromptMessage(role="system", text=text, slot="recalled"), *briefing)
+
+
+def _render_briefing(parts: PromptParts) -> tuple[PromptMessage, ...]:
+    """The archive's briefing, in the ``recalled`` slot: pinned pages of earlier sessions
+    (EPI-13) and the working notes of this session (EPI-1)."""
+    shown: list[PromptMessage] = []
+    if parts.archive_pinned:
+        body = "\n".join(f"- {line}" for line in parts.archive_pinned)
+        text = f"Pinned pages from the archive of earlier sessions:\n{body}"
+        shown.append(PromptMessage(role="system", text=text, slot="recalled", source="archive:pinned"))
+    if parts.working_notes:
+        body = "\n".join(f"- {line}" for line in parts.working_notes)
+        text = f"Working notes for this session (they end with it):\n{body}"
+        shown.append(PromptMessage(role="system", text=text, slot="recalled", source="archive:notes"))
+    return tuple(shown)
 
 
 def _render_post_history(parts: PromptParts) -> tuple[PromptMessage, ...]:

@@ -17,6 +17,7 @@ from typing import Literal
 
 import msgspec
 
+from engine.archive.working import Briefing
 from engine.images import RECENT_IMAGE_MESSAGES, Image, image_tokens
 from engine.lorebook import LoreResult, LoreState
 from engine.macros import MacroContext
@@ -143,6 +144,7 @@ class Gathered(msgspec.Struct, frozen=True, kw_only=True):
     archive_tools: bool = False
     memory_off: bool = False  # the chat is in memory-off mode (MEM-8): no lists, no archive, no tools
     pictures: dict[str, Image] = msgspec.field(default_factory=dict)  # the pictures the prompt carries
+    briefing: Briefing = Briefing()  # the archive's pinned pages and working notes (EPI-1, EPI-13)
 
 
 class TurnPlan(msgspec.Struct, frozen=True, kw_only=True):
@@ -163,6 +165,8 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
         summaries=prompt_summaries(frame.summary),
         memory_note=MEMORY_OFF_NOTE if g.memory_off else "",
         pictures=g.pictures,
+        archive_pinned=g.briefing.pinned,
+        working_notes=g.briefing.notes,
     )
     prompt = assemble_prompt(parts, template)
     log = build_request_log(

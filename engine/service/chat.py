@@ -25,6 +25,7 @@ from datetime import datetime
 
 import msgspec
 
+from engine.archive import Briefing
 from engine.errors import Conflict, InvalidInput, LLMUnavailable, LockLost, NotFound, StorageUnavailable
 from engine.images import Image, ImageRef, check_images, image_tokens
 from engine.lorebook import LoreResult, LoreState, scan_lore
@@ -57,9 +58,18 @@ from engine.ports import (
 )
 from engine.prompt import fill_macros
 from engine.requestlog import Context, RequestLog, summarize_context
+from engine.service.archive import ArchiveDesk
 from engine.service.memory import MemoryDesk
 from engine.service.summaries import SummaryDesk
-from engine.tools import SearchArchiveInput, ToolCall, ToolExchange, ToolResult
+from engine.tools import (
+    ARCHIVE_TOOLS,
+    AddWorkingNoteInput,
+    ExploreArchiveInput,
+    SearchArchiveInput,
+    ToolCall,
+    ToolExchange,
+    ToolResult,
+)
 from engine.turn import (
     MAX_TOOL_ROUNDS,
     Commit,
@@ -91,6 +101,8 @@ __all__ = [
 ]
 
 log = logging.getLogger("hearth.service")
+
+_ARCHIVE_TOOL_NAMES = frozenset(spec.name for spec in ARCHIVE_TOOLS)
 
 INLINE_SCAN_COST = 500
 """Lorebooks are scanned on the event loop only when none recurses and their compiled ``cost``
@@ -164,7 +176,7 @@ class ChatService:
         policy: ServicePolicy,
         memory: MemoryDesk | None = None,
         summaries: SummaryDesk | None = None,
-        archive_search: Callable[[str, str], Awaitable[str]] | None = None,
+        archive: ArchiveDesk | None = None,
         on_activity: Callable[[datetime], Awaitable[None]] | None = None,
         new_id: Callable[[], str] | None = None,
         observer: TurnObserver | None = None,
@@ -174,7 +186,7 @@ class ChatService:
         self.lore = lore
         self.memory = memory
         self.summaries = summaries
-        self.archive_search = archive_search
+        self.archive = archive
         self._on_activity = on_activity
         self.model = model
         self.counter = counter
@@ -501,12 +513,14 @@ class ChatService:
         memory_off = chat_memory_off(inputs.chat_settings)  # MEM-8: decided, not read again
         # memories (Redis reads, maybe the embedding) run while the lorebooks are scanned
         memory_task = asyncio.ensure_future(self._memories(persona, frame, inputs.documents, memory_off))
+        briefing_task = asyncio.ensure_future(self._briefing(frame, inputs, memory_off))
         await asyncio.sleep(0)  # the memory reads leave first, then the lorebooks are scanned
         try:
             lore = await self._scan_lore(persona, frame, inputs)
             pictures = await self._pictures(frame)
         finally:
             memory = await memory_task
+            briefing = await briefing_task
         return Gathered(
             frame=frame,
             persona=persona,
@@ -518,9 +532,20 @@ class ChatService:
             started=started,
             replaces=replaces,
             memory_tools=self.memory is not None,
-            archive_tools=self.archive_search is not None,
+            archive_tools=self.archive is not None,
             memory_off=memory_off,
             pictures=pictures,
+            briefing=briefing,
+        )
+
+    async def _briefing(self, frame: Frame, inputs: TurnInputs, memory_off: bool) -> Briefing:
+        """The archive's pinned pages and the running session's working notes (EPI-1, EPI-13);
+        nothing in a memory-off chat (MEM-8)."""
+        if self.archive is None or memory_off:
+            return Briefing()
+        answered = frame.answered
+        return await self.archive.briefing(
+            answered.chat, (m.sent_at for m in inputs.messages), answered.sent_at
         )
 
     @property
@@ -587,16 +612,37 @@ class ChatService:
             exchange = ToolExchange(text="".join(said), calls=tuple(calls), results=tuple(results))
             prompt = msgspec.structs.replace(prompt, exchanges=(*prompt.exchanges, exchange))
 
+    async def _archive_tool(self, call: ToolCall, g: Gathered) -> ToolResult:
+        """``search_archive``, ``explore_archive`` and ``add_working_note`` (EPI-1, EPI-13)."""
+        assert self.archive is not None
+        answered = g.frame.answered
+        try:
+            if call.name == "search_archive":
+                query = decode_input(call.arguments, SearchArchiveInput).query
+                content = await self.archive.tool_search(answered.chat, query)
+            elif call.name == "explore_archive":
+                asked = decode_input(call.arguments, ExploreArchiveInput)
+                content = await self.archive.tool_explore(answered.chat, asked.query, asked.reasoning)
+            else:
+                text = decode_input(call.arguments, AddWorkingNoteInput).text
+                note = await self.archive.add_note(
+                    answered.chat,
+                    text,
+                    author=f"persona:{g.persona.id}",
+                    at=answered.sent_at,
+                    times=(m.sent_at for m in g.frame.candidates),
+                )
+                content = f"Noted for this session [{note.id}]."
+        except (InvalidInput, Conflict) as exc:
+            return ToolResult(call_id=call.id, content=f"Not done: {exc.message}", is_error=True)
+        return ToolResult(call_id=call.id, content=content)
+
     async def _tool(self, call: ToolCall, g: Gathered, draft: Draft) -> ToolResult:
         answered = g.frame.answered
-        if call.name == "search_archive" and g.memory_off:  # MEM-8: the archive is not in play
+        if call.name in _ARCHIVE_TOOL_NAMES and g.memory_off:  # MEM-8: the archive is not in play
             return ToolResult(call_id=call.id, content="Refused: memory is off in this chat.", is_error=True)
-        if call.name == "search_archive" and self.archive_search is not None:
-            try:
-                query = decode_input(call.arguments, SearchArchiveInput).query
-            except InvalidInput as exc:
-                return ToolResult(call_id=call.id, content=f"Not done: {exc.message}", is_error=True)
-            return ToolResult(call_id=call.id, content=await self.archive_search(answered.chat, query))
+        if call.name in _ARCHIVE_TOOL_NAMES and self.archive is not None:
+            return await self._archive_tool(call, g)
         if self.memory is None:
             return ToolResult(call_id=call.id, content="Not done: memory is off.", is_error=True)
         result, writes, refused = await self.memory.run_tool(

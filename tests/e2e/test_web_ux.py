@@ -492,7 +492,14 @@ async def test_shift_enter_adds_a_line_and_a_phone_keyboards_return_too(
     await expect(page.locator("#persona-avatar")).to_be_visible()
     await expect(page.locator("#open-memories")).to_be_hidden()
     await page.tap("#menu-button")
-    for tool in ("#open-personas", "#open-memories", "#open-lore", "#open-summary", "#account-button"):
+    for tool in (
+        "#open-personas",
+        "#open-memories",
+        "#open-lore",
+        "#open-summary",
+        "#open-archive",
+        "#account-button",
+    ):
         await expect(page.locator(tool)).to_be_visible()
     await page.screenshot(path=shot("ux-phone-menu.png"))
     await phone.close()

@@ -28,11 +28,7 @@
   const base = () => `/app/chats/${encodeURIComponent(session().chat)}/summary`;
   const plural = (n, one, many) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
 
-  function tag(text, cls, title) {
-    const el = make('span', `tag ${cls}`, text);
-    if (title) el.title = title;
-    return el;
-  }
+  const tag = H.tag;
 
   function renderTier(t) {
     const li = make('li', 'sum-tier');

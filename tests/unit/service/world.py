@@ -111,6 +111,7 @@ class World:
             policy=ServicePolicy(),
             memory=self.memory,
             summaries=self.summaries,
+            archive=self.archive,
             observer=observer,
         )
         self.controls = MessageControls(self.service, InMemoryChatControls(self.data), self.lock)
