@@ -60,3 +60,26 @@ async def test_epi_1_the_note_tool_adds_to_the_next_prompt_and_refuses_an_empty_
     await world.say("Almost done!")
     notes = [m.text for m in model.prompts[-1].messages if m.source == "archive:notes"]
     assert notes == ["Working notes for this session (they end with it):\n- Ana is packing for the cape."]
+
+
+async def test_mem_8_a_memory_off_chat_gets_no_briefing_and_its_archive_tools_are_refused() -> None:
+    """MEM-8 (issue 34): in a memory-off chat the working notes written before stay out of the
+    prompt and a note or explore call mid-reply is refused; switched back on, the note returns."""
+    model = ScriptedChatModel(
+        ToolCall(id="t1", name="add_working_note", arguments='{"text": "Ana is packing for the cape."}'),
+        "Noted.",
+        ToolCall(id="t2", name="add_working_note", arguments='{"text": "Ana fears the ferry."}'),
+        "Hm.",
+        "Off we go.",
+    )
+    world = await World(model).start()
+    await world.say("I'm packing for the cape trip.")
+    await world.service.set_memory(ROOM, "off")
+    await world.say("Still packing.")
+    refused = model.prompts[-1].exchanges[-1].results[0]
+    assert refused.is_error and "memory is off" in refused.content
+    assert not [m for m in model.prompts[-1].messages if (m.source or "").startswith("archive:")]
+    await world.service.set_memory(ROOM, "on")
+    await world.say("Almost done!")
+    notes = [m.text for m in model.prompts[-1].messages if m.source == "archive:notes"]
+    assert notes == ["Working notes for this session (they end with it):\n- Ana is packing for the cape."]
