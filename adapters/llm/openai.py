@@ -100,7 +100,6 @@ class OpenAIChatModel:
     """Implements the ``ChatModel`` port with ``openai.AsyncOpenAI``."""
 
     provider = "openai"
-    vision = True  # pictures go as image_url parts; a model that refuses them gets placeholders
 
     def __init__(
         self,
@@ -128,6 +127,13 @@ class OpenAIChatModel:
         # OpenAI's own API wants max_completion_tokens (its reasoning models refuse max_tokens)
         limit = "max_completion_tokens" if base_url is None else "max_tokens"
         return cls(client, Attempts.from_settings(_label(base_url), settings), token_limit=limit)
+
+    @property
+    def vision(self) -> bool:
+        """Whether pictures go to this server as ``image_url`` parts: until it refused them once
+        (from then on its prompts carry placeholders, and each chat is told once)."""
+        server = str(self.client.base_url)
+        return not any(where == server for where, _ in _BLIND)
 
     def _where(self, model: str) -> tuple[str, str]:
         return str(self.client.base_url), model

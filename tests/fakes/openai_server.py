@@ -193,7 +193,20 @@ def _check_auth(headers: Any, api_key: str | None) -> None:
         raise _ApiError(401, "Incorrect API key provided.", code="invalid_api_key")
 
 
-def _validate(body: dict[str, Any], *, no_tools: bool) -> None:
+NO_IMAGES_MESSAGE = "image input is not supported for this model"
+"""What a ``no_images`` server answers (400) to a request with ``image_url`` parts."""
+
+
+def _has_images(messages: list[Any]) -> bool:
+    return any(
+        isinstance(m, dict)
+        and isinstance(m.get("content"), list)
+        and any(isinstance(p, dict) and p.get("type") == "image_url" for p in m["content"])
+        for m in messages
+    )
+
+
+def _validate(body: dict[str, Any], *, no_tools: bool, no_images: bool = False) -> None:
     if extra := sorted(set(body) - KEYS):
         raise _invalid(f"Unrecognized request argument supplied: {extra[0]}")
     if not isinstance(body.get("model"), str) or not body["model"]:
@@ -213,6 +226,8 @@ def _validate(body: dict[str, Any], *, no_tools: bool) -> None:
         _check_tools(tools)
         if no_tools:
             raise _invalid(no_tools_message(body["model"]))
+    if no_images and _has_images(messages):
+        raise _invalid(NO_IMAGES_MESSAGE, "messages")
     _check_messages(messages)
 
 
@@ -295,22 +310,31 @@ class FakeOpenAI(ScriptedServer):
     """The fake server; ``with FakeOpenAI() as fake:`` starts and stops it."""
 
     def __init__(
-        self, port: int = 0, *, api_key: str | None = None, latency: float = 0.0, no_tools: bool = False
+        self,
+        port: int = 0,
+        *,
+        api_key: str | None = None,
+        latency: float = 0.0,
+        no_tools: bool = False,
+        no_images: bool = False,
     ) -> None:
         """Args: port: 0 picks a free one. api_key: when set, any other key gets a 401 (else any
         key is taken, as local servers do). latency: seconds every API request waits before its
-        answer starts. no_tools: refuse every request that sends ``tools`` (a 400)."""
+        answer starts. no_tools: refuse every request that sends ``tools`` (a 400). no_images:
+        refuse every request with ``image_url`` parts (a 400), as a text-only model does."""
         super().__init__(port, latency=latency, decoder=_BEHAVIOURS)
         self._api_key = api_key
         self.no_tools = no_tools
+        self.no_images = no_images
         self._seen: set[str] = set()
         self._numbers = itertools.count(1)
 
     def _forget(self) -> None:
-        """The prefix cache, the completion numbers and ``no_tools`` go with ``reset()``."""
+        """The prefix cache, the completion numbers, ``no_tools`` and ``no_images`` go with ``reset()``."""
         self._seen.clear()
         self._numbers = itertools.count(1)
         self.no_tools = False
+        self.no_images = False
 
     def _bad_script(self, message: str) -> Exception:
         return _invalid(message)
@@ -353,7 +377,7 @@ class FakeOpenAI(ScriptedServer):
         _check_auth(request.headers, self._api_key)
         if body is None:
             raise _invalid("We could not parse the JSON body of your request.")
-        _validate(body, no_tools=self.no_tools)
+        _validate(body, no_tools=self.no_tools, no_images=self.no_images)
         if self.latency:
             await asyncio.sleep(self.latency)
         with self._lock:

@@ -193,3 +193,47 @@ async def test_a_stream_that_stops_mid_reply_fails_without_a_retry(openai_fake: 
     with pytest.raises(LLMUnavailable) as caught:
         await run(model_for(openai_fake, read_timeout=0.5), "Hi")
     assert caught.value.code == "llm_timeout" and len(openai_fake.requests) == 1
+
+
+async def test_issue_30_a_model_that_refuses_pictures_answers_with_placeholders_and_is_remembered(
+    openai_fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 30: pictures go as image_url parts with the same bytes; a text-only model's refusal
+    is asked again at once with the placeholder, and from then on the model says it cannot see
+    (so the service sends placeholders and tells each chat once)."""
+    import base64
+
+    from adapters.llm import openai as adapter
+    from engine.images import Image
+    from tests.fixtures.pictures import png
+
+    monkeypatch.setattr(adapter, "_BLIND", set())
+    data = png(64, 48)
+    seen = Prompt(
+        messages=(
+            PromptMessage(role="system", text="You are Ember.", slot="persona"),
+            PromptMessage(
+                role="user",
+                text="What is this?",
+                slot="window",
+                images=(Image(media_type="image/png", data=data, width=64, height=48),),
+            ),
+        ),
+        stable_count=1,
+    )
+    model = model_for(openai_fake)
+    assert model.vision
+    try:
+        events = [e async for e in model.stream(seen, ModelSettings(name="gpt-test"), "Ember")]
+        picture = openai_fake.requests[0].body["messages"][-1]["content"][0]
+        assert base64.b64decode(picture["image_url"]["url"].partition(",")[2]) == data
+        openai_fake.reset()
+        openai_fake.no_images = True
+        events = [e async for e in model.stream(seen, ModelSettings(name="text-only"), "Ember")]
+    finally:
+        await model.client.close()
+    assert said(events) and done(events).stop_reason == "end_turn"
+    refused, answered = openai_fake.requests
+    assert refused.body["messages"][-1]["content"][0]["type"] == "image_url"
+    assert answered.body["messages"][-1]["content"] == "[image: photo, 64×48]\nWhat is this?"
+    assert not model.vision
