@@ -73,7 +73,12 @@ async def test_llm_1_a_reply_streams_and_the_request_carries_prompt_window_and_t
     assert [m["role"] for m in window] == ["user", "assistant", "user"]  # opener, greeting, the message
     assert window[1]["content"].startswith("Hi, I'm Ember.")  # the persona's greeting
     assert window[-1]["content"].endswith("Hello Ember!")
-    assert {t["function"]["name"] for t in body["tools"]} == {"search_archive"}  # a guest: no memory tools
+    # a guest: no memory tools, only the archive's
+    assert {t["function"]["name"] for t in body["tools"]} == {
+        "search_archive",
+        "explore_archive",
+        "add_working_note",
+    }
 
 
 async def test_prm_3_the_request_log_names_provider_model_and_cached_tokens(
