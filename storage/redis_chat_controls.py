@@ -21,6 +21,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import WatchError
 
 from engine.model import StoredMessage, Turn
+from engine.requestlog import RequestLog
 from storage import codec
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
@@ -190,12 +191,14 @@ class RedisChatControls:
         swipes: dict[str, list[str]],
         *,
         beside: list[StoredMessage],
+        logs: list[RequestLog],
         seq: int,
     ) -> bool:
         """Write a whole chat into ``chat`` when it is empty, in one MULTI/EXEC.
 
         ``messages`` go in the log; ``beside`` (the alternatives not chosen) are kept out of it
-        for their turns. Returns whether the chat was empty (nothing is written otherwise).
+        for their turns; ``logs`` are the turns' request logs (kept for the usual time).
+        Returns whether the chat was empty (nothing is written otherwise).
         """
         k = self._k
         log = k.chat(chat, "log")
@@ -220,6 +223,8 @@ class RedisChatControls:
                             latest = turn
                 if latest is not None:
                     tx.set(k.chat(chat, "latest"), latest.id)
+                for entry in logs:
+                    tx.set(k.request_log(chat, entry.turn), codec.ENCODER.encode(entry), ex=REQUEST_LOG_TTL)
                 for message, ids in swipes.items():
                     tx.hset(k.chat(chat, "swipes"), message, codec.ENCODER.encode(ids))
                 try:

@@ -11,17 +11,19 @@ that answers nothing (the greeting, or one after another) stands on its own.
 from __future__ import annotations
 
 import secrets
-from datetime import UTC, datetime
+from datetime import datetime
 
 import msgspec
+from litestar import Response
 
 from adapters.chatfile import ChatFile, FileMessage, decode_chat, encode_hearth, encode_st
 from adapters.web.state import WebState
 from engine.errors import Conflict, InvalidInput
 from engine.model import StoredMessage, Turn
+from engine.requestlog import RequestLog, WindowLog
 from storage.redis_chat_controls import RedisChatControls
 
-__all__ = ["ImportResult", "export_chat", "import_chat"]
+__all__ = ["ImportResult", "export_chat", "import_chat", "read_chat", "read_file"]
 
 _ALL = 1_000_000
 
@@ -56,12 +58,12 @@ async def read_chat(web: WebState, chat: str) -> ChatFile:
         )
     user = next((m.name for m in messages if m.role == "user"), "User")
     persona = next((m.name for m in messages if m.role == "assistant"), "")
-    created = messages[0].sent_at if messages else datetime.now(UTC)
+    created = messages[0].sent_at if messages else web.clock.now()
     return ChatFile(user_name=user, character_name=persona, created_at=created, messages=tuple(rows))
 
 
-async def export_chat(web: WebState, chat: str, fmt: str) -> tuple[bytes, str, str]:
-    """The chat's file: its bytes, media type and file name.
+async def export_chat(web: WebState, chat: str, fmt: str) -> Response[bytes]:
+    """The chat's file, as an attachment named after the chat.
 
     Raises:
         InvalidInput: ``invalid_format``.
@@ -70,9 +72,29 @@ async def export_chat(web: WebState, chat: str, fmt: str) -> tuple[bytes, str, s
         raise InvalidInput(f"Unknown chat format {fmt!r}; use 'st' or 'hearth'.", code="invalid_format")
     found = await read_chat(web, chat)
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in chat)[:60]
-    if fmt == "st":
-        return encode_st(found), "application/jsonl", f"{safe}.jsonl"
-    return encode_hearth(found), "application/json", f"{safe}.hearth.json"
+    data, media, name = (
+        (encode_st(found), "application/jsonl", f"{safe}.jsonl")
+        if fmt == "st"
+        else (encode_hearth(found), "application/json", f"{safe}.hearth.json")
+    )
+    return Response(data, media_type=media, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+def _imported_log(turn: str, chat: str, persona: str, when: datetime) -> RequestLog:
+    """The request log of an imported reply: no request was made (the inspector shows it
+    empty; regenerate and swipes work as on any reply)."""
+    return RequestLog(
+        turn=turn,
+        chat=chat,
+        persona=persona,
+        provider="import",
+        model="chat file",
+        created_at=when,
+        slots=(),
+        window=WindowLog(messages=0, tokens=0, budget=0, dropped=0),
+        prompt=(),
+        stable_count=0,
+    )
 
 
 class ImportResult:
@@ -85,18 +107,25 @@ class ImportResult:
         self.skipped = skipped
 
 
-async def import_chat(
-    web: WebState, chat: str, data: bytes, fmt: str, *, user: str, persona: str
-) -> ImportResult:
-    """Write a chat file into the empty chat ``chat`` as ``user`` talking with ``persona``.
+def read_file(web: WebState, data: bytes, fmt: str) -> ChatFile:
+    """A chat file, decoded and checked whole before anything is written.
 
     Raises:
-        InvalidInput: the file cannot be read (``adapters.chatfile.decode_chat``).
-        NotFound: ``persona_not_found``. Conflict: ``chat_not_empty``.
+        InvalidInput: the file cannot be read (``adapters.chatfile.decode_chat``), or holds no
+            messages (``invalid_chat_file``).
     """
-    found = decode_chat(data, fmt, now=datetime.now(UTC))
+    found = decode_chat(data, fmt, now=web.clock.now())
     if not found.messages:
         raise InvalidInput("The file holds no messages.", code="invalid_chat_file")
+    return found
+
+
+async def import_chat(web: WebState, chat: str, found: ChatFile, *, user: str, persona: str) -> ImportResult:
+    """Write a read chat file into the empty chat ``chat`` as ``user`` talking with ``persona``.
+
+    Raises:
+        NotFound: ``persona_not_found``. Conflict: ``chat_not_empty``.
+    """
     character = await web.service.persona(persona)
     texts = [m.text for m in found.messages] + [s for m in found.messages for s in m.swipes]
     counts = iter(await web.service.counter.count(texts))
@@ -106,6 +135,7 @@ async def import_chat(
     beside: list[StoredMessage] = []
     turns: list[Turn] = []
     swipes: dict[str, list[str]] = {}
+    logs: list[RequestLog] = []
     seq = 0
     previous: StoredMessage | None = None
     for n, m in enumerate(found.messages):
@@ -160,6 +190,7 @@ async def import_chat(
                 reply_to=previous.id,
             )
             (log if chosen else beside).append(message)
+            logs.append(_imported_log(turn_id, chat, persona, m.sent_at))
             turns.append(
                 Turn(
                     id=turn_id,
@@ -176,6 +207,6 @@ async def import_chat(
         if len(ids) > 1:
             swipes[previous.id] = ids
         previous = log[-1]
-    if not await _controls(web).load(chat, log, turns, swipes, beside=beside, seq=seq):
+    if not await _controls(web).load(chat, log, turns, swipes, beside=beside, logs=logs, seq=seq):
         raise Conflict("This chat already has messages; import into a new chat.", code="chat_not_empty")
     return ImportResult(chat=chat, messages=len(log), swipes=len(beside), skipped=found.skipped)

@@ -117,6 +117,7 @@ class ImportedChat(msgspec.Struct, frozen=True, kw_only=True):
     messages: int  # in the chat's log
     swipes: int  # alternatives kept beside the replies chosen
     skipped: int  # system messages left out
+    room: Room | None = None  # the room made for it (browser import)
 
 
 class ErrorDetail(msgspec.Struct, frozen=True, kw_only=True):
