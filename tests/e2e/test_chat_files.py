@@ -7,12 +7,16 @@ naming the problem. The web process, real Redis and the fake Anthropic server ar
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from playwright.async_api import Browser, expect
 
 from tests.e2e.api_client import HearthClient
+from tests.e2e.test_web_app import say, shot, tap
+from tests.e2e.test_web_ux import SIZES, signed_in_page
 from tests.e2e.test_web_ux_api import converse, error_of, signed_up
 from tests.fakes.anthropic_server import FakeAnthropic, Reply
 from tests.fixtures.servers import WebApp
@@ -183,3 +187,39 @@ async def test_issue_31_browser_export_then_import_into_a_new_room_keeps_swipes(
     finally:
         await alice.close()
         await bob.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("size", list(SIZES))
+async def test_issue_31_chromium_export_then_import_gives_the_same_chat(
+    browser: Browser, claude_app: WebApp, anthropic_fake: FakeAnthropic, tmp_path: Path, size: str
+) -> None:
+    """Issue 31 in Chromium: Export chat downloads the chat with its swipes; Import chat puts the
+    file into a new room showing the same messages, the same reply and 2/2 swipes, and ‹ shows
+    the other alternative there."""
+    page, _ = await signed_in_page(browser, claude_app, (size, *SIZES[size]))
+    anthropic_fake.script(Reply(text="A fox, long ago."), Reply(text="A bear, one winter."))
+    reply = await say(page, "Tell me a tale")
+    await reply.locator(".regen").click()
+    await expect(reply.locator(".msg-text")).to_have_text("A bear, one winter.")
+    await expect(reply).not_to_have_attribute("data-streaming", "true")
+    before = await page.locator(".msg .msg-text").all_inner_texts()
+    async with page.expect_download() as waiting:
+        await tap(page, "#export-chat")
+    saved = tmp_path / "Tale night.jsonl"
+    await (await waiting.value).save_as(saved)
+    rows = _rows(saved.read_bytes())
+    assert rows[-1]["swipes"] == ["A fox, long ago.", "A bear, one winter."] and rows[-1]["swipe_id"] == 1
+    await page.set_input_files("#import-input", str(saved))
+    await expect(page.locator("#toasts")).to_contain_text("Imported")
+    await expect(page.locator("#room-select")).to_have_value("tale-night")
+    await expect(page.locator(".msg .msg-text")).to_have_count(len(before))
+    assert await page.locator(".msg .msg-text").all_inner_texts() == before
+    last = page.locator('.msg[data-role="assistant"]').last
+    await expect(last.locator(".swipe-count")).to_have_text("2/2")
+    await last.locator(".swipe-prev").click()
+    await expect(page.locator('.msg[data-role="assistant"]').last.locator(".msg-text")).to_have_text(
+        "A fox, long ago."
+    )
+    await page.screenshot(path=shot(f"chatfiles-{size}-imported.png"))
+    await page.close()
