@@ -6,12 +6,12 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, get, post, put
+from litestar import Controller, Response, get, post, put
 from litestar.connection import ASGIConnection
 from litestar.di import Provide
 from litestar.handlers.base import BaseRouteHandler
 from litestar.openapi import ResponseSpec
-from litestar.params import FromPath, JSONBody, QueryParameter
+from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter, RawBody
 
 from adapters.cards.jsondoc import check_json_depth
 from adapters.web.actions.chat import (
@@ -26,6 +26,7 @@ from adapters.web.actions.chat import (
     stored_only,
     turn_view,
 )
+from adapters.web.actions.chatfiles import export_chat, import_chat, read_file
 from adapters.web.deps import provide_web
 from adapters.web.errors import Refused
 from adapters.web.limits import ChatLimited, Ticket
@@ -35,6 +36,7 @@ from adapters.web.schemas.chat import (
     ChatSettingsBody,
     ChatSettingsView,
     ErrorBody,
+    ImportedChat,
     MessageList,
     SendMessage,
     TurnView,
@@ -189,3 +191,32 @@ class ChatController(Controller):
         leave it alone and its request logs say ``memory: "off"``; ``on`` brings everything back.
         """
         return await put_chat_settings(web, qualify_id(chat, what="chat"), data)
+
+    @get("/{chat:str}/export")
+    async def export(
+        self,
+        web: Web,
+        chat: FromPath[str],
+        fmt: Annotated[str, QueryParameter(name="format")] = "st",
+    ) -> Response[bytes]:
+        """The chat as a file: ``format=st`` SillyTavern ``.jsonl`` (swipes, send dates) or
+        ``format=hearth`` Hearth's JSON; 422 ``invalid_format`` otherwise."""
+        return await export_chat(web, qualify_id(chat, what="chat"), fmt)
+
+    @post("/{chat:str}/import", status_code=201)
+    async def import_file(
+        self,
+        web: Web,
+        chat: FromPath[str],
+        body: RawBody,
+        user: FromQuery[str],
+        fmt: Annotated[str, QueryParameter(name="format")] = "st",
+        persona: FromQuery[str] = "default",
+    ) -> ImportedChat:
+        """Write a chat file (the body) into a chat with no messages yet, as ``user`` talking
+        with ``persona``: swipes and send dates are kept. A file that cannot be read is refused
+        whole (422 naming the line); a chat that has messages is 409 ``chat_not_empty``."""
+        chat_id, user_id = qualify_id(chat, what="chat"), qualify_id(user, what="user")
+        file = read_file(web, body, fmt)
+        done = await import_chat(web, chat_id, file, user=user_id, persona=persona)
+        return ImportedChat(chat=done.chat, messages=done.messages, swipes=done.swipes, skipped=done.skipped)

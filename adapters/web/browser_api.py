@@ -27,6 +27,7 @@ from adapters.web.app_auth import (
     provide_visitor,
 )
 from adapters.web.app_chat import CHAT_ROUTES
+from adapters.web.app_chatfiles import CHATFILE_ROUTES
 from adapters.web.app_lore import LORE_ROUTES
 from adapters.web.app_memory import MEMORY_ROUTES
 from adapters.web.app_messages import MESSAGE_ROUTES
@@ -44,7 +45,13 @@ def browser_router() -> Router:
         route_handlers=[
             Router(
                 path="/",
-                route_handlers=[*CHAT_ROUTES, *AUTH_ROUTES, *PERSONA_ROUTES, *MESSAGE_ROUTES],
+                route_handlers=[
+                    *CHAT_ROUTES,
+                    *AUTH_ROUTES,
+                    *PERSONA_ROUTES,
+                    *MESSAGE_ROUTES,
+                    *CHATFILE_ROUTES,
+                ],
                 dependencies=web_dependency(),
             ),
             *MEMORY_ROUTES,

@@ -35,6 +35,7 @@ __all__ = [
     "ErrorDetail",
     "Health",
     "ImageIn",
+    "ImportedChat",
     "InspectedLore",
     "InspectedMemory",
     "Inspection",
@@ -107,6 +108,16 @@ class MessageList(msgspec.Struct, frozen=True, kw_only=True):
     """``GET /api/chats/{chat}/messages``: the newest messages, oldest first."""
 
     messages: list[StoredMessage]
+
+
+class ImportedChat(msgspec.Struct, frozen=True, kw_only=True):
+    """``POST /api/chats/{chat}/import``: what the chat file wrote."""
+
+    chat: str
+    messages: int  # in the chat's log
+    swipes: int  # alternatives kept beside the replies chosen
+    skipped: int  # system messages left out
+    room: Room | None = None  # the room made for it (browser import)
 
 
 class ErrorDetail(msgspec.Struct, frozen=True, kw_only=True):

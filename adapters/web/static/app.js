@@ -827,6 +827,38 @@
     }
   });
 
+  // ---- chat files: export this chat, import one into a new room ---------------------------
+  $('#export-chat').addEventListener('click', () => {
+    const link = H.make('a', 'visually-hidden', 'export');
+    link.href = `${chatUrl()}/export?format=st`;
+    link.download = '';
+    document.body.append(link);
+    link.click();
+    link.remove();
+  });
+  $('#import-chat').addEventListener('click', () => {
+    if (state.session.guest) { H.toast('Sign in to import chats.', 'error'); return; }
+    $('#import-input').click();
+  });
+  $('#import-input').addEventListener('change', async (e) => {
+    const file = e.target.files[0];
+    e.target.value = '';
+    if (!file) return;
+    const format = file.name.toLowerCase().endsWith('.jsonl') ? 'st' : 'hearth';
+    const room = file.name.replace(/\.(hearth\.)?jsonl?$/i, '').slice(0, 40) || 'Imported chat';
+    const persona = state.session.persona.id;
+    const qs = new URLSearchParams({ format, room, persona });
+    try {
+      const got = await H.api('POST', `/app/chats/import?${qs}`, undefined, { raw: file, type: 'application/octet-stream' });
+      setParam('room', got.room.slug);
+      setParam('branch', null);
+      await loadSession();
+      H.toast(`Imported ${got.messages} messages into room “${got.room.title}”.`, 'ok');
+    } catch (err) {
+      H.toast(`Import failed: ${err.message}`, 'error', 8000);
+    }
+  });
+
   // ---- the phone header's menu: rooms, branches and tools behind ☰ ------------------------
   const top = $('#top');
   const menuButton = $('#menu-button');
