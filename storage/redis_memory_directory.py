@@ -4,8 +4,8 @@
   find the list; a stale entry only points at a list that no longer has the id → 404).
 - ``mem:used{mem:where}`` HASH memory id → msgpack ``MemoryUse`` (the last turn that used it; in
   ``mem:where``'s slot, so a write removes both in one transaction on a Redis Cluster).
-- ``mem:tomb:{<id>}`` STRING a forgotten memory (msgpack), kept a few seconds for Undo (one key:
-  a Redis Cluster reads and deletes it in one command).
+- ``mem:tomb:{<id>}`` STRING a forgotten memory and its last use (msgpack ``Buried``), kept a few
+  seconds for Undo (one key: a Redis Cluster reads and deletes it in one command).
 - ``privacy:optout`` SET of users whose personal memories are never read, searched or saved.
 """
 
@@ -19,8 +19,8 @@ import redis.asyncio as aioredis
 from redis.typing import EncodableT, FieldT
 
 from engine.errors import StorageUnavailable
-from engine.memory import MemoryRecord, ScopeList
-from engine.memory.model import MemoryUse
+from engine.memory import ScopeList
+from engine.memory.model import Buried, MemoryUse
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.replies import blob, text
@@ -29,7 +29,7 @@ from storage.shared import Call, Cooldown, run_split
 __all__ = ["RedisMemoryDirectory"]
 
 _SCOPE = msgspec.json.Decoder(ScopeList)
-_RECORD = msgspec.msgpack.Decoder(MemoryRecord)
+_BURIED = msgspec.msgpack.Decoder(Buried)
 _USE = msgspec.msgpack.Decoder(MemoryUse)
 log = logging.getLogger("hearth.storage")
 
@@ -69,16 +69,16 @@ class RedisMemoryDirectory:
             raw = await self._r.hmget(self._used, wanted)
         return {m: _USE.decode(blob(v)) for m, v in zip(wanted, raw, strict=True) if v is not None}
 
-    async def bury(self, record: MemoryRecord, seconds: int) -> None:
+    async def bury(self, buried: Buried, seconds: int) -> None:
         """See ``engine.ports.Directory.bury``."""
         with map_redis_errors():
-            await self._r.set(self._tomb(record.id), msgspec.msgpack.encode(record), ex=seconds)
+            await self._r.set(self._tomb(buried.record.id), msgspec.msgpack.encode(buried), ex=seconds)
 
-    async def unbury(self, memory: str) -> MemoryRecord | None:
+    async def unbury(self, memory: str) -> Buried | None:
         """See ``engine.ports.Directory.unbury``."""
         with map_redis_errors():
             raw = await self._r.getdel(self._tomb(memory))
-        return _RECORD.decode(blob(raw)) if raw is not None else None
+        return _BURIED.decode(blob(raw)) if raw is not None else None
 
     def _tomb(self, memory: str) -> str:
         return f"{self._prefix}:mem:tomb:{{{memory}}}"

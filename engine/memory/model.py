@@ -27,6 +27,7 @@ from engine.errors import ConfigError, InvalidInput
 
 __all__ = [
     "USE_EXCERPT_CHARS",
+    "Buried",
     "MemoryPolicy",
     "MemoryRecord",
     "MemoryState",
@@ -193,6 +194,13 @@ class MemoryUse(msgspec.Struct, frozen=True, kw_only=True):
         if len(line) > USE_EXCERPT_CHARS:
             line = line[: USE_EXCERPT_CHARS - 1].rstrip() + "…"
         return cls(turn=turn, chat=chat, at=at, excerpt=line)
+
+
+class Buried(msgspec.Struct, frozen=True, kw_only=True):
+    """A memory a person forgot, kept a short while for Undo, with its last use."""
+
+    record: MemoryRecord
+    use: MemoryUse | None = None
 
 
 def scope_list_of(record: MemoryRecord) -> ScopeList:

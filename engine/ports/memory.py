@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from engine.memory import DecayPlan, MemoryRecord, MemoryWrite, SavePlan, ScopeList, WritePlan
-from engine.memory.model import MemoryUse
+from engine.memory.model import Buried, MemoryUse
 
 __all__ = ["Applied", "DecayApplied", "Directory", "MemoryStore", "Snapshot"]
 
@@ -126,10 +126,10 @@ class Directory(Protocol):
         """The last use of those of ``memories`` that a turn has used."""
         ...
 
-    async def bury(self, record: MemoryRecord, seconds: int) -> None:
+    async def bury(self, buried: Buried, seconds: int) -> None:
         """Keep a forgotten memory for ``seconds``, so that it can be restored as it was."""
         ...
 
-    async def unbury(self, memory: str) -> MemoryRecord | None:
+    async def unbury(self, memory: str) -> Buried | None:
         """Take back a forgotten memory kept by ``bury`` (at most once), or None after its time."""
         ...

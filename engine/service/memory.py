@@ -47,7 +47,7 @@ from engine.memory import (
     written_id,
 )
 from engine.memory.journal import Deleted, Forgotten, Saved, Updated
-from engine.memory.model import MemoryUse
+from engine.memory.model import Buried, MemoryUse
 from engine.memory.tools import (
     MEMORY_OFF,
     MemoryContext,
@@ -402,30 +402,31 @@ class MemoryDesk:
     async def delete(self, memory: str) -> MemoryRecord:
         """A person forgets one memory (pinned ones too: people may)."""
         scope, record = await self.locate(memory)
+        use = (await self.directory.uses([memory])).get(memory)
         await self._write(scope, lambda records: plan_delete(records, memory, writer="person"))
         try:
-            await self.directory.bury(record, UNDO_SECONDS)
+            await self.directory.bury(Buried(record=record, use=use), UNDO_SECONDS)
         except StorageUnavailable as exc:  # forgotten all the same; only Undo is lost
             log.warning("memory %s forgotten without undo: %s", memory, exc.message)
         return record
 
     async def restore(self, memory: str, allowed: Callable[[ScopeList], bool]) -> MemoryRecord:
         """Undo a person's Forget within ``UNDO_SECONDS``: the memory comes back as it was (id,
-        text, pin, list, counters). ``allowed``: whether the asker may touch the memory's list.
+        text, pin, list, counters, last use). ``allowed``: whether the asker may touch the memory's list.
 
         Raises:
             NotFound: ``memory_not_restorable`` when the time is over or it was restored already.
             Forbidden: ``not_your_memory`` when ``allowed`` says no (the memory stays restorable).
         """
-        record = await self.directory.unbury(memory)
-        if record is None:
+        buried = await self.directory.unbury(memory)
+        if buried is None:
             raise NotFound(
                 f"Memory {memory!r} can no longer be restored (Undo lasts {UNDO_SECONDS} seconds).",
                 code="memory_not_restorable",
             )
-        scope = scope_list_of(record)
+        record, scope = buried.record, scope_list_of(buried.record)
         if not allowed(scope):
-            await self.directory.bury(record, UNDO_SECONDS)
+            await self.directory.bury(buried, UNDO_SECONDS)
             raise Forbidden("This memory is not yours.", code="not_your_memory")
 
         def make(records: Sequence[MemoryRecord]) -> WritePlan:
@@ -433,6 +434,8 @@ class MemoryDesk:
             return WritePlan(writes=() if present else (Saved(after=record),))
 
         await self._write(scope, make)
+        if buried.use is not None:
+            await self.note_use([memory], buried.use)
         return record
 
     async def clear(self, target: ScopeList, *, pinned_confirmed: bool) -> ClearPlan:

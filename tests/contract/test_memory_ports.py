@@ -26,7 +26,7 @@ from engine.memory import (
     plan_decay,
     plan_save,
 )
-from engine.memory.model import MemoryUse
+from engine.memory.model import Buried, MemoryUse
 from engine.ports import MemoryStore
 from tests.contract.stores import Stores
 from tests.unit.engine.memory import helpers
@@ -207,7 +207,7 @@ async def test_the_directory_keeps_last_uses_and_forgotten_memories(stores: Stor
     await directory.record([], ["m1"])
     assert await directory.uses(["m1", "m2"]) == {"m2": use}
     record = mem("m1", LOCAL, pinned=True, text="Alice is afraid of bats")
-    await directory.bury(record, 30)
-    assert await directory.unbury("m1") == record
+    await directory.bury(Buried(record=record, use=use), 30)
+    assert await directory.unbury("m1") == Buried(record=record, use=use)
     assert await directory.unbury("m1") is None
     assert await directory.unbury("never") is None

@@ -30,7 +30,7 @@ from engine.memory import (
     scope_list_of,
 )
 from engine.memory.decay import CounterChange
-from engine.memory.model import MemoryUse
+from engine.memory.model import Buried, MemoryUse
 from engine.ports import DocumentVersion, Vector, Vectors
 from storage.redis_memory import DecayResult, ListConflict, ListState, MemorySnapshot, WriteResult
 
@@ -214,7 +214,7 @@ class InMemoryMemoryDirectory:
         self._blocked: dict[str, frozenset[str]] = {}
         self._notices: dict[str, str] = {}
         self._used: dict[str, MemoryUse] = {}
-        self._tombs: dict[str, MemoryRecord] = {}  # without expiry: the fake's clock never moves
+        self._tombs: dict[str, Buried] = {}  # without expiry: the fake's clock never moves
 
     async def locate(self, memory: str) -> ScopeList | None:
         """See ``engine.ports.Directory.locate``."""
@@ -250,11 +250,11 @@ class InMemoryMemoryDirectory:
         """See ``engine.ports.Directory.uses``."""
         return {m: self._used[m] for m in memories if m in self._used}
 
-    async def bury(self, record: MemoryRecord, seconds: int) -> None:
+    async def bury(self, buried: Buried, seconds: int) -> None:
         """See ``engine.ports.Directory.bury``."""
-        self._tombs[record.id] = record
+        self._tombs[buried.record.id] = buried
 
-    async def unbury(self, memory: str) -> MemoryRecord | None:
+    async def unbury(self, memory: str) -> Buried | None:
         """See ``engine.ports.Directory.unbury``."""
         return self._tombs.pop(memory, None)
 

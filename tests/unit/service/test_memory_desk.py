@@ -300,6 +300,8 @@ async def test_a_turn_notes_the_last_use_of_the_memories_it_sent() -> None:
     assert (later.turn, later.excerpt) == (second.turn, "And tonight?") and later.at > use.at
     await desk.delete(saved.record.id)
     assert await desk.uses([saved.record]) == {}
+    await desk.restore(saved.record.id, lambda _: True)  # Undo brings the "why" back too
+    assert (await desk.uses([saved.record]))[saved.record.id] == later
 
 
 async def test_a_forgotten_memory_is_restored_as_it_was_once() -> None:
