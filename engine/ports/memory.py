@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from engine.memory import DecayPlan, MemoryRecord, MemoryWrite, SavePlan, ScopeList, WritePlan
+from engine.memory.model import Buried, MemoryUse
 
 __all__ = ["Applied", "DecayApplied", "Directory", "MemoryStore", "Snapshot"]
 
@@ -115,4 +116,20 @@ class Directory(Protocol):
 
     async def notice_level(self, space: str) -> str:
         """A space's memory-notice visibility: ``off``, ``brief`` (default) or ``full``."""
+        ...
+
+    async def note_use(self, memories: Sequence[str], use: MemoryUse) -> None:
+        """Note that one turn sent ``memories`` to the model (each memory keeps its last use)."""
+        ...
+
+    async def uses(self, memories: Sequence[str]) -> dict[str, MemoryUse]:
+        """The last use of those of ``memories`` that a turn has used."""
+        ...
+
+    async def bury(self, buried: Buried, seconds: int) -> None:
+        """Keep a forgotten memory for ``seconds``, so that it can be restored as it was."""
+        ...
+
+    async def unbury(self, memory: str) -> Buried | None:
+        """Take back a forgotten memory kept by ``bury`` (at most once), or None after its time."""
         ...

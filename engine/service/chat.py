@@ -31,6 +31,7 @@ from engine.images import Image, ImageRef, check_images, image_tokens
 from engine.lorebook import LoreResult, LoreState, scan_lore
 from engine.memory.compose import DRAFT_LIMIT, check_description, compose_prompt, extract_drafts, parse_drafts
 from engine.memory.mode import chat_memory_off, switch_memory
+from engine.memory.model import MemoryUse
 from engine.memory.tools import MEMORY_OFF, MemoryContext, decode_input, display_names
 from engine.model import (
     ChatSettings,
@@ -479,6 +480,11 @@ class ChatService:
             duration_ms=duration,
         )
         await self._finish(commit, ratio)
+        if self.memory is not None:  # the panel's "why": this turn used these memories
+            use = MemoryUse.of(
+                turn=plan.turn.id, chat=answered.chat, at=commit.log.created_at, message=answered.text
+            )
+            await self.memory.note_use([m.id for m in commit.log.memories], use)
         if self._observer is not None:
             self._observer.turn_done(commit.log, self._seconds_since(gathered.started))
         if self.summaries is not None and gathered.frame.spilled:  # SUM-1: some left the window
