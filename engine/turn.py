@@ -41,6 +41,7 @@ from engine.requestlog import (
     MemoryNote,
     RefusedWrite,
     RequestLog,
+    SettingsLog,
     Usage,
     build_request_log,
 )
@@ -191,6 +192,15 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
         documents=len(g.memory.documents),
         summaries=len(frame.summary.tiers),
         memory="off" if g.memory_off else "on",
+        settings=SettingsLog(
+            temperature=g.settings.temperature,
+            top_p=g.settings.top_p,
+            max_tokens=g.settings.max_tokens,
+            context_window=g.settings.context_window,
+            window_tokens=frame.window.budget,
+            summaries=persona.summaries,
+            learn_from_chat=persona.learn_from_chat,
+        ),
     )
     turn = Turn(
         id=g.turn_id,

@@ -22,7 +22,7 @@ from typing import Any
 
 import msgspec
 
-from adapters.llm.prompt_map import CONVERSATION_OPENER, SYSTEM_NOTE, input_schema
+from adapters.llm.prompt_map import CONVERSATION_OPENER, SYSTEM_NOTE, input_schema, sampling
 from adapters.llm.tokens import offline_count
 from engine.images import dimensions, image_tokens
 from engine.model import ModelSettings
@@ -91,7 +91,8 @@ def to_messages_request(
         tools: tools offered to the model.
 
     Returns:
-        ``model``, ``max_tokens``, ``system``, ``messages`` and ``tools`` when offered.
+        ``model``, ``max_tokens``, ``system``, ``messages``, and ``tools``, ``temperature`` and
+        ``top_p`` when offered or set.
     """
     system: list[dict[str, Any]] = []
     turns: list[dict[str, Any]] = []
@@ -123,6 +124,7 @@ def to_messages_request(
         "model": settings.name,
         "max_tokens": settings.max_tokens,
         "messages": turns,
+        **sampling(settings),
     }
     if system:
         request["system"] = system
