@@ -36,7 +36,8 @@ __all__ = [
 
 class SettingsLog(msgspec.Struct, frozen=True, kw_only=True):
     """The persona's settings a request was made with (``engine.persona_settings``); the prompt
-    order is the log's ``slots``. ``None`` sampling: the provider's default."""
+    order is the log's ``slots``. ``None`` sampling: the provider's default; ``sampling_sent``
+    False: the provider refuses sampling parameters (Anthropic), so they were not sent."""
 
     temperature: float | None = None
     top_p: float | None = None
@@ -45,6 +46,7 @@ class SettingsLog(msgspec.Struct, frozen=True, kw_only=True):
     window_tokens: int = 0
     summaries: bool = True
     learn_from_chat: bool = True
+    sampling_sent: bool = True
 
 
 class SlotLog(msgspec.Struct, frozen=True, kw_only=True):

@@ -157,6 +157,10 @@ class TurnPlan(msgspec.Struct, frozen=True, kw_only=True):
     tools: tuple[ToolSpec, ...]
 
 
+NO_SAMPLING = frozenset({"anthropic", "offline"})
+"""Providers whose requests carry no temperature or top-p (Anthropic's API refuses them)."""
+
+
 def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
     """The prompt (PRM-1), its request log (PRM-3) and the turn record of a gathered turn."""
     frame, persona = g.frame, g.persona
@@ -200,6 +204,7 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
             window_tokens=frame.window.budget,
             summaries=persona.summaries,
             learn_from_chat=persona.learn_from_chat,
+            sampling_sent=g.provider not in NO_SAMPLING,
         ),
     )
     turn = Turn(

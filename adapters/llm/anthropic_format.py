@@ -22,7 +22,7 @@ from typing import Any
 
 import msgspec
 
-from adapters.llm.prompt_map import CONVERSATION_OPENER, SYSTEM_NOTE, input_schema, sampling
+from adapters.llm.prompt_map import CONVERSATION_OPENER, SYSTEM_NOTE, input_schema
 from adapters.llm.tokens import offline_count
 from engine.images import dimensions, image_tokens
 from engine.model import ModelSettings
@@ -91,8 +91,9 @@ def to_messages_request(
         tools: tools offered to the model.
 
     Returns:
-        ``model``, ``max_tokens``, ``system``, ``messages``, and ``tools``, ``temperature`` and
-        ``top_p`` when offered or set.
+        ``model``, ``max_tokens``, ``system``, ``messages`` and ``tools`` when offered. No
+        ``temperature`` or ``top_p``: the Messages API (version 2026-10-21, the SDK's) refuses
+        any sampling parameter with a 400, so a persona's sampling settings stay unsent here.
     """
     system: list[dict[str, Any]] = []
     turns: list[dict[str, Any]] = []
@@ -124,7 +125,6 @@ def to_messages_request(
         "model": settings.name,
         "max_tokens": settings.max_tokens,
         "messages": turns,
-        **sampling(settings),
     }
     if system:
         request["system"] = system

@@ -3,7 +3,7 @@ the prompt order (``engine.persona_settings``).
 
 ``GET`` shows them to every visitor who may talk to the persona; ``PUT`` (a whole
 ``GenerationSettings``) and ``DELETE`` (back to the deployment's defaults) are for those who may
-change it. A value out of range is a 400 whose code is ``invalid_<field>`` and whose message
+change it. A value out of range is a 422 whose code is ``invalid_<field>`` and whose message
 names the field and its range; nothing is stored then.
 """
 
@@ -47,7 +47,7 @@ async def may_edit(web: WebState, visitor: Visitor, persona_id: str) -> bool:
 
 
 async def store(web: WebState, persona: Persona, settings: GenerationSettings) -> Persona:
-    """Put checked settings on the persona and store it (a bad value: 400, nothing stored)."""
+    """Put checked settings on the persona and store it (a bad value: 422, nothing stored)."""
     try:
         changed = apply(persona, settings)
     except ConfigError as exc:

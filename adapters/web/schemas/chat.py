@@ -21,6 +21,7 @@ from engine.requestlog import (
     MemoryNote,
     RefusedWrite,
     RequestLog,
+    SettingsLog,
     SlotLog,
     Usage,
     WindowLog,
@@ -268,3 +269,4 @@ class Inspection(msgspec.Struct, frozen=True, kw_only=True):
     summaries: int
     documents: int
     usage: Usage | None
+    settings: SettingsLog | None = None

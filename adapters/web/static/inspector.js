@@ -56,7 +56,8 @@
       const opt = (v) => (v == null ? 'default' : String(v));
       add('Settings', `temperature ${opt(st.temperature)}, top-p ${opt(st.top_p)}, reply up to ${num(st.max_tokens)} tokens, `
         + `context ${num(st.context_window)}, window ${num(st.window_tokens)}, summaries ${st.summaries ? 'on' : 'off'}, `
-        + `learns from chat ${st.learn_from_chat ? 'on' : 'off'}`);
+        + `learns from chat ${st.learn_from_chat ? 'on' : 'off'}`
+        + (st.sampling_sent ? '' : ' (temperature and top-p not sent: this provider refuses them)'));
     }
     return section('Request', 'ins-summary', dl);
   }

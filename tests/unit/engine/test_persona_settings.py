@@ -72,14 +72,19 @@ def test_slot_order_changes_the_assembled_prompt() -> None:
     assert moved[0] == "lore" and moved.index("lore") < moved.index("persona")
 
 
-@pytest.mark.parametrize("build", [to_messages_request, to_chat_request])
-def test_both_providers_requests_carry_the_sampling_only_when_set(build: object) -> None:
+def test_openai_requests_carry_the_sampling_only_when_set() -> None:
     prompt = assemble_prompt(full_parts())
-    plain = build(prompt, ModelSettings(name="m", max_tokens=100))  # type: ignore[operator]
+    plain = to_chat_request(prompt, ModelSettings(name="m", max_tokens=100))
     assert "temperature" not in plain and "top_p" not in plain
-    tuned = build(prompt, ModelSettings(name="m", max_tokens=200, temperature=0.25, top_p=0.5))  # type: ignore[operator]
-    assert tuned["temperature"] == 0.25 and tuned["top_p"] == 0.5
-    assert 200 in tuned.values()
+    tuned = to_chat_request(prompt, ModelSettings(name="m", max_tokens=200, temperature=0.25, top_p=0.5))
+    assert (tuned["temperature"], tuned["top_p"], tuned["max_tokens"]) == (0.25, 0.5, 200)
+
+
+def test_anthropic_requests_carry_the_reply_length_but_never_sampling() -> None:
+    """The Messages API refuses temperature and top_p (a 400 at any value)."""
+    prompt = assemble_prompt(full_parts())
+    tuned = to_messages_request(prompt, ModelSettings(name="m", max_tokens=200, temperature=0.25, top_p=0.5))
+    assert tuned["max_tokens"] == 200 and "temperature" not in tuned and "top_p" not in tuned
 
 
 def test_persona_toml_carries_the_settings_and_refuses_out_of_range_ones() -> None:
