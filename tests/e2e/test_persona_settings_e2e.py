@@ -7,19 +7,19 @@ back, the inspector's request log shows the settings in effect, and only the own
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from tests.e2e.test_web_app import Visitor
-from tests.e2e.test_web_ux_api import converse, error_of, signed_up
+from tests.e2e.test_web_ux_api import converse, error_of, people, signed_up
 from tests.fakes.anthropic_server import FakeAnthropic, Reply
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.openai_server import Reply as OpenAIReply
 from tests.fixtures.servers import WebApp
 
 pytestmark = [pytest.mark.e2e]
+__all__ = ["people"]  # the fixture, shared with the web UX API tests
 
 WINDOW_FIRST = [
     "window",
@@ -31,14 +31,6 @@ WINDOW_FIRST = [
     "recalled",
     "post_history",
 ]
-
-
-@pytest.fixture
-async def people(claude_app: WebApp) -> AsyncIterator[tuple[Visitor, Visitor]]:
-    alice, bob = await signed_up(claude_app), await signed_up(claude_app)
-    yield alice, bob
-    await alice.close()
-    await bob.close()
 
 
 def last_request(fake: FakeAnthropic | FakeOpenAI, path: str = "/v1/messages") -> dict[str, Any]:
