@@ -1,7 +1,8 @@
 """A persona's settings page in real Chromium (issue 31), on a phone and a desktop: a temperature
 set in the page reaches the next request to the model (an OpenAI-compatible server; Anthropic's
-API refuses sampling), the prompt order moves with the ↑ button, an out-of-range value is shown
-in the dialog naming the field, and "Reset to defaults" brings the deployment's values back."""
+API refuses sampling) and the inspector shows it, the prompt order moves with the ↑ button, an
+out-of-range value is shown in the dialog naming the field, and "Reset to defaults" brings the
+deployment's values back."""
 
 from __future__ import annotations
 
@@ -58,8 +59,11 @@ async def test_issue_31_temperature_changed_in_the_page_changes_the_next_request
     await expect(page.locator("#persona-name")).to_have_text("Dial")
 
     openai_fake.script(Reply("Warm enough."))
-    await say(page, "How warm is it?")
+    reply = await say(page, "How warm is it?")
     assert last_body(openai_fake)["temperature"] == 1.4
+    await reply.locator(".inspect").click()
+    await expect(page.locator("#inspector .ins-summary")).to_contain_text("temperature 1.4")
+    await page.keyboard.press("Escape")
 
     await tap(page, "#open-personas")
     await page.locator(".persona-item", has_text="Dial").locator(".persona-settings").click()
