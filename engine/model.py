@@ -69,12 +69,16 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     ``provider`` empty means "the deployment's provider" (``HEARTH_LLM``); else ``anthropic``,
     ``openai`` or ``offline`` (LLM-1). ``name`` empty means "the deployment's HEARTH_MODEL"
     (only with the deployment's provider: a persona naming another provider names its model).
+    ``temperature`` and ``top_p`` unset leave sampling to the provider's defaults; set, every
+    request of the persona's turns carries them.
     """
 
     name: str = ""
     max_tokens: int = 1024
     context_window: int = 200_000
     provider: str = ""
+    temperature: float | None = None
+    top_p: float | None = None
 
 
 class MemoryLimits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -103,6 +107,10 @@ class Persona(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     lorebooks: tuple[str, ...] = ()
     memory: MemoryLimits | None = None
     deep_memory: bool = True
+    window_tokens: int | None = None
+    """The live window's token cap for this persona's chats (unset: the deployment's, WIN-1)."""
+    summaries: bool = True
+    """Off: the persona's turns neither read nor queue summaries (SUM-1); the window alone."""
 
 
 class ChatSettings(msgspec.Struct, frozen=True, kw_only=True):

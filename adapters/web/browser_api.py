@@ -31,6 +31,7 @@ from adapters.web.app_chatfiles import CHATFILE_ROUTES
 from adapters.web.app_lore import LORE_ROUTES
 from adapters.web.app_memory import MEMORY_ROUTES
 from adapters.web.app_messages import MESSAGE_ROUTES
+from adapters.web.app_persona_settings import PERSONA_SETTINGS_ROUTES
 from adapters.web.app_personas import PERSONA_ROUTES
 from adapters.web.app_summary import SUMMARY_ROUTES
 from adapters.web.layers import web_dependency
@@ -49,6 +50,7 @@ def browser_router() -> Router:
                     *CHAT_ROUTES,
                     *AUTH_ROUTES,
                     *PERSONA_ROUTES,
+                    *PERSONA_SETTINGS_ROUTES,
                     *MESSAGE_ROUTES,
                     *CHATFILE_ROUTES,
                 ],

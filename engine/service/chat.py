@@ -43,6 +43,7 @@ from engine.model import (
     Turn,
 )
 from engine.notices import NO_VISION, NO_VISION_NOTICE
+from engine.persona_settings import window_policy
 from engine.ports import (
     ChatLock,
     ChatModel,
@@ -487,7 +488,8 @@ class ChatService:
             await self.memory.note_use([m.id for m in commit.log.memories], use)
         if self._observer is not None:
             self._observer.turn_done(commit.log, self._seconds_since(gathered.started))
-        if self.summaries is not None and gathered.frame.spilled:  # SUM-1: some left the window
+        spilled = gathered.persona.summaries and gathered.frame.spilled  # SUM-1: some left the window
+        if self.summaries is not None and spilled:
             await self._enqueue_summary(answered.chat)
         space = memory_space(answered.chat)
         notices = await self.memory.notices(space, commit.log.memory_writes) if self.memory else ()
@@ -512,9 +514,9 @@ class ChatService:
         frame = frame_turn(
             inputs,
             answered,
-            policy=self.policy.window,
+            policy=window_policy(persona, self.policy.window),
             context_window=settings.context_window,
-            summaries=self.summaries is not None,
+            summaries=self.summaries is not None and persona.summaries,
         )
         memory_off = chat_memory_off(inputs.chat_settings)  # MEM-8: decided, not read again
         # memories (Redis reads, maybe the embedding) run while the lorebooks are scanned

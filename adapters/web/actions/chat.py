@@ -263,6 +263,7 @@ async def inspection(web: WebState, reader: BrowserSession, chat: str, turn: str
         summaries=log.summaries,
         documents=log.documents,
         usage=log.usage,
+        settings=log.settings,
     )
 
 

@@ -21,6 +21,7 @@ from engine.requestlog import (
     MemoryNote,
     RefusedWrite,
     RequestLog,
+    SettingsLog,
     SlotLog,
     Usage,
     WindowLog,
@@ -279,3 +280,4 @@ class Inspection(msgspec.Struct, frozen=True, kw_only=True):
     summaries: int
     documents: int
     usage: Usage | None
+    settings: SettingsLog | None = None

@@ -59,6 +59,7 @@
       talk.disabled = p.id === current;
       acts.append(talk);
       if (p.editable) acts.append(H.button('Edit', 'persona-edit', () => openForm(p)));
+      if (p.editable) acts.append(H.button('Settings', 'persona-settings', () => H.openSettings(p)));
       li.append(pic, text, acts);
       return li;
     });
