@@ -96,6 +96,8 @@ class Persona(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     personality: str = ""
     scenario: str = ""
     alternate_greetings: tuple[str, ...] = ()
+    mes_example: str = ""
+    """Example dialogue in SillyTavern's form: blocks that each start with ``<START>``."""
     post_history_instructions: str = ""
     model: ModelSettings = msgspec.field(default_factory=ModelSettings)
     template: tuple[str, ...] = ()

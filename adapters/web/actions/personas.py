@@ -264,6 +264,7 @@ async def card_of(web: WebState, persona: Persona) -> CardPersona:
         scenario=persona.scenario,
         greeting=persona.greeting,
         alternate_greetings=tuple(persona.alternate_greetings),
+        mes_example=persona.mes_example,
         system_prompt=persona.system_prompt,
         post_history_instructions=persona.post_history_instructions,
         book=book,
