@@ -61,6 +61,8 @@ class IncomingMessage(msgspec.Struct, frozen=True, kw_only=True):
     attachments: tuple[str, ...] = ()
     guest: bool = False
     images: tuple[Image, ...] = ()
+    greeting: int = 0
+    """Which greeting opens a new chat: 0 the persona's first message, n its n-th alternate one."""
 
 
 class ModelSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -143,11 +143,19 @@ class ChatController(Controller):
                 sent_at=data.sent_at,
                 reply=False,
                 images=data.images,
+                greeting=data.greeting,
             )
             return await stored_only(stored)
         with await _admitted(web, user):
             accepted = await say(
-                web, chat_id, author, data.text, persona, sent_at=data.sent_at, images=data.images
+                web,
+                chat_id,
+                author,
+                data.text,
+                persona,
+                sent_at=data.sent_at,
+                images=data.images,
+                greeting=data.greeting,
             )
             return await _answered(accepted.events)
 
