@@ -61,6 +61,8 @@ class IncomingMessage(msgspec.Struct, frozen=True, kw_only=True):
     attachments: tuple[str, ...] = ()
     guest: bool = False
     images: tuple[Image, ...] = ()
+    greeting: int = 0
+    """Which greeting opens a new chat: 0 the persona's first message, n its n-th alternate one."""
 
 
 class ModelSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -100,6 +102,8 @@ class Persona(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     personality: str = ""
     scenario: str = ""
     alternate_greetings: tuple[str, ...] = ()
+    mes_example: str = ""
+    """Example dialogue in SillyTavern's form: blocks that each start with ``<START>``."""
     post_history_instructions: str = ""
     model: ModelSettings = msgspec.field(default_factory=ModelSettings)
     template: tuple[str, ...] = ()

@@ -32,6 +32,7 @@ from engine.prompt import (
     PromptMessage,
     PromptParts,
     assemble_prompt,
+    dialogue_examples,
     fill_macros,
     resolve_template,
 )
@@ -172,6 +173,17 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
         pictures=g.pictures,
         archive_pinned=g.briefing.pinned,
         working_notes=g.briefing.notes,
+    )
+    parts = msgspec.structs.replace(
+        parts,
+        examples=dialogue_examples(
+            persona.mes_example,
+            char=persona.name,
+            user=parts.user_name,
+            ctx=parts.macros,
+            estimate=estimate,
+            room=frame.window.dropped == 0,
+        ),
     )
     prompt = assemble_prompt(parts, template)
     log = build_request_log(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -135,22 +136,21 @@ class ChatController(Controller):
         name = (data.name or user.split(":", 1)[1]).strip()[:64] or "someone"
         author = Author(user=user, name=name)
         persona = data.persona or "default"
+        send = functools.partial(
+            say,
+            web,
+            chat_id,
+            author,
+            data.text,
+            persona,
+            sent_at=data.sent_at,
+            images=data.images,
+            greeting=data.greeting,
+        )
         if not data.reply:
-            stored = await say(
-                web,
-                chat_id,
-                author,
-                data.text,
-                persona,
-                sent_at=data.sent_at,
-                reply=False,
-                images=data.images,
-            )
-            return await stored_only(stored)
+            return await stored_only(await send(reply=False))
         with await _admitted(web, user):
-            accepted = await say(
-                web, chat_id, author, data.text, persona, sent_at=data.sent_at, images=data.images
-            )
+            accepted = await send()
             return await _answered(accepted.events)
 
     @post("/{chat:str}/turns/{turn:str}/regenerate", status_code=200, responses=_FAILED)

@@ -260,7 +260,7 @@ class ChatService:
             listened=not reply,
             images=refs,
         )
-        greeting = await self._greeting(persona, message.sent_at, message.display_name)
+        greeting = await self._greeting(persona, message)
         stored, version = await self.chats.store_message(
             message.chat,
             new,
@@ -280,12 +280,19 @@ class ChatService:
         events = self._answer(stored) if reply else _nothing()
         return Accepted(message=stored, events=events)
 
-    async def _greeting(self, persona: Persona, sent_at: datetime, user_name: str) -> NewMessage | None:
+    async def _greeting(self, persona: Persona, message: IncomingMessage) -> NewMessage | None:
+        """The greeting a new chat opens with: the one the message chose (``greeting``), filled in."""
         if not persona.greeting.strip():
             return None
-        text = fill_macros(persona.greeting, char=persona.name, user=user_name)
+        choices = (persona.greeting, *persona.alternate_greetings)
+        if not 0 <= message.greeting < len(choices):
+            raise InvalidInput(
+                f"The persona has {len(choices)} greetings; greeting {message.greeting} is not one.",
+                code="invalid_greeting",
+            )
+        text = fill_macros(choices[message.greeting], char=persona.name, user=message.display_name)
         (tokens,) = await self.counter.count([text])
-        return persona_message(persona, text, sent_at=sent_at, tokens=tokens)
+        return persona_message(persona, text, sent_at=message.sent_at, tokens=tokens)
 
     def answer(self, stored: StoredMessage) -> AsyncIterator[ReplyEvent]:
         """The stream that answers a stored message on the pending queue (and any pending before it)."""

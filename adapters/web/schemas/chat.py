@@ -72,6 +72,8 @@ class SendMessage(msgspec.Struct, frozen=True, kw_only=True):
     sent_at: datetime | None = None
     reply: bool = True
     images: list[ImageIn] = msgspec.field(default_factory=list)
+    greeting: int = 0
+    """Which of the persona's greetings opens a new chat (0: its first message, n: alternate n)."""
 
 
 class ChatSettingsBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -177,6 +179,8 @@ class PersonaCard(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     greeting: str
     avatar: str | None
+    greetings: list[str] = msgspec.field(default_factory=list)
+    """The greeting and its alternates, filled in: swipes of a new chat's first message."""
 
 
 class PersonaSummary(msgspec.Struct, frozen=True, kw_only=True):
