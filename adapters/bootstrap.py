@@ -89,7 +89,7 @@ def _model(settings: LlmSettings) -> tuple[ChatModel, TokenCounter]:
         return model, OfflineTokenCounter()
     from adapters.llm.tokens import LearnedTokenCounter
 
-    # no count_tokens request on a turn's path: the estimate learns its ratio from usage (issue 12)
+    # no count_tokens request on a turn's path: the estimate learns its ratio from usage
     return model, LearnedTokenCounter(settings.model)
 
 
@@ -172,7 +172,7 @@ def build(settings: Settings) -> Hearth:
         summaries=summaries,
         archive=archive,
         on_activity=stores.archive.touch_activity,
-        model=StoppableModel(model),  # the web's "stop generating" (issue 16)
+        model=StoppableModel(model),  # the web's "stop generating"
         counter=counter,
         clock=clock,
         policy=ServicePolicy(
@@ -264,7 +264,7 @@ async def install_personas(hearth: Hearth) -> None:
     for persona in personas:
         await hearth.service.personas.put(persona)
         log.info("persona %r (%s) loaded", persona.id, persona.name)
-    warm_tokenizer()  # cl100k loads now, not inside the first turn that counts (issue 12)
+    warm_tokenizer()  # cl100k loads now, not inside the first turn that counts
     if hearth.service.memory is not None:  # the scorer's background vectors, before the first reply
         await hearth.service.memory.recall.warm()
     await hearth.archive.warm()  # the same for the archive search

@@ -91,7 +91,7 @@ async def on_remember(
 ) -> None:
     """Save a person-added memory and say what happened."""
     text, desk, replied = (command.args or "").strip(), desk_of(service), message.reply_to_message
-    author = display_name(message)  # a personal memory's "I" is stored as their name (issue 28)
+    author = display_name(message)  # a personal memory's "I" is stored as their name
     if not text and replied is not None:
         text = (replied.text or replied.caption or "").strip()
         author = display_name(replied)

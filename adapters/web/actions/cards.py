@@ -1,4 +1,4 @@
-"""Character cards and pictures of personas (issue 16): import a card, set or read a picture,
+"""Character cards and pictures of personas: import a card, set or read a picture,
 export a persona as a CCv3 card PNG.
 
 Importing a card (PNG, CHARX or card JSON) makes a persona with the card's greeting, its PNG (or

@@ -1,4 +1,4 @@
-"""What the browser's message controls do (issue 16): edit, delete, swipes, branches, and the
+"""What the browser's message controls do: edit, delete, swipes, branches, and the
 guest chat move.
 
 The functions take the ``web`` state and a chat the visitor owns (the routes check it). A guest
@@ -133,7 +133,7 @@ def guest_of(web: WebState, ticket: str) -> BrowserSession:
 
 async def move_guest_chat(web: WebState, accounts: Accounts, user: BrowserSession, ticket: str) -> Moved:
     """Move the guest's conversations into ``user``'s account: into the main room when it is
-    empty (a new account), else into a new room "Guest chat" (issue 16, point 4)."""
+    empty (a new account), else into a new room "Guest chat"."""
     guest = guest_of(web, ticket)
     _, store = controls_of(web)
     personas = await web.service.personas.all()

@@ -1,4 +1,4 @@
-"""What the persona endpoints do (issue 16), and who may see and change which persona.
+"""What the persona endpoints do, and who may see and change which persona.
 
 - **Shared personas** (no owner): every visitor, guests too, may talk to them; only the
   deployment's admins (``HEARTH_WEB_ADMINS``) may change them in the browser.
