@@ -39,7 +39,6 @@ from adapters.web.state import WebState
 from config.load import load_personas
 from config.settings import LlmSettings, MemorySettings, RedisSettings, Settings
 from engine.errors import ConfigError, InvalidInput, StorageUnavailable
-from engine.lorebook import compile_book
 from engine.memory import MemoryPolicy
 from engine.memory.deep import DeepPolicy
 from engine.model import Persona
@@ -48,6 +47,7 @@ from engine.service import ChatService, ServicePolicy
 from engine.service.archive import ArchiveDesk, ArchiveSettings
 from engine.service.controls import MessageControls
 from engine.service.deep import DeepPass
+from engine.service.lore import LoreDesk
 from engine.service.memory import MemoryDesk
 from engine.service.summaries import SummaryDesk
 from engine.summary import SummaryPolicy
@@ -188,7 +188,7 @@ def build(settings: Settings) -> Hearth:
         clock=clock,
         embedder=embedder,
         service=service,
-        lore=stores.lore,
+        lore=LoreDesk(stores.lore),
         memories=stores.memories,
         documents=stores.documents,
         directory=stores.directory,
@@ -284,8 +284,8 @@ async def _install_card(hearth: Hearth, path: Path) -> Persona:
         named = msgspec.structs.replace(
             card.book, id=f"card-{slug(path.stem)}", name=card.book.name or card.name
         )
-        compile_book(named)  # ignored regex keys/decorators are left out, as on import (LORE-21)
-        book = await hearth.lore.put(named)
+        # ignored regex keys/decorators are left out, as on import (LORE-21)
+        book = await hearth.lore.save(named, card.name)
     return persona_from_card(card, persona_id=slug(path.stem), book_id=book.id if book else None)
 
 

@@ -15,7 +15,7 @@ from adapters.cards.jsondoc import check_json_depth
 from adapters.cards.persona import persona_from_card
 from adapters.web.actions import lore as act
 from adapters.web.actions import personas as personas_actions
-from adapters.web.actions.lore import compile_off_loop, find_book, imported, store_book
+from adapters.web.actions.lore import imported
 from adapters.web.api import decode_body
 from adapters.web.layers import operator_guards, operator_route, web_dependency
 from adapters.web.schemas.lore import (
@@ -45,7 +45,6 @@ __all__ = [
     "delete_persona",
     "imported",
     "is_card",
-    "store_book",
 ]
 
 _CARD_KEYS = {"spec", "data", "first_mes", "char_name"}
@@ -92,7 +91,7 @@ class LorebookController(Controller):
         """Import SillyTavern World Info JSON, a CCv2/CCv3 card (JSON, PNG, CHARX) or its book."""
         raw, content_type = await request.body(), request.headers.get("content-type")
         stored = await act.import_book(web, raw, content_type, name or "Imported lorebook", new_id=False)
-        return await imported(stored)
+        return await imported(web.lore, stored)
 
     @get("/")
     async def list_books(self, web: NamedDependency[WebState]) -> BookList:
@@ -102,7 +101,7 @@ class LorebookController(Controller):
     @get("/{book:str}")
     async def read(self, web: NamedDependency[WebState], book: FromPath[str]) -> BookView:
         """One book with its entries."""
-        return book_view(await find_book(web, book))
+        return book_view(await web.lore.find(book))
 
     @get("/{book:str}/export")
     async def export(
@@ -112,7 +111,7 @@ class LorebookController(Controller):
         format: FromQuery[act.ExportFormat] = "sillytavern",  # API.md's name
     ) -> Response[bytes]:
         """The book as a SillyTavern World Info file or a CCv3 lorebook."""
-        found = await find_book(web, book)
+        found = await web.lore.find(book)
         return act.export_book(found, format, f"{found.name or found.id}.{format}.json".replace('"', ""))
 
 
@@ -130,7 +129,7 @@ async def attach_persona_lorebooks(
 ) -> PersonaBooks:
     """Attach lorebooks to a persona (replacing its set); they join every chat's pool."""
     found = await web.service.persona(persona)
-    books = await act.missing_books(web, data.books)
+    books = await web.lore.existing(data.books)
     await web.service.personas.put(msgspec.structs.replace(found, lorebooks=tuple(books)))
     return PersonaBooks(persona=found.id, books=books)
 
@@ -162,9 +161,7 @@ async def create_persona_from_card(
         qualify_id(persona_id, what="persona")
         if ":" in persona_id or "/" in persona_id:
             raise InvalidInput("A persona id is plain: letters, digits, _ - .", code="invalid_persona_id")
-    if card.book is not None:
-        await compile_off_loop(card.book)
-    book = await store_book(state, card.book, f"{card.name}'s lorebook") if card.book is not None else None
+    book = await state.lore.save(card.book, f"{card.name}'s lorebook") if card.book is not None else None
     persona = persona_from_card(card, persona_id=persona_id, book_id=book.id if book else None)
     await state.service.personas.put(persona)
     return persona

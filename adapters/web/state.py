@@ -18,8 +18,8 @@ from engine.ports import Clock
 from engine.service import ChatService
 from engine.service.controls import MessageControls
 from engine.service.documents import DocumentIngest
+from engine.service.lore import LoreDesk
 from storage.redis_chat_controls import RedisChatControls
-from storage.redis_lore import RedisLoreStore
 from storage.redis_memory_directory import RedisMemoryDirectory
 from storage.redis_persona_extras import RedisPersonaExtras
 
@@ -42,7 +42,7 @@ class WebState:
         signer: SessionSigner,
         clock: Clock,
         ping: Callable[[], Awaitable[bool]],
-        lore: RedisLoreStore,
+        lore: LoreDesk,
         directory: RedisMemoryDirectory,
         accounts: Accounts | None = None,
         controls: MessageControls | None = None,

@@ -4,11 +4,12 @@ Implemented in ``storage/`` and ``adapters/`` (built by ``adapters/bootstrap.py`
 fakes of every store port live in ``tests/fakes/stores/``, and ``tests/contract/`` runs one suite
 per port over the fake and the Redis implementation. Where a service needs several ports of one
 store, a composite Protocol names them together (``ChatStore``, ``SummaryStore``,
-``ArchiveStore``, ``DreamStore``, ``ControlStore``, ``MemoryRecall``); it adds no method.
+``ArchiveStore``, ``DreamStore``, ``ControlStore``, ``MemoryRecall``, ``LoreStore``); it adds
+no method.
 
 - ``clock``: Clock.  ``observer``: TurnObserver.  ``model``: ChatModel, TokenCounter (and the model's events).
 - ``chat``: MessageLog, MessageIntake, TurnReads, TurnRecords, ChatSettingsStore, ImageStore, ChatLock.
-- ``controls``: MessageEdits, SwipeStore.  ``persona``: PersonaStore.  ``lore``: LoreSource.
+- ``controls``: MessageEdits, SwipeStore.  ``persona``: PersonaStore.  ``lore``: LoreSource, LoreLibrary.
 - ``summary``: SummaryTiers, SummaryLog, SummaryQueue, ReportStore.
 - ``memory``: MemoryStore, Directory.  ``recall``: Recall, DocumentRecall.
 - ``documents``: DocumentStore, JobStore.
@@ -54,7 +55,7 @@ from engine.ports.chat import (
 from engine.ports.clock import Clock
 from engine.ports.controls import ControlStore, MessageEdits, SwipeStore
 from engine.ports.documents import DocumentStore, JobStore
-from engine.ports.lore import LoreSource
+from engine.ports.lore import BookSummary, LoreLibrary, LoreSource, LoreStore
 from engine.ports.memory import Applied, DecayApplied, Directory, MemoryStore, Snapshot
 from engine.ports.model import ChatModel, ModelDone, ModelEvent, TextDelta, TokenCounter
 from engine.ports.observer import TurnObserver
@@ -68,6 +69,7 @@ __all__ = [
     "ArchiveChats",
     "ArchiveLog",
     "ArchiveStore",
+    "BookSummary",
     "ChatLock",
     "ChatModel",
     "ChatSettingsStore",
@@ -86,7 +88,9 @@ __all__ = [
     "EmbeddingQueue",
     "ImageStore",
     "JobStore",
+    "LoreLibrary",
     "LoreSource",
+    "LoreStore",
     "MemoryRecall",
     "MemoryStore",
     "MessageEdits",

@@ -335,7 +335,7 @@ async def test_plt_3_start_greets_help_explains_and_the_menu_is_registered(bot: 
 
 
 async def test_lore_1_lore_lists_and_only_group_admins_attach(bot: Harness) -> None:
-    book = await bot.hearth.lore.put(LoreBook(id=f"tavern-{secrets.token_hex(3)}", name="Tavern lore"))
+    book = await bot.hearth.lore.store.put(LoreBook(id=f"tavern-{secrets.token_hex(3)}", name="Tavern lore"))
     room, alice, boss = group(bot.fake), person(bot.fake), person(bot.fake, "Boss")
     bot.fake.set_member(room["id"], boss["id"], "administrator")
     chat = f"tg:{room['id']}"

@@ -183,7 +183,7 @@ async def books_allowed(web: WebState, visitor: BrowserSession, books: list[str]
     for book in books:
         if book not in own and book not in shared:
             raise Forbidden(f"The lorebook {book!r} is not yours.", code="not_your_lorebook")
-    missing = await web.lore.exist(books)
+    missing = await web.lore.missing(books)
     if missing:
         raise NotFound(f"There is no lorebook {missing[0]!r}.", code="lorebook_not_found")
     return tuple(dict.fromkeys(books))
