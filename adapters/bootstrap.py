@@ -29,7 +29,6 @@ from adapters.llm.stopping import StoppableModel
 from adapters.llm.tokens import OfflineTokenCounter, warm_tokenizer
 from adapters.metrics import Metrics
 from adapters.recall import EmbeddingRecall, NoRecall
-from adapters.telegram.store import TelegramStore
 from adapters.vector import FaissVectorIndex
 from adapters.web.accounts import AccountPolicy, Accounts
 from adapters.web.app import create_app
@@ -67,6 +66,7 @@ from storage.redis_memory import RedisMemoryStore
 from storage.redis_memory_directory import RedisMemoryDirectory
 from storage.redis_persona_extras import RedisPersonaExtras
 from storage.redis_summary import RedisSummaryStore
+from storage.redis_telegram import TelegramStore
 
 __all__ = [
     "Hearth",

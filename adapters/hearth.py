@@ -13,7 +13,6 @@ import redis.asyncio as aioredis
 
 from adapters.embedding.base import Embedder
 from adapters.metrics import Metrics
-from adapters.telegram.store import TelegramStore
 from config.settings import Settings
 from engine.ports import Clock
 from engine.service import ChatService
@@ -29,6 +28,7 @@ from storage.redis_memory import RedisMemoryStore
 from storage.redis_memory_directory import RedisMemoryDirectory
 from storage.redis_persona_extras import RedisPersonaExtras
 from storage.redis_summary import RedisSummaryStore
+from storage.redis_telegram import TelegramStore
 
 __all__ = ["Hearth"]
 

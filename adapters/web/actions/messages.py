@@ -20,9 +20,9 @@ from adapters.web.session import MAIN_ROOM, BrowserSession, chat_for
 from adapters.web.state import WebState
 from engine.errors import ConfigError, InvalidInput, NotFound
 from engine.model import StoredMessage
+from engine.ports.controls import Branch as BranchRecord
+from engine.ports.controls import ChatControlStore
 from engine.service.controls import BRANCH_MARK, MessageControls
-from storage.redis_chat_controls import Branch as BranchRecord
-from storage.redis_chat_controls import RedisChatControls
 
 __all__ = [
     "TICKET_SECONDS",
@@ -41,7 +41,7 @@ TICKET_SECONDS = 600
 TITLE_CHARS = 80
 
 
-def controls_of(web: WebState) -> tuple[MessageControls, RedisChatControls]:
+def controls_of(web: WebState) -> tuple[MessageControls, ChatControlStore]:
     """The message controls and their store, or 500 ``controls_unavailable``."""
     if web.controls is None or web.chat_controls is None:
         raise ConfigError("Message controls are not configured.", code="controls_unavailable")
