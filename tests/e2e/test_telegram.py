@@ -18,7 +18,8 @@ import msgspec
 import pytest
 from aiogram.types import Update
 
-from adapters.bootstrap import Hearth, build, install_personas
+from adapters.bootstrap import Hearth, build
+from adapters.install import install_personas
 from adapters.telegram.bot import TelegramApp
 from adapters.telegram.conversation import regenerate_keyboard
 from adapters.telegram.delivery import DeliveryPolicy, ReplyStream, Target, deliver
