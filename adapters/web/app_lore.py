@@ -170,7 +170,9 @@ async def import_book(
     """
     require_user(visitor)
     raw, content_type = await request.body(), request.headers.get("content-type")
-    stored = await act.import_book(web, raw, content_type, (name or "Imported lorebook")[:120], new_id=True)
+    stored = await act.import_book(
+        web.lore, raw, content_type, (name or "Imported lorebook")[:120], new_id=True
+    )
     if web.accounts is not None:
         await web.accounts.store.own_lorebook(visitor.slug, stored.id)
     return await imported(web.lore, stored)
@@ -290,7 +292,7 @@ async def attach_books(
     require_user(visitor)
     for book in dict.fromkeys(data.books):
         await _book(web, visitor, book)
-    return await act.attach_books(web, chat_id, data.books)
+    return await act.attach_books(web.lore, chat_id, data.books)
 
 
 LORE_ROUTES = [

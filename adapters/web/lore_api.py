@@ -33,6 +33,7 @@ from adapters.web.state import WebState
 from engine.errors import InvalidInput
 from engine.lorebook import LoreBook, pairs_to_dict
 from engine.model import Persona
+from engine.service.lore import LoreDesk
 from engine.validate import qualify_id
 
 __all__ = [
@@ -84,43 +85,43 @@ class LorebookController(Controller):
     @post("/", status_code=201)
     async def upload(
         self,
-        web: NamedDependency[WebState],
+        lore: NamedDependency[LoreDesk],
         request: Request[Any, Any, Any],
         name: FromQuery[str | None] = None,
     ) -> Imported:
         """Import SillyTavern World Info JSON, a CCv2/CCv3 card (JSON, PNG, CHARX) or its book."""
         raw, content_type = await request.body(), request.headers.get("content-type")
-        stored = await act.import_book(web, raw, content_type, name or "Imported lorebook", new_id=False)
-        return await imported(web.lore, stored)
+        stored = await act.import_book(lore, raw, content_type, name or "Imported lorebook", new_id=False)
+        return await imported(lore, stored)
 
     @get("/")
-    async def list_books(self, web: NamedDependency[WebState]) -> BookList:
+    async def list_books(self, lore: NamedDependency[LoreDesk]) -> BookList:
         """Every lorebook (id, name, number of entries)."""
-        return BookList(lorebooks=await web.lore.all())
+        return BookList(lorebooks=await lore.all())
 
     @get("/{book:str}")
-    async def read(self, web: NamedDependency[WebState], book: FromPath[str]) -> BookView:
+    async def read(self, lore: NamedDependency[LoreDesk], book: FromPath[str]) -> BookView:
         """One book with its entries."""
-        return book_view(await web.lore.find(book))
+        return book_view(await lore.find(book))
 
     @get("/{book:str}/export")
     async def export(
         self,
-        web: NamedDependency[WebState],
+        lore: NamedDependency[LoreDesk],
         book: FromPath[str],
         format: FromQuery[act.ExportFormat] = "sillytavern",  # API.md's name
     ) -> Response[bytes]:
         """The book as a SillyTavern World Info file or a CCv3 lorebook."""
-        found = await web.lore.find(book)
+        found = await lore.find(book)
         return act.export_book(found, format, f"{found.name or found.id}.{format}.json".replace('"', ""))
 
 
 @operator_route(put, "/api/chats/{chat:str}/lorebooks", tags=["lorebooks"])
 async def attach_lorebooks(
-    web: NamedDependency[WebState], chat: FromPath[str], data: JSONBody[AttachBooks]
+    lore: NamedDependency[LoreDesk], chat: FromPath[str], data: JSONBody[AttachBooks]
 ) -> ChatBooks:
     """Attach lorebooks to a chat (replacing the previous set); all are scanned as one pool."""
-    return await act.attach_books(web, qualify_id(chat, what="chat"), data.books)
+    return await act.attach_books(lore, qualify_id(chat, what="chat"), data.books)
 
 
 @operator_route(put, "/api/personas/{persona:str}/lorebooks", tags=["lorebooks"])

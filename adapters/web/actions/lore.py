@@ -15,7 +15,6 @@ from litestar import Response
 from adapters.cards import decode_lorebook, encode_lorebook
 from adapters.cards.report import import_report
 from adapters.web.schemas.lore import ChatBooks, Imported
-from adapters.web.state import WebState
 from engine.lorebook import LoreBook
 from engine.service.lore import LoreDesk
 
@@ -41,7 +40,7 @@ async def imported(desk: LoreDesk, book: LoreBook) -> Imported:
 
 
 async def import_book(
-    web: WebState, raw: bytes, content_type: str | None, fallback_name: str, *, new_id: bool
+    lore: LoreDesk, raw: bytes, content_type: str | None, fallback_name: str, *, new_id: bool
 ) -> LoreBook:
     """Import SillyTavern World Info JSON, a CCv2/CCv3 card (JSON, PNG, CHARX) or its book.
 
@@ -51,12 +50,12 @@ async def import_book(
     book = await asyncio.to_thread(decode_lorebook, raw, content_type)
     if new_id:
         book = msgspec.structs.replace(book, id="")
-    return await web.lore.save(book, fallback_name)
+    return await lore.save(book, fallback_name)
 
 
-async def attach_books(web: WebState, chat: str, books: list[str]) -> ChatBooks:
+async def attach_books(lore: LoreDesk, chat: str, books: list[str]) -> ChatBooks:
     """Attach books to a chat (replacing the previous set); all are scanned as one pool (LORE-1)."""
-    return ChatBooks(chat=chat, books=await web.lore.attach(chat, books))
+    return ChatBooks(chat=chat, books=await lore.attach(chat, books))
 
 
 def export_book(book: LoreBook, format: ExportFormat, filename: str) -> Response[bytes]:
