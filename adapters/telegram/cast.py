@@ -1,0 +1,264 @@
+"""A Telegram group served by several bots, one per persona (CAST-1..CAST-6, PLT-2).
+
+With ``TELEGRAM_BOT_TOKENS`` each bot speaks as one persona. Telegram gives every bot in a group
+its own copy of a person's message, and bots never see each other's messages, so the engine
+keeps the one shared conversation:
+
+1. **Once.** Every copy is claimed in Redis (``TelegramStore.claim_message``, SET NX) under the
+   chat and ``message_key``; the first bot to claim it processes it, the others drop theirs
+   (``GroupOnce``, before any handler, so commands are handled once too). A command addressed
+   to one bot (``/cmd@bram_bot``) is left to that bot.
+2. **Members.** The group's cast is the bound bots that are in it: asked with ``getChatMember``
+   when first seen and then once an hour, plus every bot that receives a message there.
+3. **One decision.** ``engine.cast.speakers`` picks who answers (natural order): ``/as <name>``,
+   then an ``@mention`` of a bot, then a reply to a bot's message, is the person's own choice;
+   otherwise a persona the text names by name answers, otherwise one is drawn. The message is
+   stored once, with the chosen persona's turn, and that persona's bot sends the reply.
+4. **Privacy mode.** A bot with Telegram's group privacy on (and not an admin) sees only
+   commands, mentions of it and replies to it. Such a bot still answers what it sees (the
+   mentioned persona answers) and says so once in the group; the log says it too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from hashlib import blake2b
+from typing import Any
+
+import msgspec
+from aiogram import BaseMiddleware, Bot
+from aiogram.exceptions import TelegramAPIError
+from aiogram.types import Message, TelegramObject
+
+from adapters.telegram.context import BotContext, PersonaBots
+from adapters.telegram.conversation import answer, read_message, target_of
+from adapters.telegram.delivery import send_text
+from adapters.telegram.normalize import GROUP_TYPES, chat_of
+from engine.cast import Cast, speakers
+from engine.service import ChatService
+
+__all__ = [
+    "PRIVACY_NOTICE",
+    "GroupOnce",
+    "addressed_bot",
+    "group_members",
+    "message_key",
+    "persona_names",
+    "take_group_message",
+]
+
+log = logging.getLogger("hearth.telegram")
+
+MEMBER = frozenset({"creator", "administrator", "member", "restricted"})
+ADMIN = frozenset({"creator", "administrator"})
+_COMMAND = re.compile(r"/[A-Za-z0-9_]{1,64}(?:@([A-Za-z0-9_]+))?(?:\s|$)")
+RECENT = 12
+"""How many of the chat's latest messages say who spoke last (CAST-6)."""
+
+PRIVACY_NOTICE = (
+    "ℹ️ I ({name}) only see messages here that mention me (@{username}) or reply to me, so I answer "
+    "only those. For the whole cast to follow the conversation, make each of our bots an admin "
+    "here, or turn privacy off in @BotFather (/setprivacy → Disable) and add the bot again."
+)
+
+
+def message_key(message: Message) -> str:
+    """What names one person's message in every bot's copy of it.
+
+    A supergroup numbers its messages once for everybody, so the ``message_id`` names it. A basic
+    group numbers them per account, so there the key is the sender, the second it was sent and a
+    digest of its text and media: two identical messages from one person within one second
+    count as one.
+    """
+    if message.chat.type == "supergroup":
+        return f"m{message.message_id}"
+    sender = message.sender_chat or message.from_user
+    media = [p.file_unique_id for p in message.photo or ()]
+    for item in (message.document, message.sticker, message.voice, message.video, message.animation):
+        if item is not None:
+            media.append(item.file_unique_id)
+    body = "\x00".join([message.text or message.caption or "", *media])
+    digest = blake2b(body.encode(), digest_size=8).hexdigest()
+    return f"b{sender.id if sender else 0}:{int(message.date.timestamp())}:{digest}"
+
+
+def _command_for(message: Message) -> str | None:
+    """The bot username a command names (``/cmd@name``), lower case; None otherwise."""
+    found = _COMMAND.match(message.text or message.caption or "")
+    return (found.group(1) or "").lower() or None if found else None
+
+
+class GroupOnce(BaseMiddleware):
+    """Let one bound bot process a group message that several of them received (step 1)."""
+
+    async def __call__(
+        self,
+        handler: Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]],
+        event: TelegramObject,
+        data: dict[str, Any],
+    ) -> Any:
+        ctx, bot = data.get("ctx"), data.get("bot")
+        if not (
+            isinstance(event, Message)
+            and isinstance(ctx, BotContext)
+            and isinstance(bot, Bot)
+            and ctx.bots is not None
+            and event.chat.type in GROUP_TYPES
+            and (persona := ctx.bots.persona_of(bot.id)) is not None
+        ):
+            return await handler(event, data)
+        named = _command_for(event)
+        if named is not None:  # a command for one bot: that bot alone takes it
+            mine = named == ((await bot.me()).username or "").lower()
+            return await handler(event, data) if mine else None
+        if not await ctx.store.claim_message(event.chat.id, message_key(event)):
+            await ctx.store.add_cast_bots(event.chat.id, {persona})
+            log.debug("a message in %s was already taken by another bot of the cast", event.chat.id)
+            return None
+        return await handler(event, data)
+
+
+async def _is_member(bot: Bot, chat_id: int) -> bool:
+    try:
+        member = await bot.get_chat_member(chat_id=chat_id, user_id=bot.id)
+    except TelegramAPIError:
+        return False
+    return member.status in MEMBER
+
+
+async def group_members(ctx: BotContext, bots: PersonaBots, chat_id: int, receiver: str) -> list[str]:
+    """The bound personas whose bots are in the group, in ``TELEGRAM_BOT_TOKENS`` order (step 2)."""
+    present = {receiver}
+    if await ctx.store.cast_check_due(chat_id):
+        found = await asyncio.gather(*(_is_member(b, chat_id) for b in bots.bots))
+        present |= {p for p, member in zip(bots.personas, found, strict=True) if member}
+        for persona in set(bots.personas) - present:
+            await ctx.store.drop_cast_bot(chat_id, persona)
+    await ctx.store.add_cast_bots(chat_id, present)
+    known = await ctx.store.cast_bots(chat_id)
+    return [p for p in bots.personas if p in known]
+
+
+async def addressed_bot(message: Message, bots: PersonaBots, members: list[str]) -> str | None:
+    """The member a message picks out through Telegram: an ``@mention`` of its bot (the first),
+    else a reply to its bot's message; None otherwise."""
+    text = message.text or message.caption or ""
+    handles = {((await bots.bot(p).me()).username or "").lower(): p for p in members}
+    for entity in message.entities or message.caption_entities or ():
+        if entity.type == "text_mention" and entity.user is not None:
+            found = bots.persona_of(entity.user.id)
+        elif entity.type == "mention":
+            found = handles.get(entity.extract_from(text).lstrip("@").lower())
+        else:
+            continue
+        if found in members:
+            return found
+    replied = message.reply_to_message
+    if replied is not None and replied.from_user is not None:
+        found = bots.persona_of(replied.from_user.id)
+        if found in members:
+            return found
+    return None
+
+
+async def persona_names(service: ChatService, members: list[str]) -> dict[str, list[str]]:
+    """Each member's names that address it in text: its name, and its first name when it has several."""
+    names: dict[str, list[str]] = {}
+    for persona_id in members:
+        name = (await service.persona(persona_id)).name.strip()
+        words = name.split()
+        names[persona_id] = [name, words[0]] if len(words) > 1 and len(words[0]) >= 3 else [name]
+    return names
+
+
+async def _privacy_notice(message: Message, bot: Bot, ctx: BotContext, name: str) -> None:
+    """Say once in the group, and in the log, that this bot only sees mentions there (step 4)."""
+    me = await bot.me()
+    chat_id = message.chat.id
+    if me.can_read_all_group_messages or await ctx.store.privacy_noticed(bot.id, chat_id):
+        return
+    try:
+        member = await bot.get_chat_member(chat_id=chat_id, user_id=bot.id)
+    except TelegramAPIError:
+        return
+    if member.status in ADMIN or not await ctx.store.notice_privacy_once(bot.id, chat_id):
+        return
+    log.warning(
+        "@%s has group privacy on in chat %s and is not an admin there: it sees only commands, "
+        "mentions of it and replies to it, and answers those as %s",
+        me.username,
+        chat_id,
+        name,
+    )
+    notice = PRIVACY_NOTICE.format(name=name, username=me.username)
+    await send_text(bot, target_of(message, quote=False), notice, markdown=False)
+
+
+async def take_group_message(
+    message: Message,
+    bot: Bot,
+    service: ChatService,
+    ctx: BotContext,
+    *,
+    requested: str | None = None,
+    text: str | None = None,
+) -> None:
+    """Store a group message once and have the chosen member's bot answer it (steps 2-4).
+
+    Args:
+        message: the message this bot claimed (``GroupOnce``).
+        bot: the bot that received it.
+        service: the chat service.
+        ctx: the receiving bot's context (``ctx.bots`` set).
+        requested: the member ``/as`` asked for.
+        text: the text to store instead of the message's own (``/as``: what follows the name).
+
+    Raises:
+        InvalidInput: the text cannot be accepted; nothing is stored.
+    """
+    bots = ctx.bots
+    if bots is None:
+        raise RuntimeError("take_group_message needs persona-bound bots")
+    chat = chat_of(message)
+    receiver = ctx.persona
+    members = await group_members(ctx, bots, message.chat.id, receiver)
+    receiver_name = (await service.persona(receiver)).name
+    await _privacy_notice(message, bot, ctx, receiver_name)
+    found = await read_message(message, bot, ctx, receiver_name)
+    if found is None:
+        return
+    incoming = found.message
+    if text is not None:
+        incoming = msgspec.structs.replace(incoming, text=text)
+    names = await persona_names(service, members)
+    requested = requested or await addressed_bot(message, bots, members)
+    recent = [m.persona for m in await service.chats.history(chat, RECENT) if m.role == "assistant"]
+    seed = int.from_bytes(blake2b(f"{chat}\x00{message_key(message)}".encode(), digest_size=8).digest())
+    chosen = speakers(
+        Cast(personas=tuple(members)),
+        text=incoming.text,
+        names=names,
+        recent_speakers=recent,
+        talkativeness={},
+        requested=requested,
+        seed=seed,
+    )
+    speaker = chosen[0] if chosen else None
+    if message.from_user is not None and message.from_user.is_bot:
+        speaker = None  # another bot's message is context, never answered
+    incoming = msgspec.structs.replace(incoming, is_mention=incoming.is_mention or requested is not None)
+    accepted = await service.accept(incoming, speaker or receiver, reply=speaker is not None)
+    await ctx.store.remember_messages(chat, {message.message_id: accepted.message.id})
+    if speaker is None:
+        async for _ in accepted.events:  # nobody answers; closes the (empty) stream
+            pass
+        return
+    log.info("group %s: %s answers (%s)", message.chat.id, speaker, "asked" if requested else "cast rule")
+    voice = bots.bot(speaker)
+    # A basic group numbers messages per bot: another bot cannot quote this one by its id.
+    quote = voice.id == bot.id or message.chat.type == "supergroup"
+    target = target_of(message, quote=quote)
+    ctx.replies.spawn(answer(voice, service, ctx.speaking(speaker), chat, target, accepted.events))
