@@ -48,6 +48,7 @@ __all__ = [
     "message_key",
     "persona_names",
     "take_group_message",
+    "voice_of",
 ]
 
 log = logging.getLogger("hearth.telegram")
@@ -119,6 +120,13 @@ class GroupOnce(BaseMiddleware):
             log.debug("a message in %s was already taken by another bot of the cast", event.chat.id)
             return None
         return await handler(event, data)
+
+
+def voice_of(bot: Bot, ctx: BotContext, persona: str) -> tuple[Bot, BotContext]:
+    """The bot and context that speak as ``persona``: its bound bot, else ``bot`` as it is."""
+    if ctx.bots is None or persona not in ctx.bots.personas:
+        return bot, ctx
+    return ctx.bots.bot(persona), ctx.speaking(persona)
 
 
 async def _is_member(bot: Bot, chat_id: int) -> bool:
@@ -257,8 +265,8 @@ async def take_group_message(
             pass
         return
     log.info("group %s: %s answers (%s)", message.chat.id, speaker, "asked" if requested else "cast rule")
-    voice = bots.bot(speaker)
+    voice, voice_ctx = voice_of(bot, ctx, speaker)
     # A basic group numbers messages per bot: another bot cannot quote this one by its id.
     quote = voice.id == bot.id or message.chat.type == "supergroup"
     target = target_of(message, quote=quote)
-    ctx.replies.spawn(answer(voice, service, ctx.speaking(speaker), chat, target, accepted.events))
+    ctx.replies.spawn(answer(voice, service, voice_ctx, chat, target, accepted.events))

@@ -284,3 +284,19 @@ async def test_issue_33_a_private_chat_with_a_bound_bot_is_answered_by_its_perso
     (request,) = requests(anthropic_fake)
     assert "BRAM-PROMPT" in system(request)
     assert [m["text"] for m in cast.fake.bot_messages(alice["id"], BRAM)] == ["Bram, at your service."]
+
+
+async def test_issue_33_regenerate_in_a_group_is_done_by_the_bot_that_wrote_the_reply(
+    cast: Cast, anthropic_fake: FakeAnthropic
+) -> None:
+    """MEM-7, PLT-3 (issue 33): ``/regenerate`` reaches both bots; Bram's reply is rewritten in place
+    by Bram's bot (only it can edit its messages), and Lyra's bot says nothing."""
+    anthropic_fake.script(Reply(text="First try."), Reply(text="Second try."))
+    room, alice = group(cast.fake), person(cast.fake)
+    await cast.deliver(cast.fake.message(room, alice, "/as bram hello"))
+    (first,) = cast.fake.bot_messages(room["id"], BRAM)
+    await cast.deliver(cast.fake.message(room, alice, "/regenerate"))
+    (again,) = cast.fake.bot_messages(room["id"], BRAM)
+    assert again["message_id"] == first["message_id"] and again["text"] == "Second try."
+    assert cast.said(room["id"])["lyra"] == []
+    assert "BRAM-PROMPT" in system(requests(anthropic_fake)[-1])
