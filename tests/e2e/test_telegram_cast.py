@@ -97,7 +97,7 @@ async def running_cast(
     redis_server: RedisServer, anthropic: FakeAnthropic, telegram: FakeTelegram, personas: Path
 ) -> AsyncIterator[Cast]:
     env = {
-        "REDIS_URL": redis_server.db(9),
+        "REDIS_URL": redis_server.db(15),
         "ANTHROPIC_API_KEY": API_KEY,
         "ANTHROPIC_BASE_URL": anthropic.base_url,
         "HEARTH_LLM_MAX_RETRIES": "0",
