@@ -24,21 +24,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from hashlib import blake2b
 from typing import Any
 
 import msgspec
 from aiogram import BaseMiddleware, Bot
-from aiogram.exceptions import TelegramAPIError
+from aiogram.exceptions import TelegramAPIError, TelegramForbiddenError
 from aiogram.types import Message, TelegramObject
 
 from adapters.telegram.context import BotContext, PersonaBots
 from adapters.telegram.conversation import answer, read_message, target_of
-from adapters.telegram.delivery import send_text
+from adapters.telegram.delivery import Target, send_text
 from adapters.telegram.normalize import GROUP_TYPES, chat_of
 from engine.cast import Cast, speakers
-from engine.service import ChatService
+from engine.service import ChatService, ReplyEvent
 
 __all__ = [
     "PRIVACY_NOTICE",
@@ -269,4 +269,24 @@ async def take_group_message(
     # A basic group numbers messages per bot: another bot cannot quote this one by its id.
     quote = voice.id == bot.id or message.chat.type == "supergroup"
     target = target_of(message, quote=quote)
-    ctx.replies.spawn(answer(voice, service, voice_ctx, chat, target, accepted.events))
+    ctx.replies.spawn(_answer(voice, service, voice_ctx, chat, target, accepted.events))
+
+
+async def _answer(
+    voice: Bot,
+    service: ChatService,
+    ctx: BotContext,
+    chat: str,
+    target: Target,
+    events: AsyncIterator[ReplyEvent],
+) -> None:
+    """``answer`` through the chosen bot; one that may no longer post there leaves the group's cast."""
+    try:
+        await answer(voice, service, ctx, chat, target, events)
+    except TelegramForbiddenError:
+        log.warning(
+            "%s's bot may not post in chat %s any more; it leaves that group's cast",
+            ctx.persona,
+            target.chat_id,
+        )
+        await ctx.store.drop_cast_bot(target.chat_id, ctx.persona)

@@ -300,3 +300,30 @@ async def test_issue_33_regenerate_in_a_group_is_done_by_the_bot_that_wrote_the_
     assert again["message_id"] == first["message_id"] and again["text"] == "Second try."
     assert cast.said(room["id"])["lyra"] == []
     assert "BRAM-PROMPT" in system(requests(anthropic_fake)[-1])
+
+
+async def test_issue_33_a_bot_removed_from_the_group_leaves_its_cast_when_it_cannot_post(
+    cast: Cast, anthropic_fake: FakeAnthropic
+) -> None:
+    """CAST-1 (issue 33): Bram's bot is removed after the group was first seen; the reply it was
+    chosen for is refused (403), so it leaves the cast and Lyra answers the next message."""
+    anthropic_fake.script(Reply(text="Hi."), Reply(text="Bram would say this."), Reply(text="Lyra now."))
+    room, alice = group(cast.fake), person(cast.fake)
+    await cast.deliver(cast.fake.message(room, alice, "/as lyra hello"), LYRA)  # both bots are members
+    cast.fake.set_member(room["id"], cast.fake.bot(BRAM).bot_id, "kicked")
+    await cast.deliver(cast.fake.message(room, alice, "/as bram still there?"), LYRA)
+    await cast.deliver(cast.fake.message(room, alice, "Bram? Anyone?"), LYRA)
+    assert cast.said(room["id"]) == {"lyra": ["Hi.", "Lyra now."], "bram": []}
+    assert [who for role, who, _ in await cast.stored(room["id"]) if role == "assistant"] == [
+        "lyra",
+        "bram",
+        "lyra",
+    ]
+
+
+async def test_issue_33_persona_on_a_bound_bot_says_whom_it_speaks_as(cast: Cast) -> None:
+    """PLT-3 (issue 33): a persona-bound bot cannot switch persona; ``/persona`` says so and points to /as."""
+    alice = person(cast.fake)
+    await cast.deliver(cast.fake.message(cast.fake.private(alice), alice, "/persona lyra"), BRAM)
+    (said,) = [m["text"] for m in cast.fake.bot_messages(alice["id"], BRAM)]
+    assert said.startswith("This bot always speaks as Bram.") and "/as" in said

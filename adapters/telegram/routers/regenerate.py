@@ -20,7 +20,7 @@ from adapters.telegram.cast import voice_of
 from adapters.telegram.context import BotContext
 from adapters.telegram.conversation import Regenerate, Swipe, answer, swipe_keyboard, target_of
 from adapters.telegram.delivery import send_text
-from adapters.telegram.normalize import chat_of
+from adapters.telegram.normalize import GROUP_TYPES, chat_of
 from engine.errors import Conflict, NotFound
 from engine.requestlog import summarize_context
 from engine.service import ChatService, ReplyDone, ReplyEvent
@@ -62,7 +62,8 @@ async def on_command(
         await send_text(bot, target_of(message), "There is no reply to write again yet.", markdown=False)
         return
     parts = await ctx.store.parts(chat, latest.id)
-    voice, voice_ctx = voice_of(bot, ctx, latest.persona)
+    group = message.chat.type in GROUP_TYPES  # a private chat is this bot's own
+    voice, voice_ctx = voice_of(bot, ctx, latest.persona) if group else (bot, ctx)
     await _regenerate(voice, service, controls, voice_ctx, chat, latest.id, message, parts)
 
 
