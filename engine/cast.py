@@ -27,7 +27,7 @@ or not); natural and list fill the rest of the N as above, manual adds no one.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from hashlib import blake2b
 from typing import Literal
 
@@ -36,6 +36,7 @@ import msgspec
 from engine.errors import InvalidInput
 
 __all__ = [
+    "CAST_STEP",
     "DEFAULT_TALKATIVENESS",
     "MAX_CAST",
     "STRATEGIES",
@@ -44,7 +45,10 @@ __all__ = [
     "check_cast",
     "follower",
     "named_in",
+    "recent_speakers",
     "reply_cap",
+    "reply_slot",
+    "seed_of",
     "speakers",
 ]
 
@@ -59,6 +63,10 @@ DEFAULT_TALKATIVENESS = 0.5
 
 STREAK = 2
 """Replies in a row after which a persona yields to another member (CAST-6)."""
+
+CAST_STEP = 0.01
+"""The k-th reply to one message is a turn at the message's position + k × this, so its reply
+sits at + 0.5 + k × this: the replies keep their order and stay before the next message."""
 
 
 class Cast(msgspec.Struct, frozen=True, kw_only=True):
@@ -204,6 +212,23 @@ def follower(
         ):
             return persona
     return None
+
+
+def reply_slot(answered: float, positions: Iterable[float]) -> float:
+    """The turn position of one more reply to the message at ``answered``, after the replies to it
+    already among ``positions`` (the log's positions)."""
+    taken = sum(1 for p in positions if answered + 0.5 <= p < answered + 1)
+    return answered + CAST_STEP * taken
+
+
+def recent_speakers(replies: Iterable[tuple[float, str]], before: float) -> list[str]:
+    """The personas of the replies (position, persona) before ``before``, oldest first."""
+    return [persona for position, persona in sorted(replies) if position < before]
+
+
+def seed_of(chat: str, message: str) -> int:
+    """The natural draw's seed for one message of one chat (the same message, the same draw)."""
+    return int.from_bytes(blake2b(f"{chat}#{message}".encode(), digest_size=8).digest(), "big")
 
 
 def _find(text: str, name: str) -> int:

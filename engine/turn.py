@@ -147,6 +147,8 @@ class Gathered(msgspec.Struct, frozen=True, kw_only=True):
     memory_off: bool = False  # the chat is in memory-off mode (MEM-8): no lists, no archive, no tools
     pictures: dict[str, Image] = msgspec.field(default_factory=dict)  # the pictures the prompt carries
     briefing: Briefing = Briefing()  # the archive's pinned pages and working notes (EPI-1, EPI-13)
+    cast: bool = False  # the chat has a cast of several personas: replies are attributed (CAST-1)
+    slot: float | None = None  # the turn's position when not the answered message's (``reply_slot``)
 
 
 class TurnPlan(msgspec.Struct, frozen=True, kw_only=True):
@@ -173,6 +175,7 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
         pictures=g.pictures,
         archive_pinned=g.briefing.pinned,
         working_notes=g.briefing.notes,
+        cast=g.cast,
     )
     parts = msgspec.structs.replace(
         parts,
@@ -224,7 +227,7 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
         chat=frame.answered.chat,
         persona=persona.id,
         answers=frame.answers,
-        position=frame.answered.position,
+        position=frame.answered.position if g.slot is None else g.slot,
         status="done",
         created_at=g.started,
         replaces=g.replaces.id if g.replaces else None,
