@@ -8,12 +8,19 @@ keeps the one shared conversation:
    chat and ``message_key``; the first bot to claim it processes it, the others drop theirs
    (``GroupOnce``, before any handler, so commands are handled once too). A command addressed
    to one bot (``/cmd@bram_bot``) is left to that bot.
-2. **Members.** The group's cast is the bound bots that are in it: asked with ``getChatMember``
-   when first seen and then once an hour, plus every bot that receives a message there.
-3. **One decision.** ``engine.cast.speakers`` picks who answers (natural order): ``/as <name>``,
-   then an ``@mention`` of a bot, then a reply to a bot's message, is the person's own choice;
-   otherwise a persona the text names by name answers, otherwise one is drawn. The message is
-   stored once, with the chosen persona's turn, and that persona's bot sends the reply.
+2. **Members.** The group's members are the bound bots that are in it: asked with
+   ``getChatMember`` when first seen and then once an hour, plus every bot that receives a
+   message there. They are stored as the chat's cast (``ChatService.set_cast``), so every
+   persona's prompt shows the others' replies by name, and the stored cast follows the
+   membership; a cast set through REST is kept, and only its members whose bots are in the
+   group answer there.
+3. **One decision.** ``engine.cast.speakers`` picks who answers first: ``/as <name>``, then an
+   ``@mention`` of a bot, then a reply to a bot's message, is the person's own choice;
+   otherwise the cast's strategy (natural: a persona the text names, else one drawn). The
+   message is stored once with that persona as ``addressed``, so the engine's turn answers with
+   it, and that persona's bot streams the reply. Further replies the cast allows (``max_replies``)
+   are each sent whole by their own persona's bot (a member without a bot there: by the bot
+   that received the message, headed with its name).
 4. **Privacy mode.** A bot with Telegram's group privacy on (and not an admin) sees only
    commands, mentions of it and replies to it. Such a bot still answers what it sees (the
    mentioned persona answers) and says so once in the group; the log says it too.
@@ -37,8 +44,8 @@ from adapters.telegram.context import BotContext, PersonaBots
 from adapters.telegram.conversation import answer, read_message, target_of
 from adapters.telegram.delivery import Target, send_text
 from adapters.telegram.normalize import GROUP_TYPES, chat_of
-from engine.cast import Cast, speakers
-from engine.service import ChatService, ReplyEvent
+from engine.cast import Cast, seed_of, speakers
+from engine.service import ChatService, ReplyDone, ReplyEvent, ReplyFailed, ReplySilent
 
 __all__ = [
     "PRIVACY_NOTICE",
@@ -173,13 +180,40 @@ async def addressed_bot(message: Message, bots: PersonaBots, members: list[str])
 
 
 async def persona_names(service: ChatService, members: list[str]) -> dict[str, list[str]]:
-    """Each member's names that address it in text: its name, and its first name when it has several."""
+    """Each member's names that address it in text: its name, its first name when it has
+    several, and its aliases."""
     names: dict[str, list[str]] = {}
     for persona_id in members:
-        name = (await service.persona(persona_id)).name.strip()
-        words = name.split()
-        names[persona_id] = [name, words[0]] if len(words) > 1 and len(words[0]) >= 3 else [name]
+        persona = await service.persona(persona_id)
+        name, words = persona.name.strip(), persona.name.split()
+        first = [words[0]] if len(words) > 1 and len(words[0]) >= 3 else []
+        names[persona_id] = [name, *first, *persona.aliases]
     return names
+
+
+async def chat_cast(service: ChatService, ctx: BotContext, chat: str, members: list[str]) -> Cast:
+    """The cast that decides in a group chat (step 2).
+
+    Without a cast set through REST, the group's bots: stored as the chat's cast (and remembered
+    as this adapter's, ``TelegramStore.auto_cast``) whenever the membership changes. With one,
+    its members whose bots are in the group (all of the group's bots when none is).
+    """
+    mine = Cast(personas=tuple(members))
+    stored = await service.cast_of(chat)
+    if stored is None or stored == await ctx.store.auto_cast(chat):
+        if stored != mine:
+            await service.set_cast(chat, mine)
+            await ctx.store.set_auto_cast(chat, mine)
+        return mine
+    present = tuple(p for p in stored.personas if p in members)
+    if not present:
+        return mine
+    return msgspec.structs.replace(
+        stored,
+        personas=present,
+        muted=tuple(p for p in stored.muted if p in present),
+        max_replies=min(stored.max_replies, len(present)),
+    )
 
 
 async def _privacy_notice(message: Message, bot: Bot, ctx: BotContext, name: str) -> None:
@@ -241,23 +275,25 @@ async def take_group_message(
     incoming = found.message
     if text is not None:
         incoming = msgspec.structs.replace(incoming, text=text)
-    names = await persona_names(service, members)
+    cast = await chat_cast(service, ctx, chat, members)
+    names = await persona_names(service, list(cast.personas))
     requested = requested or await addressed_bot(message, bots, members)
     recent = [m.persona for m in await service.chats.history(chat, RECENT) if m.role == "assistant"]
-    seed = int.from_bytes(blake2b(f"{chat}\x00{message_key(message)}".encode(), digest_size=8).digest())
+    talkative = {p: (await service.persona(p)).talkativeness for p in cast.personas}
     chosen = speakers(
-        Cast(personas=tuple(members)),
+        cast,
         text=incoming.text,
         names=names,
         recent_speakers=recent,
-        talkativeness={},
+        talkativeness=talkative,
         requested=requested,
-        seed=seed,
+        seed=seed_of(chat, message_key(message)),
     )
     speaker = chosen[0] if chosen else None
     if message.from_user is not None and message.from_user.is_bot:
         speaker = None  # another bot's message is context, never answered
-    incoming = msgspec.structs.replace(incoming, is_mention=incoming.is_mention or requested is not None)
+    mention = incoming.is_mention or requested is not None
+    incoming = msgspec.structs.replace(incoming, is_mention=mention, addressed=speaker)
     accepted = await service.accept(incoming, speaker or receiver, reply=speaker is not None)
     await ctx.store.remember_messages(chat, {message.message_id: accepted.message.id})
     if speaker is None:
@@ -265,11 +301,60 @@ async def take_group_message(
             pass
         return
     log.info("group %s: %s answers (%s)", message.chat.id, speaker, "asked" if requested else "cast rule")
-    voice, voice_ctx = voice_of(bot, ctx, speaker)
-    # A basic group numbers messages per bot: another bot cannot quote this one by its id.
-    quote = voice.id == bot.id or message.chat.type == "supergroup"
-    target = target_of(message, quote=quote)
-    ctx.replies.spawn(_answer(voice, service, voice_ctx, chat, target, accepted.events))
+    ctx.replies.spawn(_answer_all(message, bot, service, ctx, speaker, members, accepted.events))
+
+
+def _target(message: Message, bot: Bot, voice: Bot) -> Target:
+    """Where ``voice`` answers ``message`` that ``bot`` received: quoting it, except in a basic
+    group, whose message ids differ per bot, by another bot."""
+    return target_of(message, quote=voice.id == bot.id or message.chat.type == "supergroup")
+
+
+_END = (ReplyDone, ReplyFailed, ReplySilent)
+
+
+async def _one_reply(events: AsyncIterator[ReplyEvent]) -> AsyncIterator[ReplyEvent]:
+    """The events of the next reply in ``events``, up to and including the one that ends it."""
+    async for event in events:
+        yield event
+        if isinstance(event, _END):
+            return
+
+
+async def _replay(events: list[ReplyEvent]) -> AsyncIterator[ReplyEvent]:
+    for event in events:
+        yield event
+
+
+async def _answer_all(
+    message: Message,
+    bot: Bot,
+    service: ChatService,
+    ctx: BotContext,
+    speaker: str,
+    members: list[str],
+    events: AsyncIterator[ReplyEvent],
+) -> None:
+    """Stream the first reply through ``speaker``'s bot; send each further one whole through its
+    own persona's bot. ``events`` is always consumed to the end (the chat's lock)."""
+    chat = chat_of(message)
+    try:
+        voice, voice_ctx = voice_of(bot, ctx, speaker)
+        await _answer(voice, service, voice_ctx, chat, _target(message, bot, voice), _one_reply(events))
+        while reply := [event async for event in _one_reply(events)]:
+            done = next((e for e in reply if isinstance(e, ReplyDone)), None)
+            persona = done.persona if done is not None and isinstance(done.persona, str) else None
+            if persona is None or persona not in members:  # no bot of its own here: headed with its name
+                voice, voice_ctx = bot, ctx
+                if done is not None:
+                    named = f"{done.persona_name or persona}: {done.reply}"
+                    reply = [msgspec.structs.replace(done, reply=named) if e is done else e for e in reply]
+            else:
+                voice, voice_ctx = voice_of(bot, ctx, persona)
+            await _answer(voice, service, voice_ctx, chat, _target(message, bot, voice), _replay(reply))
+    finally:
+        async for _ in events:  # what is left after a failure
+            pass
 
 
 async def _answer(

@@ -18,6 +18,8 @@ With several bots, each bound to a persona (``TELEGRAM_BOT_TOKENS``):
   bots received is stored (and answered) once, by whichever bot claims it first.
 - ``<ns>:tg:cast:<chat>``   SET of the personas whose bots are in the group; with
   ``<ns>:tg:cast_checked:<chat>`` (a TTL marker) saying when every bot's membership was asked.
+- ``<ns>:chat:{<chat>}:tg_cast``   the cast this adapter stored for a group (its bots), so that
+  it may follow the group's membership; a cast set through REST differs from it and is kept.
 - ``<ns>:tg:privacy_noticed:<bot>:<chat>``   the one-time notice that the bot only sees mentions
   there was given.
 """
@@ -27,6 +29,7 @@ from __future__ import annotations
 import msgspec
 import redis.asyncio as aioredis
 
+from engine.cast import Cast
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.replies import fields, maybe_text
@@ -37,6 +40,7 @@ UPDATE_TTL_SECONDS = 24 * 3600
 CAST_CHECK_SECONDS = 3600
 """How long the bots' membership of a group is trusted before it is asked again."""
 _IDS = msgspec.json.Decoder(list[int])
+_CAST = msgspec.json.Decoder(Cast)
 
 
 class TelegramStore:
@@ -140,3 +144,14 @@ class TelegramStore:
         with map_redis_errors():
             found = await self._r.set(f"{self._k.prefix}:tg:privacy_noticed:{bot_id}:{chat_id}", "1", nx=True)
         return bool(found)
+
+    async def auto_cast(self, chat: str) -> Cast | None:
+        """The cast this adapter last stored for a group chat, if any."""
+        with map_redis_errors():
+            raw = await self._r.get(self._k.chat(chat, "tg_cast"))
+        return _CAST.decode(raw) if raw is not None else None
+
+    async def set_auto_cast(self, chat: str, cast: Cast) -> None:
+        """Remember the cast this adapter stored for a group chat."""
+        with map_redis_errors():
+            await self._r.set(self._k.chat(chat, "tg_cast"), msgspec.json.encode(cast))

@@ -23,6 +23,7 @@ from adapters.bootstrap import Hearth, build, install_personas
 from adapters.telegram.bot import TelegramApp
 from adapters.telegram.delivery import DeliveryPolicy
 from config.settings import load_settings
+from engine.cast import Cast as CastRule
 from tests.fakes.anthropic_server import FakeAnthropic, RecordedRequest, Reply
 from tests.fakes.telegram_server import FakeTelegram
 from tests.fixtures.servers import API_KEY, ROOT, RedisServer
@@ -327,3 +328,67 @@ async def test_issue_33_persona_on_a_bound_bot_says_whom_it_speaks_as(cast: Cast
     await cast.deliver(cast.fake.message(cast.fake.private(alice), alice, "/persona lyra"), BRAM)
     (said,) = [m["text"] for m in cast.fake.bot_messages(alice["id"], BRAM)]
     assert said.startswith("This bot always speaks as Bram.") and "/as" in said
+
+
+def turns(request: RecordedRequest) -> list[tuple[str, str]]:
+    """The request's conversation as (role, text) pairs."""
+    found = []
+    for message in request.body["messages"]:
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        found += [(message["role"], b["text"]) for b in blocks if b.get("type") == "text"]
+    return found
+
+
+async def test_issue_33_the_group_is_one_conversation_with_each_reply_attributed(
+    cast: Cast, anthropic_fake: FakeAnthropic
+) -> None:
+    """CAST-1 (issue 33): the group's bots become the chat's cast, so Bram's request shows Lyra's
+    earlier reply as Lyra's, not as his own."""
+    anthropic_fake.script(Reply(text="A ballad of the north."), Reply(text="Fine verses."))
+    room, alice = group(cast.fake), person(cast.fake)
+    await cast.deliver(cast.fake.message(room, alice, "/as lyra sing"))
+    await cast.deliver(cast.fake.message(room, alice, "Bram, did you like it?"))
+    _, bram_request = requests(anthropic_fake)
+    assert "BRAM-PROMPT" in system(bram_request)
+    assert any(
+        role == "user" and "Lyra: A ballad of the north." in text for role, text in turns(bram_request)
+    )
+    cast_now = await cast.hearth.service.cast_of(f"tg:{room['id']}")
+    assert cast_now is not None and cast_now.personas == ("lyra", "bram")
+
+
+async def test_issue_33_a_cast_set_through_rest_decides_in_the_group(
+    cast: Cast, anthropic_fake: FakeAnthropic
+) -> None:
+    """CAST-4 (issue 33): a manual cast set for the group's chat is kept: a message naming nobody
+    is stored without a reply; one naming Bram is answered by Bram's bot."""
+    room, alice = group(cast.fake), person(cast.fake)
+    chat = f"tg:{room['id']}"
+    await cast.hearth.service.set_cast(chat, CastRule(personas=("lyra", "bram"), strategy="manual"))
+    anthropic_fake.script(Reply(text="You called?"))
+    await cast.deliver(cast.fake.message(room, alice, "nice weather today"))
+    await cast.deliver(cast.fake.message(room, alice, "Bram, the hinge squeaks"))
+    assert cast.said(room["id"]) == {"lyra": [], "bram": ["You called?"]}
+    assert [role for role, _, _ in await cast.stored(room["id"])] == ["user", "user", "assistant"]
+    kept = await cast.hearth.service.cast_of(chat)
+    assert kept is not None and kept.strategy == "manual"
+
+
+async def test_issue_33_with_two_replies_allowed_the_second_comes_from_its_own_bot(
+    cast: Cast, anthropic_fake: FakeAnthropic
+) -> None:
+    """CAST-5 (issue 33): max_replies 2; Lyra's reply calls on Bram, and Bram's bot sends his."""
+    room, alice = group(cast.fake), person(cast.fake)
+    chat = f"tg:{room['id']}"
+    await cast.hearth.service.set_cast(chat, CastRule(personas=("lyra", "bram"), max_replies=2))
+    anthropic_fake.script(Reply(text="A tune for you. What say you, Bram?"), Reply(text="Aye, a fine tune."))
+    await cast.deliver(cast.fake.message(room, alice, "Lyra, play something"))
+    assert cast.said(room["id"]) == {
+        "lyra": ["A tune for you. What say you, Bram?"],
+        "bram": ["Aye, a fine tune."],
+    }
+    stored = await cast.stored(room["id"])
+    assert [who for role, who, _ in stored if role == "assistant"] == ["lyra", "bram"]
+    first, second = requests(anthropic_fake)
+    assert "LYRA-PROMPT" in system(first) and "BRAM-PROMPT" in system(second)
