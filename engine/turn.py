@@ -371,9 +371,10 @@ MAX_TOOL_ROUNDS = 3
 
 
 def memory_space(chat: str) -> str:
-    """The space of a chat: a Telegram group for all its forum topics, a branch's original chat
+    """The space of a chat: a Telegram group for all its forum topics, a person's private chat for
+    each persona-bound bot's chat with them (``tg:<id>/bot/<persona>``), a branch's original chat
     (``<chat>=b-<id>``, memories are shared with branches, MEM-1), else the chat itself."""
-    return chat.split("/topic/")[0].split("=b-")[0]
+    return chat.split("/topic/")[0].split("/bot/")[0].split("=b-")[0]
 
 
 class Talk(msgspec.Struct, frozen=True, kw_only=True):

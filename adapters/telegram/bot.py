@@ -30,6 +30,7 @@ from adapters.telegram.cast import GroupOnce
 from adapters.telegram.context import BotContext, PersonaBots, ReplyTasks
 from adapters.telegram.delivery import DeliveryPolicy
 from adapters.telegram.flood import RetryAfter
+from adapters.telegram.personabot import PersonaBot
 from adapters.telegram.routers import create_routers
 from adapters.telegram.store import TelegramStore
 from adapters.telegram.texts import LANGUAGES, menu
@@ -46,11 +47,16 @@ IGNORED_UPDATES = ("edited_message", "channel_post", "edited_channel_post")
 
 
 def create_bot(
-    settings: TelegramSettings, token: str | None = None, *, name: str = "TELEGRAM_BOT_TOKEN"
+    settings: TelegramSettings,
+    token: str | None = None,
+    *,
+    name: str = "TELEGRAM_BOT_TOKEN",
+    persona: str | None = None,
 ) -> Bot:
     """The Bot for ``token`` (``TELEGRAM_BOT_TOKEN`` by default), talking to ``TELEGRAM_API_BASE`` when set.
 
-    ``name`` says in errors which setting the token came from (never the token itself).
+    ``name`` says in errors which setting the token came from (never the token itself); with
+    ``persona`` the bot is a ``PersonaBot`` bound to it.
 
     Raises:
         ConfigError: no token, or one that is not shaped like a bot token.
@@ -62,6 +68,8 @@ def create_bot(
     session = AiohttpSession(api=TelegramAPIServer.from_base(base) if base else PRODUCTION)
     session.middleware(RetryAfter())
     try:
+        if persona is not None:
+            return PersonaBot(str(token), session=session, persona=persona)
         return Bot(token=str(token), session=session)
     except TokenValidationError:
         raise ConfigError(
@@ -139,7 +147,9 @@ class TelegramApp:
         store = hearth.telegram
         settings = hearth.settings.telegram
         bound = {
-            b.persona: create_bot(settings, str(b.token), name=f"TELEGRAM_BOT_TOKENS ({b.persona})")
+            b.persona: create_bot(
+                settings, str(b.token), name=f"TELEGRAM_BOT_TOKENS ({b.persona})", persona=b.persona
+            )
             for b in settings.bot_tokens
         }
         bots = PersonaBots(bound) if bound else None

@@ -392,3 +392,23 @@ async def test_issue_33_with_two_replies_allowed_the_second_comes_from_its_own_b
     assert [who for role, who, _ in stored if role == "assistant"] == ["lyra", "bram"]
     first, second = requests(anthropic_fake)
     assert "LYRA-PROMPT" in system(first) and "BRAM-PROMPT" in system(second)
+
+
+async def test_issue_33_a_person_s_private_chats_with_two_bots_are_two_chats(
+    cast: Cast, anthropic_fake: FakeAnthropic
+) -> None:
+    """PLT-2 (issue 33): Telegram names a person's private chat the same for every bot; each bound
+    bot's is still its own chat (``tg:<id>/bot/<persona>``), so Bram never reads what Lyra was told."""
+    anthropic_fake.script(Reply(text="Your secret is safe."), Reply(text="Hello, stranger."))
+    alice = person(cast.fake)
+    chat = cast.fake.private(alice)
+    await cast.deliver(cast.fake.message(chat, alice, "Lyra, my PRIVATE-PLAN is to leave"), LYRA)
+    await cast.deliver(cast.fake.message(chat, alice, "hi Bram"), BRAM)
+    to_lyra, to_bram = requests(anthropic_fake)
+    assert "PRIVATE-PLAN" in str(to_lyra.body) and "PRIVATE-PLAN" not in str(to_bram.body)
+    history = cast.hearth.service.chats.history
+    assert [m.text for m in await history(f"tg:{alice['id']}/bot/bram", 10) if m.role == "user"] == [
+        "hi Bram"
+    ]
+    assert await history(f"tg:{alice['id']}", 10) == []
+    assert [m["text"] for m in cast.fake.bot_messages(alice["id"], LYRA)] == ["Your secret is safe."]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from adapters.telegram.ids import chat_key, parse_chat_key
 from config.settings import BotBinding, load_settings
 from engine.errors import ConfigError
+from engine.turn import memory_space
 
 REDIS = {"REDIS_URL": "redis://x:6379/0"}
 
@@ -52,3 +54,11 @@ def test_issue_33_both_variables_at_once_is_refused() -> None:
     env = {**REDIS, "TELEGRAM_BOT_TOKEN": "1:abc", "TELEGRAM_BOT_TOKENS": "lyra=111:AAA"}
     with pytest.raises(ConfigError, match="both set"):
         load_settings(env)
+
+
+def test_issue_33_a_bound_bot_s_private_chat_has_its_own_id_in_the_person_s_space() -> None:
+    """PLT-5, MEM-1 (issue 33): ``tg:<user>/bot/<persona>``; its memories live in the space ``tg:<user>``."""
+    assert chat_key(42, bot_persona="lyra") == "tg:42/bot/lyra" and chat_key(42) == "tg:42"
+    assert chat_key(-100, 7, bot_persona="lyra") == "tg:-100/topic/7"  # groups are shared by the bots
+    assert parse_chat_key("tg:42/bot/lyra") == (42, None)
+    assert memory_space("tg:42/bot/lyra") == "tg:42" == memory_space("tg:42/bot/lyra=b-x1")
