@@ -121,7 +121,8 @@ async def test_cast_5_a_reply_that_names_another_member_lets_it_follow_within_n(
     claude_app: WebApp, anthropic_fake: FakeAnthropic
 ) -> None:
     """CAST-5 (issue 33): with N = 2, Lyra's reply that asks Bram lets Bram answer the same
-    message after her, and his request holds her reply; with N = 1 he does not follow."""
+    message after her, and his request holds her reply; regenerating his reply is written by
+    him again, after hers; with N = 1 he does not follow."""
     api = HearthClient(claude_app.base_url)
     lyra, bram = await _personas(api, "Lyra", "Bram")
     chat = f"duet-{secrets.token_hex(3)}"
@@ -139,11 +140,21 @@ async def test_cast_5_a_reply_that_names_another_member_lets_it_follow_within_n(
     history = await api.history(chat)
     assert [m.get("persona") for m in history if m["role"] == "assistant" and m["id"] != "m0"] == [lyra, bram]
 
+    anthropic_fake.script(Reply(text="Far too loud."))  # regenerating a reply keeps its writer
+    again = await api.http.post(f"/api/chats/{chat}/turns/{replies[1]['turn']}/regenerate")
+    assert again.status_code == 200, again.text
+    assert again.json()["persona"] == bram and again.json()["reply"] == "Far too loud."
+    regenerated = _requests(anthropic_fake)[2]
+    assert BRAM_PROMPT in _system(regenerated)
+    assert ("user", "Lyra: A tune for you. What say you, Bram?") in _turn_texts(regenerated)
+    shown = [(m["persona"], m["text"]) for m in await api.history(chat) if m["role"] == "assistant"][-2:]
+    assert shown == [(lyra, "A tune for you. What say you, Bram?"), (bram, "Far too loud.")]
+
     await _cast(api, chat, [lyra, bram], max_replies=1)
     anthropic_fake.script(Reply(text="Once more, Bram?"))
     single = await api.send(chat, "Lyra, again!", user="ana", name="Ana")
     assert [r["persona"] for r in single.json()["replies"]] == [lyra]
-    assert len(_requests(anthropic_fake)) == 3
+    assert len(_requests(anthropic_fake)) == 4
     await api.close()
 
 
