@@ -256,6 +256,7 @@ async def test_cast_6_forty_natural_messages_never_three_in_a_row_and_at_most_n(
         assert 1 <= len(replies) <= 2
         for reply in replies:
             assert f"This is {names[reply['persona']]}'s offline stand-in" in reply["reply"]
+            assert reply["reply"].count("offline stand-in") == 1  # it echoes Ana, not a member
     history = await api.http.get(f"/api/chats/{chat}/messages", params={"limit": 500})
     messages = history.json()["messages"]
     replies = [m for m in messages if m["role"] == "assistant" and m["id"] != "m0"]  # m0: the greeting
