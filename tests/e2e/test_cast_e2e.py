@@ -11,10 +11,14 @@ from typing import Any
 import pytest
 
 from tests.e2e.api_client import HearthClient
+from tests.e2e.test_web_app import Visitor
+from tests.e2e.test_web_ux_api import converse, error_of, people
 from tests.fakes.anthropic_server import FakeAnthropic, Reply, ToolUse
 from tests.fixtures.servers import WebApp
 
 pytestmark = pytest.mark.e2e
+
+__all__ = ["people"]  # the fixture, shared with the web UX API tests
 
 LYRA_PROMPT = "You are Lyra, a wandering bard who speaks in short rhymes."
 BRAM_PROMPT = "You are Bram, the village smith, gruff and practical."
@@ -299,3 +303,50 @@ async def test_cast_1_prompt_caching_stays_effective_for_each_persona(
     print(f"cast cache-read share over {len(usage)} turns: {read / total:.1%}")
     assert read / total > 0.5
     await api.close()
+
+
+async def test_cast_4_the_browser_api_and_socket_keep_casts_to_their_owners(
+    people: tuple[Visitor, Visitor], claude_app: WebApp, anthropic_fake: FakeAnthropic
+) -> None:
+    """Issue 33 (CAST-1, CAST-4) through ``/app`` and the WebSocket: Alice casts her own private
+    persona with a shared one, Bob can neither use her persona in his cast (422
+    ``unknown_persona``) nor read or set her chat's cast (403); in manual order her socket gets a
+    ``silent`` frame for a message naming no one, a ``speaker`` makes that member answer (its
+    ``done`` names it), and an ``answer`` frame with ``persona`` makes another speak next."""
+    alice, bob = people
+    api = HearthClient(claude_app.base_url)
+    (bram,) = await _personas(api, "Bram")
+    await api.close()
+    made = await alice.post("/app/personas", {"name": "Lyra", "system_prompt": LYRA_PROMPT})
+    assert made.status_code == 201, made.text
+    lyra = made.json()["persona"]["id"]
+    chat = alice.session["chat"]
+    url = f"/app/chats/{chat}/personas"
+    body = {"personas": [lyra, bram], "strategy": "manual"}
+    put = await alice.http.put(url, json=body, headers=alice.headers())
+    assert put.status_code == 200 and put.json()["personas"] == [lyra, bram], put.text
+    theirs = await bob.http.put(
+        f"/app/chats/{bob.session['chat']}/personas", json=body, headers=bob.headers()
+    )
+    assert theirs.status_code == 422 and error_of(theirs) == "unknown_persona"
+    assert (await bob.http.get(url)).status_code == 403
+    assert (await bob.http.put(url, json=body, headers=bob.headers())).status_code == 403
+
+    anthropic_fake.script(Reply(text="At your service."), Reply(text="Sparks fly."))
+    silent, answered, nxt = await converse(
+        claude_app,
+        alice,
+        chat,
+        {"type": "message", "text": "Anyone there?"},
+        {"type": "message", "text": "A song, please.", "speaker": lyra},
+        {"type": "answer", "persona": bram},
+    )
+    assert silent["type"] == "silent" and silent["message"]
+    assert answered["type"] == "done" and answered["persona"] == lyra and answered["persona_name"] == "Lyra"
+    assert answered["reply"] == "At your service." and answered["reply_message"]
+    assert nxt["type"] == "done" and nxt["persona"] == bram and nxt["reply"] == "Sparks fly."
+    assert LYRA_PROMPT in _system(_requests(anthropic_fake)[0])
+    assert BRAM_PROMPT in _system(_requests(anthropic_fake)[1])
+    session = await alice.open()
+    writers = [(m["role"], m.get("persona")) for m in session["messages"] if m["id"] != "m0"]
+    assert writers[-2:] == [("assistant", lyra), ("assistant", bram)]
