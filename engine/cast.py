@@ -26,6 +26,7 @@ or not); natural and list fill the rest of the N as above, manual adds no one.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from hashlib import blake2b
@@ -50,6 +51,7 @@ __all__ = [
     "reply_slot",
     "seed_of",
     "speakers",
+    "swipe_key",
 ]
 
 Strategy = Literal["natural", "list", "manual"]
@@ -219,6 +221,15 @@ def reply_slot(answered: float, positions: Iterable[float]) -> float:
     already among ``positions`` (the log's positions)."""
     taken = sum(1 for p in positions if answered + 0.5 <= p < answered + 1)
     return answered + CAST_STEP * taken
+
+
+def swipe_key(answered: str, position: float) -> str:
+    """Under what a reply's alternatives (swipes) are kept: the answered message's id for its
+    first reply (as in a chat with one persona), ``<id>~k`` for a cast's k-th reply to it, so
+    each member's reply has swipes of its own. ``position``: the reply's turn position or its
+    own (a half further: both leave the same remainder past the half)."""
+    k = round(abs(math.fmod(position, 0.5)) / CAST_STEP)
+    return answered if k == 0 else f"{answered}~{k}"
 
 
 def recent_speakers(replies: Iterable[tuple[float, str]], before: float) -> list[str]:

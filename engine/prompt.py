@@ -31,6 +31,7 @@ from engine.tools import ToolExchange
 from engine.window import Window
 
 __all__ = [
+    "CAST_SOURCE",
     "DEFAULT_TEMPLATE",
     "EXAMPLES_MAX_TOKENS",
     "SLOTS",
@@ -59,6 +60,8 @@ DEFAULT_TEMPLATE: tuple[str, ...] = SLOTS
 EXAMPLES_MAX_TOKENS = 1_000  # the persona's example dialogue takes at most this much of a prompt
 _START = re.compile(r"<start>", re.IGNORECASE)
 MAX_CACHE_MARKS = 4  # the provider allows 4 breakpoints
+CAST_SOURCE = "cast:"
+"""The ``source`` prefix of a window message that is another cast member's reply (CAST-1)."""
 # Stable slots that end a cached part of their own: a change of the active memories then keeps
 # persona + pinned read, and a new summary tier keeps the active memories read.
 _MARKED_SLOTS: frozenset[str] = frozenset({"pinned_memories", "active_memories"})
@@ -247,7 +250,7 @@ def _render_window(parts: PromptParts) -> tuple[PromptMessage, ...]:
                 role="user" if other else m.role,
                 text=f"{m.name}: {text}" if (named and m.role == "user") or other else text,
                 slot="window",
-                source=m.id,
+                source=f"{CAST_SOURCE}{m.id}" if other else m.id,
                 images=tuple(pictures[r.id] for r in m.images if r.id in pictures),
             )
         )

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator
 
 import msgspec
 
+from engine.cast import swipe_key
 from engine.errors import Conflict, Forbidden, NotFound
 from engine.images import image_tokens
 from engine.model import ChatSettings, MessageStored, StoredMessage, Turn
@@ -118,7 +119,7 @@ class MessageControls:
     async def swipes_of(self, chat: str, turn: Turn) -> Swipes:
         """The alternatives of the reply ``turn`` wrote."""
         message = turn.answers[-1] if turn.answers else ""
-        ids = await self._store.swipes(chat, message) if message else []
+        ids = await self._store.swipes(chat, swipe_key(message, turn.position)) if message else []
         ids = ids or [turn.id]
         return Swipes(message=message, turns=tuple(ids), index=ids.index(turn.id) if turn.id in ids else 0)
 
@@ -137,7 +138,9 @@ class MessageControls:
     ) -> AsyncIterator[ReplyEvent]:
         async for event in events:
             if isinstance(event, ReplyDone) and old.answers:
-                await self._store.add_swipe(chat, old.answers[-1], old.id, event.turn)
+                await self._store.add_swipe(
+                    chat, swipe_key(old.answers[-1], old.position), old.id, event.turn
+                )
             yield event
 
     async def choose(self, chat: str, turn_id: str) -> tuple[Turn, StoredMessage]:
@@ -152,7 +155,9 @@ class MessageControls:
             current = await self._service.chats.latest(chat)
             if current is None or not current.answers or current.answers != chosen.answers:
                 raise Conflict("Only alternatives of the latest reply can be chosen.", code="not_a_swipe")
-            if turn_id not in await self._store.swipes(chat, current.answers[-1]):
+            if turn_id not in await self._store.swipes(
+                chat, swipe_key(current.answers[-1], current.position)
+            ):
                 raise Conflict("This reply is not an alternative of the latest one.", code="not_a_swipe")
             message = (
                 await self._service.chats.message(chat, chosen.reply_message)

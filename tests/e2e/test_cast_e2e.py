@@ -11,10 +11,14 @@ from typing import Any
 import pytest
 
 from tests.e2e.api_client import HearthClient
+from tests.e2e.test_web_app import Visitor
+from tests.e2e.test_web_ux_api import converse, error_of, people
 from tests.fakes.anthropic_server import FakeAnthropic, Reply, ToolUse
 from tests.fixtures.servers import WebApp
 
 pytestmark = pytest.mark.e2e
+
+__all__ = ["people"]  # the fixture, shared with the web UX API tests
 
 LYRA_PROMPT = "You are Lyra, a wandering bard who speaks in short rhymes."
 BRAM_PROMPT = "You are Bram, the village smith, gruff and practical."
@@ -121,7 +125,8 @@ async def test_cast_5_a_reply_that_names_another_member_lets_it_follow_within_n(
     claude_app: WebApp, anthropic_fake: FakeAnthropic
 ) -> None:
     """CAST-5 (issue 33): with N = 2, Lyra's reply that asks Bram lets Bram answer the same
-    message after her, and his request holds her reply; with N = 1 he does not follow."""
+    message after her, and his request holds her reply; regenerating his reply is written by
+    him again, after hers; with N = 1 he does not follow."""
     api = HearthClient(claude_app.base_url)
     lyra, bram = await _personas(api, "Lyra", "Bram")
     chat = f"duet-{secrets.token_hex(3)}"
@@ -139,11 +144,21 @@ async def test_cast_5_a_reply_that_names_another_member_lets_it_follow_within_n(
     history = await api.history(chat)
     assert [m.get("persona") for m in history if m["role"] == "assistant" and m["id"] != "m0"] == [lyra, bram]
 
+    anthropic_fake.script(Reply(text="Far too loud."))  # regenerating a reply keeps its writer
+    again = await api.http.post(f"/api/chats/{chat}/turns/{replies[1]['turn']}/regenerate")
+    assert again.status_code == 200, again.text
+    assert again.json()["persona"] == bram and again.json()["reply"] == "Far too loud."
+    regenerated = _requests(anthropic_fake)[2]
+    assert BRAM_PROMPT in _system(regenerated)
+    assert ("user", "Lyra: A tune for you. What say you, Bram?") in _turn_texts(regenerated)
+    shown = [(m["persona"], m["text"]) for m in await api.history(chat) if m["role"] == "assistant"][-2:]
+    assert shown == [(lyra, "A tune for you. What say you, Bram?"), (bram, "Far too loud.")]
+
     await _cast(api, chat, [lyra, bram], max_replies=1)
     anthropic_fake.script(Reply(text="Once more, Bram?"))
     single = await api.send(chat, "Lyra, again!", user="ana", name="Ana")
     assert [r["persona"] for r in single.json()["replies"]] == [lyra]
-    assert len(_requests(anthropic_fake)) == 3
+    assert len(_requests(anthropic_fake)) == 4
     await api.close()
 
 
@@ -245,6 +260,7 @@ async def test_cast_6_forty_natural_messages_never_three_in_a_row_and_at_most_n(
         assert 1 <= len(replies) <= 2
         for reply in replies:
             assert f"This is {names[reply['persona']]}'s offline stand-in" in reply["reply"]
+            assert reply["reply"].count("offline stand-in") == 1  # it echoes Ana, not a member
     history = await api.http.get(f"/api/chats/{chat}/messages", params={"limit": 500})
     messages = history.json()["messages"]
     replies = [m for m in messages if m["role"] == "assistant" and m["id"] != "m0"]  # m0: the greeting
@@ -287,3 +303,50 @@ async def test_cast_1_prompt_caching_stays_effective_for_each_persona(
     print(f"cast cache-read share over {len(usage)} turns: {read / total:.1%}")
     assert read / total > 0.5
     await api.close()
+
+
+async def test_cast_4_the_browser_api_and_socket_keep_casts_to_their_owners(
+    people: tuple[Visitor, Visitor], claude_app: WebApp, anthropic_fake: FakeAnthropic
+) -> None:
+    """Issue 33 (CAST-1, CAST-4) through ``/app`` and the WebSocket: Alice casts her own private
+    persona with a shared one, Bob can neither use her persona in his cast (422
+    ``unknown_persona``) nor read or set her chat's cast (403); in manual order her socket gets a
+    ``silent`` frame for a message naming no one, a ``speaker`` makes that member answer (its
+    ``done`` names it), and an ``answer`` frame with ``persona`` makes another speak next."""
+    alice, bob = people
+    api = HearthClient(claude_app.base_url)
+    (bram,) = await _personas(api, "Bram")
+    await api.close()
+    made = await alice.post("/app/personas", {"name": "Lyra", "system_prompt": LYRA_PROMPT})
+    assert made.status_code == 201, made.text
+    lyra = made.json()["persona"]["id"]
+    chat = alice.session["chat"]
+    url = f"/app/chats/{chat}/personas"
+    body = {"personas": [lyra, bram], "strategy": "manual"}
+    put = await alice.http.put(url, json=body, headers=alice.headers())
+    assert put.status_code == 200 and put.json()["personas"] == [lyra, bram], put.text
+    theirs = await bob.http.put(
+        f"/app/chats/{bob.session['chat']}/personas", json=body, headers=bob.headers()
+    )
+    assert theirs.status_code == 422 and error_of(theirs) == "unknown_persona"
+    assert (await bob.http.get(url)).status_code == 403
+    assert (await bob.http.put(url, json=body, headers=bob.headers())).status_code == 403
+
+    anthropic_fake.script(Reply(text="At your service."), Reply(text="Sparks fly."))
+    silent, answered, nxt = await converse(
+        claude_app,
+        alice,
+        chat,
+        {"type": "message", "text": "Anyone there?"},
+        {"type": "message", "text": "A song, please.", "speaker": lyra},
+        {"type": "answer", "persona": bram},
+    )
+    assert silent["type"] == "silent" and silent["message"]
+    assert answered["type"] == "done" and answered["persona"] == lyra and answered["persona_name"] == "Lyra"
+    assert answered["reply"] == "At your service." and answered["reply_message"]
+    assert nxt["type"] == "done" and nxt["persona"] == bram and nxt["reply"] == "Sparks fly."
+    assert LYRA_PROMPT in _system(_requests(anthropic_fake)[0])
+    assert BRAM_PROMPT in _system(_requests(anthropic_fake)[1])
+    session = await alice.open()
+    writers = [(m["role"], m.get("persona")) for m in session["messages"] if m["id"] != "m0"]
+    assert writers[-2:] == [("assistant", lyra), ("assistant", bram)]

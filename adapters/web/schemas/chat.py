@@ -255,6 +255,8 @@ class SessionMessage(msgspec.Struct, frozen=True, kw_only=True):
     mine: bool
     swipes: list[str] | UnsetType = UNSET
     images: list[ImageRef] | UnsetType = UNSET  # the pictures it carried (type and size; no bytes)
+    persona: str | UnsetType = UNSET
+    """A reply another persona than the page's wrote (a chat with a cast, CAST-1): its id."""
 
 
 class SessionView(msgspec.Struct, frozen=True, kw_only=True):

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.cast import Cast, check_cast, follower, named_in, reply_cap, speakers
+from engine.cast import Cast, check_cast, follower, named_in, reply_cap, reply_slot, speakers, swipe_key
 from engine.errors import InvalidInput
 
 NAMES = {"lyra": ["Lyra"], "bram": ["Bram", "the smith"], "ada": ["Ada"]}
@@ -209,3 +209,16 @@ def test_cast_6_natural_never_three_in_a_row_without_requests(
         )
         history.extend(chosen)
         assert all(history[i : i + 3] != [history[i]] * 3 for i in range(len(history) - 2))
+
+
+def test_cast_1_later_replies_to_one_message_get_their_own_slot_and_swipes() -> None:
+    """Issue 33: the k-th reply to a message sits after the ones before it and before the next
+    message; its alternatives are kept apart from the first reply's."""
+    assert reply_slot(7.0, [6.5, 7.0]) == 7.0
+    assert reply_slot(7.0, [7.0, 7.5]) == 7.01
+    assert reply_slot(7.0, [7.0, 7.5, 7.51, 8.0]) == 7.02
+    assert swipe_key("m7", 7.0) == "m7"
+    assert swipe_key("m7", 7.01) == "m7~1"
+    assert swipe_key("m7", 7.02) == "m7~2"
+    assert swipe_key("m7", 7.52) == "m7~2"  # the reply's own position
+    assert swipe_key("m7", 7.5) == "m7"  # an imported chat's turn sits at its reply's position
