@@ -24,6 +24,7 @@ from adapters.telegram.bot import TelegramApp
 from adapters.telegram.delivery import DeliveryPolicy
 from config.settings import load_settings
 from engine.cast import Cast as CastRule
+from tests.e2e.test_telegram import running_bot
 from tests.fakes.anthropic_server import FakeAnthropic, RecordedRequest, Reply
 from tests.fakes.telegram_server import FakeTelegram
 from tests.fixtures.servers import API_KEY, ROOT, RedisServer
@@ -412,3 +413,27 @@ async def test_issue_33_a_person_s_private_chats_with_two_bots_are_two_chats(
     ]
     assert await history(f"tg:{alice['id']}", 10) == []
     assert [m["text"] for m in cast.fake.bot_messages(alice["id"], LYRA)] == ["Your secret is safe."]
+
+
+async def test_issue_33_as_in_a_private_chat_says_where_it_works(
+    cast: Cast, anthropic_fake: FakeAnthropic
+) -> None:
+    """CAST-4 (issue 33): ``/as`` in a private chat with a bound bot explains itself; nothing is stored."""
+    alice = person(cast.fake)
+    await cast.deliver(cast.fake.message(cast.fake.private(alice), alice, "/as bram hi"), LYRA)
+    (said,) = [m["text"] for m in cast.fake.bot_messages(alice["id"], LYRA)]
+    assert said.startswith("/as works in a group") and requests(anthropic_fake) == []
+
+
+async def test_issue_33_one_unbound_bot_still_does_not_know_as(
+    redis_server: RedisServer, anthropic_fake: FakeAnthropic
+) -> None:
+    """PLT-6 (issue 33): with one ``TELEGRAM_BOT_TOKEN`` nothing changes: ``/as`` is an unknown
+    command (a hint in a private chat, silence in a group, where it may be another bot's)."""
+    with FakeTelegram(token="700701:single-token") as fake:
+        async with running_bot(redis_server, anthropic_fake, fake) as bot:
+            alice, room = person(fake), group(fake)
+            await bot.feed(fake.message(fake.private(alice), alice, "/as bram hi"))
+            await bot.feed(fake.message(room, alice, "/as bram hi"))
+            assert [m["text"] for m in fake.bot_messages(alice["id"])] == ["I don't know /as. Try /help."]
+            assert fake.bot_messages(room["id"]) == [] and requests(anthropic_fake) == []

@@ -2,13 +2,15 @@
 
 Only with persona-bound bots (``TELEGRAM_BOT_TOKENS``) in a group: the name is a member's
 persona id, its name (or first name) or its bot's ``@username``; the message after it is stored
-and that persona's bot answers it (``adapters.telegram.cast``). Elsewhere the command explains
-where it works.
+and that persona's bot answers it (``adapters.telegram.cast``). In a private chat with such a
+bot the command explains where it works; with one ``TELEGRAM_BOT_TOKEN`` it is an unknown
+command, as it always was.
 """
 
 from __future__ import annotations
 
 from aiogram import Bot, Router
+from aiogram.dispatcher.event.bases import SkipHandler
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 
@@ -41,8 +43,10 @@ async def on_as(
     message: Message, bot: Bot, service: ChatService, ctx: BotContext, command: CommandObject
 ) -> None:
     """Store the message after the name and let that member answer it."""
+    if ctx.bots is None:
+        raise SkipHandler  # one unbound bot: not a command it knows
     target = target_of(message)
-    if ctx.bots is None or message.chat.type not in GROUP_TYPES:
+    if message.chat.type not in GROUP_TYPES:
         await send_text(bot, target, ELSEWHERE, markdown=False)
         return
     members = await group_members(ctx, ctx.bots, message.chat.id, ctx.persona)
