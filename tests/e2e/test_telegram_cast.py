@@ -24,6 +24,7 @@ from adapters.telegram.bot import TelegramApp
 from adapters.telegram.delivery import DeliveryPolicy
 from config.settings import load_settings
 from engine.cast import Cast as CastRule
+from engine.errors import ConfigError
 from tests.e2e.test_telegram import running_bot
 from tests.fakes.anthropic_server import FakeAnthropic, RecordedRequest, Reply
 from tests.fakes.telegram_server import FakeTelegram
@@ -437,3 +438,26 @@ async def test_issue_33_one_unbound_bot_still_does_not_know_as(
             await bot.feed(fake.message(room, alice, "/as bram hi"))
             assert [m["text"] for m in fake.bot_messages(alice["id"])] == ["I don't know /as. Try /help."]
             assert fake.bot_messages(room["id"]) == [] and requests(anthropic_fake) == []
+
+
+async def test_issue_33_a_bot_bound_to_a_persona_that_is_not_loaded_stops_the_start(
+    redis_server: RedisServer, anthropic_fake: FakeAnthropic, telegram: FakeTelegram, personas: Path
+) -> None:
+    """RUN-1 (issue 33): ``ghost=<token>`` names no loaded persona: a ConfigError naming it, not the token."""
+    env = {
+        "REDIS_URL": redis_server.db(15),
+        "HEARTH_PERSONAS": str(personas),
+        "HEARTH_EMBEDDER": "hash",
+        "TELEGRAM_BOT_TOKENS": f"lyra={LYRA},ghost={BRAM}",
+        "TELEGRAM_API_BASE": telegram.base_url,
+    }
+    hearth = build(load_settings(env))
+    try:
+        await install_personas(hearth)
+        app = TelegramApp.from_hearth(hearth, policy=FAST)
+        with pytest.raises(ConfigError) as refused:
+            await app.check_personas(hearth.service)
+        assert "'ghost'" in refused.value.message and "XYZZY" not in refused.value.message
+        await app.close()
+    finally:
+        await hearth.close()
