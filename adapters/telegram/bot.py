@@ -219,9 +219,10 @@ class TelegramApp:
 
     async def set_commands(self) -> None:
         """Register every bot's command menu, in every language it is offered in (PLT-3)."""
+        bound = self.context.bots is not None
         for bot in self.bots:
             for language in ("", *LANGUAGES):
-                commands = [BotCommand(command=c, description=d) for c, d in menu(language)]
+                commands = [BotCommand(command=c, description=d) for c, d in menu(language, bound=bound)]
                 await bot.set_my_commands(commands, language_code=language or None)
 
     def allowed_updates(self) -> list[str]:

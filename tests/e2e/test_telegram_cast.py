@@ -461,3 +461,12 @@ async def test_issue_33_a_bot_bound_to_a_persona_that_is_not_loaded_stops_the_st
         await app.close()
     finally:
         await hearth.close()
+
+
+async def test_issue_33_help_in_a_cast_group_is_answered_once_and_lists_as(cast: Cast) -> None:
+    """PLT-3 (issue 33): a bare ``/help`` reaches both bots; one answers, and its list has ``/as``."""
+    room, alice = group(cast.fake), person(cast.fake)
+    await cast.deliver(cast.fake.message(room, alice, "/help"))
+    said = cast.said(room["id"])
+    (help_message,) = said["lyra"] + said["bram"]
+    assert "/as — " in help_message and "/persona — " not in help_message

@@ -136,6 +136,10 @@ async def test_issue_33_the_worker_polls_both_bots_and_one_message_gets_one_repl
     assert len([r for r in anthropic_fake.requests if r.path == "/v1/messages"]) == 1
     log = worker.log.read_text(errors="replace")
     assert "Telegram polling as @lyra_bot, @bram_bot" in log
+    for token in (LYRA, BRAM):  # each bot's menu offers /as where the single bot has /persona
+        commands = [c["command"] for c in telegram.commands(token=token)]
+        assert "as" in commands and "persona" not in commands
+        assert [c["command"] for c in telegram.commands("ru", token=token)] == commands
     assert LYRA not in log and BRAM not in log and "XYZZY" not in log
 
 
