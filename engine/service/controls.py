@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator
 
 import msgspec
 
-from engine.cast import swipe_key
+from engine.cast import MAX_CAST, swipe_key
 from engine.errors import Conflict, Forbidden, NotFound
 from engine.images import image_tokens
 from engine.model import ChatSettings, MessageStored, StoredMessage, Turn
@@ -82,7 +82,8 @@ class MessageControls:
 
     async def delete(self, chat: str, message_id: str, user: str) -> tuple[str, ...]:
         """Remove one's own message or a persona reply; a person's message takes the reply that
-        answered it along (when that reply directly follows it).
+        answered it along (when that reply directly follows it; in a chat with a cast, every
+        member's reply to it).
 
         Returns:
             The ids removed, the message's first.
@@ -96,6 +97,16 @@ class MessageControls:
             turn = await self._service.chats.answer_of(chat, message_id)
             if turn is not None and turn.reply_message and turn.answers and turn.answers[-1] == message_id:
                 removed.append(turn.reply_message)
+            if turn is not None and turn.position != found.position:  # a cast's replies: all of them
+                newest = await self._service.chats.history(chat, 4 * MAX_CAST)
+                removed.extend(
+                    m.id
+                    for m in newest
+                    if m.role == "assistant"
+                    and m.reply_to == message_id
+                    and found.position < m.position < found.position + 1
+                    and m.id not in removed
+                )
         for each in removed:
             await self._store.remove_message(chat, each)
         return tuple(removed)

@@ -350,3 +350,9 @@ async def test_cast_4_the_browser_api_and_socket_keep_casts_to_their_owners(
     session = await alice.open()
     writers = [(m["role"], m.get("persona")) for m in session["messages"] if m["id"] != "m0"]
     assert writers[-2:] == [("assistant", lyra), ("assistant", bram)]
+    asked = next(m for m in session["messages"] if m["text"] == "A song, please.")
+    gone = await alice.http.delete(f"/app/chats/{chat}/messages/{asked['id']}", headers=alice.headers())
+    assert gone.status_code == 200, gone.text
+    assert len(gone.json()["also"]) == 2  # both members' replies go with it
+    left = [m["text"] for m in (await alice.open())["messages"]]
+    assert "A song, please." not in left and "At your service." not in left and "Sparks fly." not in left
