@@ -15,8 +15,9 @@ keeps the one shared conversation:
    membership; a cast set through REST is kept, and only its members whose bots are in the
    group answer there.
 3. **One decision.** ``engine.cast.speakers`` picks who answers first: ``/as <name>``, then an
-   ``@mention`` of a bot, then a reply to a bot's message, is the person's own choice;
-   otherwise the cast's strategy (natural: a persona the text names, else one drawn). The
+   ``@mention`` of a bot, is the person's own choice; otherwise a member the text names (the
+   cast's strategy), then the member whose message it replies to, otherwise the strategy's
+   choice (natural: one drawn). The
    message is stored once with that persona as ``addressed``, so the engine's turn answers with
    it, and that persona's bot streams the reply. Further replies the cast allows (``max_replies``)
    are each sent whole by their own persona's bot (a member without a bot there: by the bot
@@ -44,16 +45,18 @@ from adapters.telegram.context import BotContext, PersonaBots
 from adapters.telegram.conversation import answer, read_message, target_of
 from adapters.telegram.delivery import Target, send_text
 from adapters.telegram.normalize import GROUP_TYPES, chat_of
-from engine.cast import Cast, seed_of, speakers
+from engine.cast import Cast, named_in, seed_of, speakers
 from engine.service import ChatService, ReplyDone, ReplyEvent, ReplyFailed, ReplySilent
 
 __all__ = [
     "PRIVACY_NOTICE",
     "GroupOnce",
-    "addressed_bot",
+    "chat_cast",
     "group_members",
+    "mentioned_bot",
     "message_key",
     "persona_names",
+    "replied_bot",
     "take_group_message",
     "voice_of",
 ]
@@ -96,7 +99,9 @@ def message_key(message: Message) -> str:
 def _command_for(message: Message) -> str | None:
     """The bot username a command names (``/cmd@name``), lower case; None otherwise."""
     found = _COMMAND.match(message.text or message.caption or "")
-    return (found.group(1) or "").lower() or None if found else None
+    if found is None or not found.group(1):
+        return None
+    return found.group(1).lower()
 
 
 class GroupOnce(BaseMiddleware):
@@ -157,9 +162,8 @@ async def group_members(ctx: BotContext, bots: PersonaBots, chat_id: int, receiv
     return [p for p in bots.personas if p in known]
 
 
-async def addressed_bot(message: Message, bots: PersonaBots, members: list[str]) -> str | None:
-    """The member a message picks out through Telegram: an ``@mention`` of its bot (the first),
-    else a reply to its bot's message; None otherwise."""
+async def mentioned_bot(message: Message, bots: PersonaBots, members: list[str]) -> str | None:
+    """The member whose bot a message mentions first (``@username`` or a text mention), if any."""
     text = message.text or message.caption or ""
     handles = {((await bots.bot(p).me()).username or "").lower(): p for p in members}
     for entity in message.entities or message.caption_entities or ():
@@ -171,12 +175,16 @@ async def addressed_bot(message: Message, bots: PersonaBots, members: list[str])
             continue
         if found in members:
             return found
-    replied = message.reply_to_message
-    if replied is not None and replied.from_user is not None:
-        found = bots.persona_of(replied.from_user.id)
-        if found in members:
-            return found
     return None
+
+
+def replied_bot(message: Message, bots: PersonaBots, members: list[str]) -> str | None:
+    """The member whose bot wrote the message this one replies to, if any."""
+    replied = message.reply_to_message
+    if replied is None or replied.from_user is None:
+        return None
+    found = bots.persona_of(replied.from_user.id)
+    return found if found in members else None
 
 
 async def persona_names(service: ChatService, members: list[str]) -> dict[str, list[str]]:
@@ -277,7 +285,9 @@ async def take_group_message(
         incoming = msgspec.structs.replace(incoming, text=text)
     cast = await chat_cast(service, ctx, chat, members)
     names = await persona_names(service, list(cast.personas))
-    requested = requested or await addressed_bot(message, bots, members)
+    requested = requested or await mentioned_bot(message, bots, members)
+    if requested is None and not named_in(incoming.text, names, cast.personas):
+        requested = replied_bot(message, bots, members)  # a name in the text goes before a reply
     recent = [m.persona for m in await service.chats.history(chat, RECENT) if m.role == "assistant"]
     talkative = {p: (await service.persona(p)).talkativeness for p in cast.personas}
     chosen = speakers(

@@ -470,3 +470,15 @@ async def test_issue_33_help_in_a_cast_group_is_answered_once_and_lists_as(cast:
     said = cast.said(room["id"])
     (help_message,) = said["lyra"] + said["bram"]
     assert "/as — " in help_message and "/persona — " not in help_message
+
+
+async def test_issue_33_a_name_in_a_reply_to_another_bot_goes_before_the_reply(
+    cast: Cast, anthropic_fake: FakeAnthropic
+) -> None:
+    """CAST-2 (issue 33): replying to Lyra's message with "Bram, ..." is answered by Bram."""
+    anthropic_fake.script(Reply(text="La la la."), Reply(text="Not bad at all."))
+    room, alice = group(cast.fake), person(cast.fake)
+    await cast.deliver(cast.fake.message(room, alice, "/as lyra sing"))
+    (lyra_said,) = cast.fake.bot_messages(room["id"], LYRA)
+    await cast.deliver(cast.fake.message(room, alice, "Bram, what do you make of this?", reply_to=lyra_said))
+    assert cast.said(room["id"]) == {"lyra": ["La la la."], "bram": ["Not bad at all."]}
