@@ -25,7 +25,7 @@ from adapters.telegram.delivery import DeliveryPolicy
 from config.settings import load_settings
 from engine.cast import Cast as CastRule
 from engine.errors import ConfigError
-from tests.e2e.test_telegram import running_bot
+from tests.e2e.test_telegram import person, running_bot
 from tests.fakes.anthropic_server import FakeAnthropic, RecordedRequest, Reply
 from tests.fakes.telegram_server import FakeTelegram
 from tests.fixtures.servers import API_KEY, ROOT, RedisServer
@@ -127,10 +127,6 @@ async def cast(
 ) -> AsyncIterator[Cast]:
     async with running_cast(redis_server, anthropic_fake, telegram, personas) as found:
         yield found
-
-
-def person(fake: FakeTelegram, name: str = "Alice") -> dict[str, Any]:
-    return fake.user(secrets.randbelow(10**9) + 1000, name)
 
 
 def group(fake: FakeTelegram, *, basic: bool = False) -> dict[str, Any]:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from tests.e2e import test_telegram_processes as single
 from tests.e2e.test_telegram_cast import BRAM, LYRA, persona_folder
 from tests.e2e.test_telegram_processes import Worker
 from tests.fakes.anthropic_server import FakeAnthropic, Reply
@@ -99,14 +100,8 @@ def hook_app(
     app.stop()
 
 
-@pytest.fixture
-async def hook(hook_app: WebApp) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=hook_app.base_url, timeout=30) as client:
-        yield client
-
-
-def person(fake: FakeTelegram) -> dict[str, Any]:
-    return fake.user(secrets.randbelow(10**9) + 1000, "Alice")
+hook = single.hook  # an HTTP client of this module's ``hook_app``
+person = single.person
 
 
 def group(fake: FakeTelegram) -> dict[str, Any]:
