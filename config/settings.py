@@ -13,8 +13,8 @@ Groups and their variables (API.md):
   ``HEARTH_LLM_MAX_RETRIES``, ``HEARTH_LLM_CONNECT_TIMEOUT``, ``HEARTH_LLM_READ_TIMEOUT``,
   ``HEARTH_LLM_TOTAL_TIMEOUT``, ``HEARTH_LLM_RETRY_AFTER_CAP``, ``HEARTH_OFFLINE_DELAY_MS``
 - ``memory``: ``HEARTH_EMBEDDER``, ``MEMORY_DECAY_ENABLED``, ``HEARTH_DEEP_MEMORY_PLATFORMS``
-- ``telegram``: ``TELEGRAM_BOT_TOKEN``, ``TELEGRAM_API_BASE``, ``TELEGRAM_WEBHOOK_URL``,
-  ``TELEGRAM_WEBHOOK_SECRET``
+- ``telegram``: ``TELEGRAM_BOT_TOKEN``, ``TELEGRAM_BOT_TOKENS``, ``TELEGRAM_API_BASE``,
+  ``TELEGRAM_WEBHOOK_URL``, ``TELEGRAM_WEBHOOK_SECRET``
 - ``web``: ``PORT``, ``HEARTH_ADMIN_TOKEN``, ``HEARTH_TRUSTED_PROXIES``, ``HEARTH_SESSION_SECRET``,
   ``HEARTH_WEB_ADMINS``
 - ``archive`` / ``dream``: ``HEARTH_ARCHIVE_*`` / ``HEARTH_DREAM_*`` (``config.archive``)
@@ -25,6 +25,7 @@ Groups and their variables (API.md):
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Mapping
 
 import msgspec
@@ -40,6 +41,7 @@ __all__ = [
     "DEFAULT_MODEL",
     "DEFAULT_MODELS",
     "EMBEDDERS",
+    "BotBinding",
     "LlmSettings",
     "MemorySettings",
     "RedisSettings",
@@ -48,6 +50,7 @@ __all__ = [
     "TelegramSettings",
     "WebSettings",
     "WorkerSettings",
+    "bot_bindings",
     "llm_settings",
     "load_settings",
 ]
@@ -124,18 +127,36 @@ class MemorySettings(msgspec.Struct, frozen=True, kw_only=True):
     deep_platforms: tuple[str, ...] = ("web",)
 
 
+class BotBinding(msgspec.Struct, frozen=True, kw_only=True):
+    """One bot of ``TELEGRAM_BOT_TOKENS``: the persona it speaks as, and its token."""
+
+    persona: str
+    token: Secret
+
+
 class TelegramSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """The bot; no token means no Telegram, a webhook URL means webhook mode (PLT-1)."""
+    """The bots; no token means no Telegram, a webhook URL means webhook mode (PLT-1).
+
+    ``bot_token`` is one bot that speaks as the chat's chosen persona (``/persona``);
+    ``bot_tokens`` are several bots, each bound to one persona (a cast in a group, issue 33).
+    Only one of the two is set.
+    """
 
     bot_token: Secret | None = None
+    bot_tokens: tuple[BotBinding, ...] = ()
     api_base: str | None = None
     webhook_url: str | None = None
     webhook_secret: Secret | None = None
 
     @property
+    def configured(self) -> bool:
+        """Whether any bot token is set."""
+        return self.bot_token is not None or bool(self.bot_tokens)
+
+    @property
     def polling(self) -> bool:
         """Whether the worker long-polls (a token and no webhook)."""
-        return self.bot_token is not None and self.webhook_url is None
+        return self.configured and self.webhook_url is None
 
 
 class WebSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -273,9 +294,50 @@ def _memory(read: Env) -> MemorySettings:
     )
 
 
+_BOT_TOKEN = re.compile(r"\d{1,20}:[A-Za-z0-9_-]{1,100}")
+_PERSONA_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_INVALID = "invalid_setting"
+
+
+def bot_bindings(raw: str) -> tuple[BotBinding, ...]:
+    """``TELEGRAM_BOT_TOKENS``: comma-separated ``persona=token`` pairs, one bot per persona.
+
+    Errors name the entry by position and never quote a token.
+
+    Raises:
+        ConfigError: ``invalid_setting`` for a malformed entry, a persona or a bot given twice.
+    """
+    found: list[BotBinding] = []
+    entries = [part.strip() for part in raw.split(",") if part.strip()]
+    for number, entry in enumerate(entries, start=1):
+        persona, sign, token = (half.strip() for half in entry.partition("="))
+        where = f"TELEGRAM_BOT_TOKENS entry {number}"
+        if not sign or not _PERSONA_ID.fullmatch(persona):
+            raise ConfigError(f"{where} must be persona=token (a persona id, then =).", code=_INVALID)
+        if not _BOT_TOKEN.fullmatch(token):
+            raise ConfigError(
+                f"{where} ({persona}) has no bot token after = (like 123456789:AAH..., from @BotFather).",
+                code=_INVALID,
+            )
+        if any(b.persona == persona for b in found):
+            raise ConfigError(f"{where}: persona {persona!r} has two bots.", code="invalid_setting")
+        if any(b.token.split(":")[0] == token.split(":")[0] for b in found):
+            raise ConfigError(f"{where} ({persona}): that bot is already bound.", code="invalid_setting")
+        found.append(BotBinding(persona=persona, token=Secret(token)))
+    return tuple(found)
+
+
 def _telegram(read: Env) -> TelegramSettings:
+    bindings = bot_bindings(read.raw("TELEGRAM_BOT_TOKENS"))
+    if bindings and read.raw("TELEGRAM_BOT_TOKEN"):
+        raise ConfigError(
+            "TELEGRAM_BOT_TOKENS and TELEGRAM_BOT_TOKEN are both set: use one (TELEGRAM_BOT_TOKENS binds "
+            "each bot to a persona; name every bot there).",
+            code="invalid_setting",
+        )
     return TelegramSettings(
         bot_token=read.secret("TELEGRAM_BOT_TOKEN"),
+        bot_tokens=bindings,
         api_base=read.optional("TELEGRAM_API_BASE"),
         webhook_url=read.optional("TELEGRAM_WEBHOOK_URL"),
         webhook_secret=read.secret("TELEGRAM_WEBHOOK_SECRET"),

@@ -11,6 +11,7 @@ from typing import Literal
 
 import msgspec
 
+from engine.cast import Cast
 from engine.images import Image, ImageRef
 from engine.memory.journal import Deleted, Forgotten, Saved, Updated
 
@@ -63,6 +64,8 @@ class IncomingMessage(msgspec.Struct, frozen=True, kw_only=True):
     images: tuple[Image, ...] = ()
     greeting: int = 0
     """Which greeting opens a new chat: 0 the persona's first message, n its n-th alternate one."""
+    addressed: str | None = None
+    """The cast member the person asked to answer (``persona`` in the body, ``/as``; CAST-4)."""
 
 
 class ModelSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -115,6 +118,10 @@ class Persona(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     """The live window's token cap for this persona's chats (unset: the deployment's, WIN-1)."""
     summaries: bool = True
     """Off: the persona's turns neither read nor queue summaries (SUM-1); the window alone."""
+    talkativeness: float = 0.5
+    """How readily the persona speaks up in a cast when nobody is named (0..1, CAST-2)."""
+    aliases: tuple[str, ...] = ()
+    """Other names that address the persona in a cast's messages (CAST-2)."""
 
 
 class ChatSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -124,6 +131,9 @@ class ChatSettings(msgspec.Struct, frozen=True, kw_only=True):
     nor write any memory list, the deep pass and the archive leave it alone (a challenge chat:
     every attempt starts from the same clean slate). A chat may be switched before its first
     message, so it starts in that mode.
+
+    ``cast``: the personas that share the chat and how they take turns (CAST-1); none: the chat
+    has one persona, the one its messages name.
     """
 
     memory: MemoryMode = "on"
@@ -132,6 +142,7 @@ class ChatSettings(msgspec.Struct, frozen=True, kw_only=True):
     off_spans: tuple[tuple[float, float], ...] = ()
     """Earlier memory-off stretches as (first, last) log positions, oldest first: the deep pass
     never reads the messages in them, even after memory is back on (DEEP-4)."""
+    cast: Cast | None = None
 
 
 class StoredMessage(msgspec.Struct, frozen=True, kw_only=True):
@@ -164,6 +175,8 @@ class StoredMessage(msgspec.Struct, frozen=True, kw_only=True):
     guest: bool = False
     listened: bool = False
     images: tuple[ImageRef, ...] = ()
+    addressed: str | None = None
+    """A person's message: the cast member it asked to answer (CAST-4)."""
 
 
 class Turn(msgspec.Struct, frozen=True, kw_only=True):

@@ -12,7 +12,7 @@ import re
 import msgspec
 
 from engine.memory.mode import MEMORY_OFF_NOTE
-from engine.prompt import Prompt, PromptMessage
+from engine.prompt import CAST_SOURCE, Prompt, PromptMessage
 from engine.tools import SaveMemoryInput, ToolCall, ToolSpec
 
 __all__ = [
@@ -41,8 +41,10 @@ def _words(text: str) -> set[str]:
 
 
 def _last_user(prompt: Prompt) -> str:
+    """The newest person's message (not another cast member's reply, shown as a user turn)."""
     for message in reversed(prompt.messages):
-        if message.slot == "window" and message.role == "user":
+        mine = not (message.source or "").startswith(CAST_SOURCE)
+        if message.slot == "window" and message.role == "user" and mine:
             return message.text
     return ""
 

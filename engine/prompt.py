@@ -31,6 +31,7 @@ from engine.tools import ToolExchange
 from engine.window import Window
 
 __all__ = [
+    "CAST_SOURCE",
     "DEFAULT_TEMPLATE",
     "EXAMPLES_MAX_TOKENS",
     "SLOTS",
@@ -59,6 +60,8 @@ DEFAULT_TEMPLATE: tuple[str, ...] = SLOTS
 EXAMPLES_MAX_TOKENS = 1_000  # the persona's example dialogue takes at most this much of a prompt
 _START = re.compile(r"<start>", re.IGNORECASE)
 MAX_CACHE_MARKS = 4  # the provider allows 4 breakpoints
+CAST_SOURCE = "cast:"
+"""The ``source`` prefix of a window message that is another cast member's reply (CAST-1)."""
 # Stable slots that end a cached part of their own: a change of the active memories then keeps
 # persona + pinned read, and a new summary tier keeps the active memories read.
 _MARKED_SLOTS: frozenset[str] = frozenset({"pinned_memories", "active_memories"})
@@ -115,6 +118,9 @@ class PromptParts(msgspec.Struct, frozen=True, kw_only=True):
     pictures: dict[str, Image] = msgspec.field(default_factory=dict)
     """The pictures the prompt carries, by id (``engine.images``); any other picture a window
     message names is a placeholder."""
+    cast: bool = False
+    """The chat has a cast (CAST-1): every person's message is named, and another persona's reply
+    is shown as a named user turn (``Lyra: …``), so the persona knows who said what."""
 
 
 class Prompt(msgspec.Struct, frozen=True, kw_only=True):
@@ -230,18 +236,21 @@ def _with_placeholders(text: str, refs: tuple[ImageRef, ...], pictures: dict[str
 
 
 def _render_window(parts: PromptParts) -> tuple[PromptMessage, ...]:
+    """The live window; in a cast another persona's reply is a named user turn. Each message
+    renders the same for a persona on every turn, so each persona's prefix stays cached."""
     speakers = {m.user for m in parts.window.messages if m.role == "user"}
-    named = len(speakers) > 1
+    named = len(speakers) > 1 or parts.cast
     pictures = parts.pictures
     rendered: list[PromptMessage] = []
     for m in parts.window.messages:
         text = _with_placeholders(m.text, m.images, pictures)
+        other = parts.cast and m.role == "assistant" and m.persona != parts.persona.id
         rendered.append(
             PromptMessage(
-                role=m.role,
-                text=f"{m.name}: {text}" if named and m.role == "user" else text,
+                role="user" if other else m.role,
+                text=f"{m.name}: {text}" if (named and m.role == "user") or other else text,
                 slot="window",
-                source=m.id,
+                source=f"{CAST_SOURCE}{m.id}" if other else m.id,
                 images=tuple(pictures[r.id] for r in m.images if r.id in pictures),
             )
         )

@@ -147,6 +147,8 @@ class Gathered(msgspec.Struct, frozen=True, kw_only=True):
     memory_off: bool = False  # the chat is in memory-off mode (MEM-8): no lists, no archive, no tools
     pictures: dict[str, Image] = msgspec.field(default_factory=dict)  # the pictures the prompt carries
     briefing: Briefing = Briefing()  # the archive's pinned pages and working notes (EPI-1, EPI-13)
+    cast: bool = False  # the chat has a cast of several personas: replies are attributed (CAST-1)
+    slot: float | None = None  # the turn's position when not the answered message's (``reply_slot``)
 
 
 class TurnPlan(msgspec.Struct, frozen=True, kw_only=True):
@@ -173,6 +175,7 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
         pictures=g.pictures,
         archive_pinned=g.briefing.pinned,
         working_notes=g.briefing.notes,
+        cast=g.cast,
     )
     parts = msgspec.structs.replace(
         parts,
@@ -224,7 +227,7 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
         chat=frame.answered.chat,
         persona=persona.id,
         answers=frame.answers,
-        position=frame.answered.position,
+        position=frame.answered.position if g.slot is None else g.slot,
         status="done",
         created_at=g.started,
         replaces=g.replaces.id if g.replaces else None,
@@ -368,9 +371,10 @@ MAX_TOOL_ROUNDS = 3
 
 
 def memory_space(chat: str) -> str:
-    """The space of a chat: a Telegram group for all its forum topics, a branch's original chat
+    """The space of a chat: a Telegram group for all its forum topics, a person's private chat for
+    each persona-bound bot's chat with them (``tg:<id>/bot/<persona>``), a branch's original chat
     (``<chat>=b-<id>``, memories are shared with branches, MEM-1), else the chat itself."""
-    return chat.split("/topic/")[0].split("=b-")[0]
+    return chat.split("/topic/")[0].split("/bot/")[0].split("=b-")[0]
 
 
 class Talk(msgspec.Struct, frozen=True, kw_only=True):

@@ -65,9 +65,11 @@ def _message_parts(message: StoredMessage) -> tuple[bytes, bytes]:
     """A message as the append script assembles it: the map header and every field but id/position."""
     fields = {k: v for k, v in msgspec.structs.asdict(message).items() if k not in ("id", "position")}
     body = codec.ENCODER.encode(fields)
-    if len(fields) + 2 > 15 or body[0] != 0x80 | len(fields):
+    count = len(fields) + 2
+    if len(fields) > 15 or body[0] != 0x80 | len(fields):
         raise AssertionError("StoredMessage outgrew a msgpack fixmap; adapt lua/chat_append.lua")
-    return bytes([0x80 | (len(fields) + 2)]), body[1:]
+    header = bytes([0x80 | count]) if count <= 15 else bytes([0xDE, 0, count])  # fixmap, else map 16
+    return header, body[1:]
 
 
 class RedisChatStore:

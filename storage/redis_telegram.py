@@ -11,6 +11,17 @@
   ``/link``: from then on that person speaks, and owns memories, as the web user.
 - ``<ns>:tg:personas``   HASH Telegram chat id → the persona ``/persona`` chose for that chat
   (all its topics); without one the bot's configured persona speaks.
+
+With several bots, each bound to a persona (``TELEGRAM_BOT_TOKENS``):
+
+- ``<ns>:tg:msg:<chat>:<message key>``   SET NX with a TTL: a group message that several of the
+  bots received is stored (and answered) once, by whichever bot claims it first.
+- ``<ns>:tg:cast:<chat>``   SET of the personas whose bots are in the group; with
+  ``<ns>:tg:cast_checked:<chat>`` (a TTL marker) saying when every bot's membership was asked.
+- ``<ns>:chat:{<chat>}:tg_cast``   the cast this adapter stored for a group (its bots), so that
+  it may follow the group's membership; a cast set through REST differs from it and is kept.
+- ``<ns>:tg:privacy_noticed:<bot>:<chat>``   the one-time notice that the bot only sees mentions
+  there was given.
 """
 
 from __future__ import annotations
@@ -18,14 +29,18 @@ from __future__ import annotations
 import msgspec
 import redis.asyncio as aioredis
 
+from engine.cast import Cast
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.replies import fields, maybe_text
 
-__all__ = ["UPDATE_TTL_SECONDS", "TelegramStore"]
+__all__ = ["CAST_CHECK_SECONDS", "UPDATE_TTL_SECONDS", "TelegramStore"]
 
 UPDATE_TTL_SECONDS = 24 * 3600
+CAST_CHECK_SECONDS = 3600
+"""How long the bots' membership of a group is trusted before it is asked again."""
 _IDS = msgspec.json.Decoder(list[int])
+_CAST = msgspec.json.Decoder(Cast)
 
 
 class TelegramStore:
@@ -85,3 +100,58 @@ class TelegramStore:
         """Choose the persona that speaks in a Telegram chat."""
         with map_redis_errors():
             await self._r.hset(f"{self._k.prefix}:tg:personas", str(chat_id), persona)
+
+    async def claim_message(self, chat_id: int, key: str) -> bool:
+        """Claim a group message for processing; True only for the first bot that claims it."""
+        with map_redis_errors():
+            found = await self._r.set(
+                f"{self._k.prefix}:tg:msg:{chat_id}:{key}", "1", nx=True, ex=UPDATE_TTL_SECONDS
+            )
+        return bool(found)
+
+    async def cast_bots(self, chat_id: int) -> set[str]:
+        """The personas whose bots are known to be in a group."""
+        with map_redis_errors():
+            raw = await self._r.smembers(f"{self._k.prefix}:tg:cast:{chat_id}")
+        return {m.decode() if isinstance(m, bytes) else str(m) for m in raw}
+
+    async def add_cast_bots(self, chat_id: int, personas: set[str]) -> None:
+        """Note that these personas' bots are in a group."""
+        if personas:
+            with map_redis_errors():
+                await self._r.sadd(f"{self._k.prefix}:tg:cast:{chat_id}", *sorted(personas))
+
+    async def drop_cast_bot(self, chat_id: int, persona: str) -> None:
+        """Note that a persona's bot is no longer in a group."""
+        with map_redis_errors():
+            await self._r.srem(f"{self._k.prefix}:tg:cast:{chat_id}", persona)
+
+    async def cast_check_due(self, chat_id: int) -> bool:
+        """True (once an hour per group) when the bots' membership should be asked again."""
+        with map_redis_errors():
+            found = await self._r.set(
+                f"{self._k.prefix}:tg:cast_checked:{chat_id}", "1", nx=True, ex=CAST_CHECK_SECONDS
+            )
+        return bool(found)
+
+    async def privacy_noticed(self, bot_id: int, chat_id: int) -> bool:
+        """Whether the bot already said in the group that it only sees mentions."""
+        with map_redis_errors():
+            return bool(await self._r.exists(f"{self._k.prefix}:tg:privacy_noticed:{bot_id}:{chat_id}"))
+
+    async def notice_privacy_once(self, bot_id: int, chat_id: int) -> bool:
+        """Mark the privacy notice as given; True only the first time."""
+        with map_redis_errors():
+            found = await self._r.set(f"{self._k.prefix}:tg:privacy_noticed:{bot_id}:{chat_id}", "1", nx=True)
+        return bool(found)
+
+    async def auto_cast(self, chat: str) -> Cast | None:
+        """The cast this adapter last stored for a group chat, if any."""
+        with map_redis_errors():
+            raw = await self._r.get(self._k.chat(chat, "tg_cast"))
+        return _CAST.decode(raw) if raw is not None else None
+
+    async def set_auto_cast(self, chat: str, cast: Cast) -> None:
+        """Remember the cast this adapter stored for a group chat."""
+        with map_redis_errors():
+            await self._r.set(self._k.chat(chat, "tg_cast"), msgspec.json.encode(cast))

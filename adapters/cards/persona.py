@@ -6,6 +6,7 @@ import re
 import unicodedata
 
 from adapters.cards.card import CardPersona
+from engine.lorebook.model import pairs_to_dict
 from engine.model import Persona
 
 __all__ = ["DEFAULT_CARD_PROMPT", "persona_from_card", "slug"]
@@ -44,4 +45,17 @@ def persona_from_card(card: CardPersona, *, persona_id: str | None, book_id: str
         mes_example=card.mes_example,
         post_history_instructions=card.post_history_instructions,
         lorebooks=(book_id,) if book_id else (),
+        talkativeness=_talkativeness(card),
+        aliases=(card.name.strip(),) if card.nickname and card.name.strip() != name.strip() else (),
     )
+
+
+def _talkativeness(card: CardPersona) -> float:
+    """The card's ``extensions.talkativeness`` (SillyTavern's group chats, a number or a numeric
+    string) within 0..1; 0.5 when it has none (CAST-2)."""
+    value = pairs_to_dict(card.extensions).get("talkativeness")
+    try:
+        number = float(value) if isinstance(value, int | float | str) and not isinstance(value, bool) else 0.5
+    except ValueError:
+        return 0.5
+    return min(1.0, max(0.0, number)) if number == number else 0.5  # NaN: the default

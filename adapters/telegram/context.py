@@ -5,14 +5,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from typing import Any
+
+from aiogram import Bot
 
 from adapters.telegram.delivery import DeliveryPolicy
 from adapters.telegram.ids import user_key
 from engine.ports import Clock, PlatformStore
 
-__all__ = ["BotContext", "ReplyTasks"]
+__all__ = ["BotContext", "PersonaBots", "ReplyTasks"]
 
 log = logging.getLogger("hearth.telegram")
 
@@ -53,8 +55,38 @@ class ReplyTasks:
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
+class PersonaBots:
+    """The bots of ``TELEGRAM_BOT_TOKENS``, each bound to one persona, in the order given."""
+
+    def __init__(self, bots: Mapping[str, Bot]) -> None:
+        self._bots = dict(bots)
+        self._personas = {bot.id: persona for persona, bot in self._bots.items()}
+
+    @property
+    def personas(self) -> tuple[str, ...]:
+        """The bound personas, in ``TELEGRAM_BOT_TOKENS`` order."""
+        return tuple(self._bots)
+
+    @property
+    def bots(self) -> tuple[Bot, ...]:
+        """The bots, in the same order."""
+        return tuple(self._bots.values())
+
+    def bot(self, persona: str) -> Bot:
+        """The bot that speaks as ``persona`` (which must be bound)."""
+        return self._bots[persona]
+
+    def persona_of(self, bot_id: int) -> str | None:
+        """The persona a bot speaks as, or None for a bot that is not bound."""
+        return self._personas.get(bot_id)
+
+
 class BotContext:
-    """The adapter's own state: which persona speaks, Redis marks, background replies, pacing, time."""
+    """The adapter's own state: which persona speaks, Redis marks, background replies, pacing, time.
+
+    ``bots`` holds the persona-bound bots when ``TELEGRAM_BOT_TOKENS`` is set (None with one
+    ``TELEGRAM_BOT_TOKEN``).
+    """
 
     def __init__(
         self,
@@ -64,19 +96,26 @@ class BotContext:
         policy: DeliveryPolicy,
         clock: Clock,
         replies: ReplyTasks,
+        bots: PersonaBots | None = None,
     ) -> None:
         self.persona = persona
         self.store = store
         self.policy = policy
         self.clock = clock
         self.replies = replies
+        self.bots = bots
 
     def speaking(self, persona: str) -> BotContext:
         """This context with another persona speaking (the chat's ``/persona`` choice)."""
         if persona == self.persona:
             return self
         return BotContext(
-            persona=persona, store=self.store, policy=self.policy, clock=self.clock, replies=self.replies
+            persona=persona,
+            store=self.store,
+            policy=self.policy,
+            clock=self.clock,
+            replies=self.replies,
+            bots=self.bots,
         )
 
     async def person(self, user_id: int) -> str:

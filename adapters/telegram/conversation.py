@@ -13,7 +13,7 @@ from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, Message
 from adapters.telegram.access import caller_of
 from adapters.telegram.context import BotContext
 from adapters.telegram.delivery import Target, deliver
-from adapters.telegram.normalize import GROUP_TYPES, chat_of, normalize, topic_of
+from adapters.telegram.normalize import GROUP_TYPES, Normalized, chat_of, normalize, topic_of
 from adapters.telegram.pictures import pictures_of
 from engine.service import ChatService, ReplyEvent
 
@@ -21,6 +21,7 @@ __all__ = [
     "Regenerate",
     "Swipe",
     "answer",
+    "read_message",
     "regenerate_keyboard",
     "swipe_keyboard",
     "take_message",
@@ -76,6 +77,23 @@ def target_of(message: Message, *, quote: bool = True) -> Target:
     )
 
 
+async def read_message(message: Message, bot: Bot, ctx: BotContext, persona_name: str) -> Normalized | None:
+    """The message as the service takes it (pictures fetched, the stored message it replies to,
+    a linked person's web account as author), or None when it has nothing to read."""
+    chat = chat_of(message)
+    replied = message.reply_to_message
+    reply_to = await ctx.store.stored_id(chat, replied.message_id) if replied else None
+    pictures = await pictures_of(message, bot) if message.photo or message.document else ()
+    found = normalize(message, await bot.me(), persona_name, reply_to=reply_to, pictures=pictures)
+    if found is None:
+        log.debug("skipped a message with nothing to read in %s", chat)
+        return None
+    if (caller := caller_of(message)) is not None:  # a person linked to a web account speaks as it
+        user = await ctx.person(caller)
+        found = msgspec.structs.replace(found, message=msgspec.structs.replace(found.message, user=user))
+    return found
+
+
 async def take_message(message: Message, bot: Bot, service: ChatService, ctx: BotContext) -> None:
     """Store a message the bot received; answer it in the background when it is addressed.
 
@@ -84,16 +102,10 @@ async def take_message(message: Message, bot: Bot, service: ChatService, ctx: Bo
     """
     chat = chat_of(message)
     persona = await service.persona(ctx.persona)
-    replied = message.reply_to_message
-    reply_to = await ctx.store.stored_id(chat, replied.message_id) if replied else None
-    pictures = await pictures_of(message, bot) if message.photo or message.document else ()
-    found = normalize(message, await bot.me(), persona.name, reply_to=reply_to, pictures=pictures)
+    found = await read_message(message, bot, ctx, persona.name)
     if found is None:
-        log.debug("skipped a message with nothing to read in %s", chat)
         return
     incoming = found.message
-    if (caller := caller_of(message)) is not None:  # a person linked to a web account speaks as it
-        incoming = msgspec.structs.replace(incoming, user=await ctx.person(caller))
     accepted = await service.accept(incoming, ctx.persona, reply=found.addressed)
     await ctx.store.remember_messages(chat, {message.message_id: accepted.message.id})
     if found.addressed:

@@ -1,6 +1,7 @@
 """Telegram ``Message`` → ``IncomingMessage`` (PLT-5), and whether the persona is addressed (PLT-2).
 
-In a private chat every message is for the persona. In a group it answers a message that
+In a private chat every message is for the persona (a persona-bound bot's private chat is its
+own chat, ``ids.chat_key``). In a group it answers a message that
 mentions the bot (``@username`` or a text mention), names the persona (whole word, any case),
 or replies to one of the bot's messages; every other message is still stored as context.
 Media become text the model can read (``[photo]``, ``[sticker 😀]``) followed by the caption;
@@ -18,6 +19,7 @@ import msgspec
 from aiogram.types import Message, User
 
 from adapters.telegram.ids import chat_key, space_key, user_key
+from adapters.telegram.personabot import bound_persona
 from engine.images import Image
 from engine.model import IncomingMessage
 
@@ -50,8 +52,10 @@ def topic_of(message: Message) -> int | None:
 
 
 def chat_of(message: Message) -> str:
-    """The Hearth chat id of a message's chat or forum topic."""
-    return chat_key(message.chat.id, topic_of(message))
+    """The Hearth chat id of a message's chat or forum topic; a private chat with a persona-bound
+    bot is that bot's own (``ids.chat_key``)."""
+    persona = bound_persona(message.bot) if message.chat.type == "private" else None
+    return chat_key(message.chat.id, topic_of(message), bot_persona=persona)
 
 
 def attachments_of(message: Message, *, pictured: int = 0) -> tuple[str, ...]:

@@ -3,7 +3,8 @@
 Updates are handled one at a time in arrival order, so a group's messages are stored in the
 order people sent them; each handler returns as soon as the message is stored, and replies
 stream in background tasks. A restarted poller may fetch its last batch again; the Redis
-update marks (``UpdateOnce``) make that harmless.
+update marks (``UpdateOnce``) make that harmless. With ``TELEGRAM_BOT_TOKENS`` one Dispatcher
+polls every bot (one long poll each, in the same task group).
 """
 
 from __future__ import annotations
@@ -36,13 +37,15 @@ class Polling:
         """Greet Telegram and start polling in a task, on the worker's already built ``Hearth``.
 
         Args:
-            hearth: the process's graph, its personas installed (``TELEGRAM_BOT_TOKEN`` set).
+            hearth: the process's graph, its personas installed (a bot token set).
             on_exit: called if polling ever ends on its own (e.g. it crashed).
 
         Raises:
-            ConfigError: the token is missing, malformed or refused by Telegram.
+            ConfigError: a token is missing, malformed or refused by Telegram, or a bound persona
+                is not loaded.
         """
         polling = cls(TelegramApp.from_hearth(hearth, policy=DeliveryPolicy()))
+        await polling.app.check_personas(hearth.service)
         await polling._prepare()
         polling.task = asyncio.create_task(polling._run())
         if on_exit is not None:
@@ -51,18 +54,20 @@ class Polling:
 
     async def _prepare(self) -> None:
         try:
-            me = await self.app.check_token()
-            await self.app.bot.delete_webhook(drop_pending_updates=False)
+            await self.app.check_token()
+            for bot in self.app.bots:
+                await bot.delete_webhook(drop_pending_updates=False)
             await self.app.set_commands()
         except TelegramNetworkError as exc:
             log.warning("Telegram is unreachable (%s); polling will keep trying", exc)
             return
-        log.info("Telegram polling as @%s", me.username)
+        names = [f"@{(await bot.me()).username}" for bot in self.app.bots]
+        log.info("Telegram polling as %s", ", ".join(names))
 
     async def _run(self) -> None:
         try:
             await self.app.dispatcher.start_polling(
-                self.app.bot,
+                *self.app.bots,
                 handle_as_tasks=False,
                 handle_signals=False,
                 close_bot_session=False,

@@ -116,15 +116,28 @@ _MENU: dict[str, dict[str, str]] = {
 
 LANGUAGES: tuple[str, ...] = tuple(code for code in _MENU if code)
 
+_AS = {
+    "": "Make one persona answer: /as name message",
+    "ru": "Чтобы ответил один персонаж: /as имя сообщение",
+    "pt": "Fazer uma persona responder: /as nome mensagem",
+    "vi": "Để một nhân vật trả lời: /as tên tin nhắn",
+    "he": "שדמות אחת תענה: /as שם הודעה",
+}
+"""``/as`` in the menu of a persona-bound bot (``TELEGRAM_BOT_TOKENS``), in place of ``/persona``."""
 
-def menu(language: str = "") -> list[tuple[str, str]]:
-    """``(command, description)`` pairs for one language (``""`` = the default list)."""
+
+def menu(language: str = "", *, bound: bool = False) -> list[tuple[str, str]]:
+    """``(command, description)`` pairs for one language (``""`` = the default list); a
+    persona-bound bot (``bound``) offers ``/as`` where the single bot offers ``/persona``."""
     texts = _MENU.get(language, _MENU[""])
+    if bound:
+        as_text = _AS.get(language, _AS[""])
+        return [("as", as_text) if c == "persona" else (c, texts[c]) for c in COMMANDS]
     return [(command, texts[command]) for command in COMMANDS]
 
 
-def help_text(persona: str, username: str | None) -> str:
-    """The /help message (Markdown)."""
+def help_text(persona: str, username: str | None, *, bound: bool = False) -> str:
+    """The /help message (Markdown); ``bound``: of a persona-bound bot (its menu has ``/as``)."""
     handle = f"@{username}" if username else persona
     lines = [
         f"I'm **{persona}**. Talk to me here like to a friend.",
@@ -132,7 +145,7 @@ def help_text(persona: str, username: str | None) -> str:
         f"In groups I read along and answer when you mention {handle} or my name, "
         "or reply to one of my messages.",
         "",
-        *(f"/{command} — {description}" for command, description in menu()),
+        *(f"/{command} — {description}" for command, description in menu(bound=bound)),
         "",
         "**Memories.** `/remember <text>` (or `/remember` in reply to a message): in a private chat I "
         "remember it about you, everywhere; "

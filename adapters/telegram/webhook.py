@@ -7,6 +7,11 @@ processed. A valid update is processed (its message stored) before the 200 goes 
 reply streams on in the background. The same ``update_id`` delivered twice is processed once
 (``UpdateOnce``). On start the app registers the webhook with the
 secret and the command menu.
+
+With several bots (``TELEGRAM_BOT_TOKENS``) each bot's webhook is ``TELEGRAM_WEBHOOK_URL`` plus
+``/<bot id>`` (the number before the token's colon, which is public), served by
+``POST /telegram/webhook/{bot_id}``, so each update is processed by the bot it was sent to; an
+id that is not one of ours gets a 404 (``unknown_bot``).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import re
 from typing import Any
 
 import msgspec
+from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import Update
 from litestar import Request, Response, post
@@ -29,6 +35,7 @@ from adapters.telegram.bot import TelegramApp
 from adapters.telegram.delivery import DeliveryPolicy
 from adapters.web.errors import error_body
 from engine.errors import ConfigError, InvalidInput
+from engine.service import ChatService
 
 __all__ = ["SECRET_HEADER", "WEBHOOK_PATH", "TelegramWebhook"]
 
@@ -42,8 +49,9 @@ _SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")
 class TelegramWebhook:
     """The webhook route of one web process, with its start and stop hooks."""
 
-    def __init__(self, app: TelegramApp, url: str, secret: str) -> None:
+    def __init__(self, app: TelegramApp, url: str, secret: str, service: ChatService) -> None:
         self.app = app
+        self.service = service
         self.url = url
         self._secret = secret.encode()
         self.route = self._route()
@@ -63,50 +71,82 @@ class TelegramWebhook:
                 "of A-Z, a-z, 0-9, _ and -."
             )
         app = TelegramApp.from_hearth(hearth, policy=DeliveryPolicy())
-        return cls(app, str(settings.webhook_url), secret)
+        return cls(app, str(settings.webhook_url), secret, hearth.service)
 
     def authentic(self, header: str | None) -> bool:
         """Whether the request carries the webhook secret (constant-time comparison)."""
         return header is not None and hmac.compare_digest(header.encode(), self._secret)
 
+    @property
+    def bound(self) -> bool:
+        """Whether the bots are persona-bound (one webhook URL per bot)."""
+        return self.app.context.bots is not None
+
+    def url_of(self, bot: Bot) -> str:
+        """The URL a bot's webhook is registered at."""
+        return f"{self.url.rstrip('/')}/{bot.id}" if self.bound else self.url
+
+    async def receive(self, request: Request[Any, Any, Any], bot: Bot | None) -> Response[Any]:
+        """Check the secret, then process the update for ``bot`` (None: not one of ours)."""
+        if not self.authentic(request.headers.get(SECRET_HEADER)):
+            return Response(
+                error_body("invalid_webhook_secret", f"The {SECRET_HEADER} header is missing or wrong."),
+                status_code=401,
+            )
+        if bot is None:
+            return Response(
+                error_body("unknown_bot", "No bot of this deployment has that id."), status_code=404
+            )
+        try:
+            raw = await request.body()
+            check_json_depth(raw, what="update")
+            update = Update.model_validate(msgspec.json.decode(raw), context={"bot": bot})
+        except (msgspec.DecodeError, ValidationError, InvalidInput):
+            body = error_body("invalid_update", "The body is not a Telegram update.")
+            return Response(body, status_code=400)
+        await self.app.feed(update, bot)
+        return Response({"ok": True})
+
     def _route(self) -> HTTPRouteHandler:
         webhook = self
+        if self.bound:
+
+            @post(WEBHOOK_PATH + "/{bot_id:int}", include_in_schema=False, status_code=200)
+            async def bound_webhook(request: Request[Any, Any, Any], bot_id: int) -> Response[Any]:
+                """Receive one update for one of the persona-bound bots."""
+                return await webhook.receive(request, webhook.app.bot_by_id(bot_id))
+
+            return bound_webhook
 
         @post(WEBHOOK_PATH, include_in_schema=False, status_code=200)
         async def telegram_webhook(request: Request[Any, Any, Any]) -> Response[Any]:
             """Receive one update from Telegram."""
-            if not webhook.authentic(request.headers.get(SECRET_HEADER)):
-                return Response(
-                    error_body("invalid_webhook_secret", f"The {SECRET_HEADER} header is missing or wrong."),
-                    status_code=401,
-                )
-            try:
-                raw = await request.body()
-                check_json_depth(raw, what="update")
-                update = Update.model_validate(msgspec.json.decode(raw), context={"bot": webhook.app.bot})
-            except (msgspec.DecodeError, ValidationError, InvalidInput):
-                body = error_body("invalid_update", "The body is not a Telegram update.")
-                return Response(body, status_code=400)
-            await webhook.app.feed(update)
-            return Response({"ok": True})
+            return await webhook.receive(request, webhook.app.bot)
 
         return telegram_webhook
 
     async def startup(self) -> None:
-        """Register the webhook and the command menu (a failure is logged, not fatal)."""
+        """Register each bot's webhook and command menu (a failure is logged, not fatal).
+
+        Raises:
+            ConfigError: a bound persona is not loaded.
+        """
+        await self.app.check_personas(self.service)
         try:
-            me = await self.app.check_token()
-            await self.app.bot.set_webhook(
-                url=self.url,
-                secret_token=self._secret.decode(),
-                allowed_updates=self.app.allowed_updates(),
-                drop_pending_updates=False,
-            )
+            await self.app.check_token()
+            for bot in self.app.bots:
+                await bot.set_webhook(
+                    url=self.url_of(bot),
+                    secret_token=self._secret.decode(),
+                    allowed_updates=self.app.allowed_updates(),
+                    drop_pending_updates=False,
+                )
             await self.app.set_commands()
         except TelegramAPIError as exc:
             log.error("could not register the Telegram webhook: %s", exc)
             return
-        log.info("Telegram webhook registered for @%s at %s", me.username, self.url)
+        for bot in self.app.bots:
+            log.info("Telegram webhook registered for @%s at %s", (await bot.me()).username, self.url_of(bot))
 
     async def shutdown(self) -> None:
         """Let replies in flight finish, then close the bot's connections."""

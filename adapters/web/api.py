@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, Response, get, post, put
+from litestar import Controller, Response, delete, get, post, put
 from litestar.connection import ASGIConnection
 from litestar.di import Provide
 from litestar.handlers.base import BaseRouteHandler
@@ -18,12 +18,15 @@ from adapters.cards.jsondoc import check_json_depth
 from adapters.web.actions.chat import (
     Author,
     answer_last,
+    cast_reply,
+    cast_view,
     chat_settings,
-    final_event,
     history,
+    put_cast,
     put_chat_settings,
     regenerate,
     say,
+    speak_next,
     stored_only,
     turn_view,
 )
@@ -33,6 +36,8 @@ from adapters.web.errors import Refused
 from adapters.web.limits import ChatLimited, Ticket
 from adapters.web.params import Web
 from adapters.web.schemas.chat import (
+    CastBody,
+    CastView,
     ChatReply,
     ChatSettingsBody,
     ChatSettingsView,
@@ -40,11 +45,12 @@ from adapters.web.schemas.chat import (
     ImportedChat,
     MessageList,
     SendMessage,
+    SpeakBody,
     TurnView,
 )
 from adapters.web.state import WebState
 from engine.errors import InvalidInput, Unauthorized
-from engine.service import ReplyDone, ReplyEvent, ReplyFailed
+from engine.service import ReplyEvent, ReplyFailed
 from engine.validate import qualify_id
 
 __all__ = ["ChatController", "admin_guard", "decode_body"]
@@ -85,10 +91,11 @@ def decode_body(body: bytes, kind: type[msgspec.Struct]) -> Any:
 
 
 async def _answered(events: AsyncIterator[ReplyEvent]) -> ChatReply:
-    """A turn's REST reply, or 502 with the error (and the turn) when the model failed."""
-    final = await final_event(events)
-    if isinstance(final, ReplyDone):
-        return ChatReply(turn=final.turn, reply=final.reply, context=final.context, notices=final.notices)
+    """A turn's REST reply (in a chat with a cast, every member's reply: ``cast_reply``), or 502
+    with the error (and the turn) when the model failed."""
+    final = await cast_reply(events)
+    if isinstance(final, ChatReply):
+        return final
     if isinstance(final, ReplyFailed):
         raise Refused(502, final.code, final.message, turn=final.turn)
     raise Refused(502, "not_answered", "No reply was produced.")
@@ -146,6 +153,7 @@ class ChatController(Controller):
             sent_at=data.sent_at,
             images=data.images,
             greeting=data.greeting,
+            addressed=data.persona,
         )
         if not data.reply:
             return await stored_only(await send(reply=False))
@@ -159,10 +167,39 @@ class ChatController(Controller):
         return await _answered(await regenerate(web, qualify_id(chat, what="chat"), turn))
 
     @post("/{chat:str}/answer", status_code=200, responses=_FAILED)
-    async def answer(self, web: Web, chat: FromPath[str]) -> ChatReply:
+    async def answer(self, web: Web, chat: FromPath[str], body: RawBody) -> ChatReply:
         """Answer the chat's last message when it is a person's message with no reply (its turn
-        failed, or the process died mid-reply); 409 ``nothing_to_answer`` otherwise."""
-        return await _answered(await answer_last(web, qualify_id(chat, what="chat")))
+        failed, or the process died mid-reply); 409 ``nothing_to_answer`` otherwise.
+
+        With ``{"persona": id}`` in a chat with a cast ("who speaks next", CAST-4): that member
+        answers the newest person's message once more, after the replies it has; 409
+        ``not_in_cast`` when it is not a member.
+        """
+        chat_id = qualify_id(chat, what="chat")
+        asked: SpeakBody = decode_body(body, SpeakBody) if body.strip() else SpeakBody()
+        if asked.persona:
+            return await _answered(await speak_next(web, chat_id, asked.persona))
+        return await _answered(await answer_last(web, chat_id))
+
+    @get("/{chat:str}/personas")
+    async def cast(self, web: Web, chat: FromPath[str]) -> CastView:
+        """The chat's cast (CAST-1); ``personas`` empty: no cast, the chat has one persona."""
+        return await cast_view(web, qualify_id(chat, what="chat"))
+
+    @put("/{chat:str}/personas")
+    async def set_cast(self, web: Web, chat: FromPath[str], data: JSONBody[CastBody]) -> CastView:
+        """Set the chat's cast: ``personas`` in order (1 to 8 existing ids, no repeats),
+        ``strategy`` ``natural`` | ``list`` | ``manual``, ``max_replies`` (1 to the cast's size),
+        ``muted`` members (CAST-1..6). 422 ``cast_empty``, ``cast_too_large``, ``cast_duplicate``,
+        ``unknown_persona``, ``bad_strategy``, ``bad_max_replies``, ``muted_not_in_cast``."""
+        return await put_cast(web, qualify_id(chat, what="chat"), data)
+
+    @delete("/{chat:str}/personas", status_code=200)
+    async def drop_cast(self, web: Web, chat: FromPath[str]) -> CastView:
+        """Remove the chat's cast: its messages are answered by the persona they name again."""
+        chat_id = qualify_id(chat, what="chat")
+        await web.service.set_cast(chat_id, None)
+        return await cast_view(web, chat_id)
 
     @get("/{chat:str}/turns/{turn:str}")
     async def turn(self, web: Web, chat: FromPath[str], turn: FromPath[str]) -> TurnView:

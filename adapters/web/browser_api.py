@@ -26,6 +26,7 @@ from adapters.web.app_auth import (
     provide_accounts,
     provide_visitor,
 )
+from adapters.web.app_cast import CAST_ROUTES
 from adapters.web.app_chat import CHAT_ROUTES
 from adapters.web.app_chatfiles import CHATFILE_ROUTES
 from adapters.web.app_lore import LORE_ROUTES
@@ -57,6 +58,7 @@ def browser_router() -> Router:
                 dependencies=web_dependency(),
             ),
             *MEMORY_ROUTES,
+            *CAST_ROUTES,
             *LORE_ROUTES,
             *SUMMARY_ROUTES,
             *ARCHIVE_VIEW_ROUTES,

@@ -1,9 +1,11 @@
 """The browser chat's streaming WebSocket (PLT-4, API.md); the page's session is ``app_chat``.
 
 Frames are the tagged unions of ``adapters.web.schemas.frames``, decoded with msgspec.
-Frames in: ``{"type": "message", "text", "persona"?, "images"?, "greeting"?}`` (pictures as in the REST API),
+Frames in: ``{"type": "message", "text", "persona"?, "speaker"?, "images"?, "greeting"?}`` (pictures as
+in the REST API; ``speaker``: in a chat with a cast, the member asked to answer, CAST-4),
 ``{"type": "regenerate", "turn"}``,
-``{"type": "answer"}`` (answer the chat's last message when it is the person's and has no reply:
+``{"type": "answer", "persona"?}`` (with ``persona``: that cast member speaks next; without,
+answer the chat's last message when it is the person's and has no reply:
 a failed turn, or a process that died mid-reply; else ``error`` ``nothing_to_answer``),
 ``{"type": "stop"}`` (stop generating: the reply so far is kept).
 Frames out: ``{"type": "delta", "text"}``…, then ``{"type": "done", "turn", "reply", "context"}``
@@ -38,7 +40,7 @@ from litestar.params import FromPath
 
 from adapters.cards.jsondoc import check_json_depth
 from adapters.llm.stopping import STOP
-from adapters.web.actions.chat import Author, answer_last, browser_done, regenerate, say
+from adapters.web.actions.chat import Author, answer_last, browser_done, regenerate, say, speak_next
 from adapters.web.actions.personas import visible_persona
 from adapters.web.app_auth import current_session, origin_ok
 from adapters.web.limits import ChatLimited, Ticket
@@ -106,13 +108,25 @@ async def _handle(
     frame: MessageFrame | RegenerateFrame | AnswerFrame,
 ) -> bool:
     if isinstance(frame, AnswerFrame):
+        if frame.persona:  # "who speaks next" in a chat with a cast (CAST-4)
+            await visible_persona(web, session, frame.persona)
+            return await _relay(socket, await speak_next(web, chat, frame.persona), _ids(web, chat, None))
         return await _relay(socket, await answer_last(web, chat), _ids(web, chat, None))
     if isinstance(frame, MessageFrame):
         persona = frame.persona or "default"
         await visible_persona(web, session, persona)
         author = Author(user=session.user, name="You" if session.guest else session.slug, guest=session.guest)
+        if frame.speaker:
+            await visible_persona(web, session, frame.speaker)
         accepted = await say(
-            web, chat, author, frame.text, persona, images=frame.images, greeting=frame.greeting
+            web,
+            chat,
+            author,
+            frame.text,
+            persona,
+            images=frame.images,
+            greeting=frame.greeting,
+            addressed=frame.speaker or None,
         )
         return await _relay(socket, accepted.events, _ids(web, chat, accepted.message.id))
     events = await regenerate(web, chat, frame.turn, keep_alternatives=True)

@@ -50,6 +50,7 @@ class NewMessage(msgspec.Struct, frozen=True, kw_only=True):
     guest: bool = False
     listened: bool = False  # stored without a reply: context, its author no participant (MEM-4)
     images: tuple[ImageRef, ...] = ()  # the pictures it carries (their bytes go to the store beside it)
+    addressed: str | None = None  # the cast member a person's message asked to answer (CAST-4)
 
     def placed(self, chat: str, message_id: str, position: float) -> StoredMessage:
         """The message as a store keeps it (a role other than ``assistant`` becomes ``user``)."""
@@ -68,6 +69,7 @@ class NewMessage(msgspec.Struct, frozen=True, kw_only=True):
             guest=self.guest,
             listened=self.listened,
             images=self.images,
+            addressed=self.addressed,
         )
 
 

@@ -10,6 +10,7 @@ from engine.service.chat import (
     ReplyDone,
     ReplyEvent,
     ReplyFailed,
+    ReplySilent,
     ServicePolicy,
 )
 
@@ -20,5 +21,6 @@ __all__ = [
     "ReplyDone",
     "ReplyEvent",
     "ReplyFailed",
+    "ReplySilent",
     "ServicePolicy",
 ]

@@ -26,6 +26,7 @@ from datetime import datetime
 import msgspec
 
 from engine.archive import Briefing
+from engine.cast import Cast, check_cast, follower, recent_speakers, reply_slot, seed_of, speakers
 from engine.errors import Conflict, InvalidInput, LLMUnavailable, LockLost, NotFound, StorageUnavailable
 from engine.images import Image, ImageRef, check_images, image_tokens
 from engine.lorebook import LoreResult, LoreState, scan_lore
@@ -99,6 +100,7 @@ __all__ = [
     "ReplyDone",
     "ReplyEvent",
     "ReplyFailed",
+    "ReplySilent",
     "ServicePolicy",
 ]
 
@@ -131,12 +133,18 @@ class ReplyDelta(msgspec.Struct, frozen=True, kw_only=True, tag="delta"):
 
 
 class ReplyDone(msgspec.Struct, frozen=True, kw_only=True, tag="done"):
-    """The reply is complete and stored; ``notices`` tell what it saved or forgot (DEC-11)."""
+    """The reply is complete and stored; ``notices`` tell what it saved or forgot (DEC-11).
+
+    In a chat with a cast, ``persona`` and ``persona_name`` say which member wrote it (CAST-1);
+    a chat with one persona leaves them out.
+    """
 
     turn: str
     reply: str
     context: Context
     notices: tuple[str, ...] = ()
+    persona: str | msgspec.UnsetType = msgspec.UNSET
+    persona_name: str | msgspec.UnsetType = msgspec.UNSET
 
 
 class ReplyFailed(msgspec.Struct, frozen=True, kw_only=True, tag="error"):
@@ -147,7 +155,14 @@ class ReplyFailed(msgspec.Struct, frozen=True, kw_only=True, tag="error"):
     turn: str | None = None
 
 
-ReplyEvent = ReplyDelta | ReplyDone | ReplyFailed
+class ReplySilent(msgspec.Struct, frozen=True, kw_only=True, tag="silent"):
+    """Nobody of the chat's cast answers this message (manual order and no one asked for, or
+    every member muted, CAST-4); the message is stored."""
+
+    message: str = "Nobody in this chat's cast was asked to answer; your message is saved."
+
+
+ReplyEvent = ReplyDelta | ReplyDone | ReplyFailed | ReplySilent
 
 
 class Accepted(msgspec.Struct, frozen=True, kw_only=True):
@@ -259,6 +274,7 @@ class ChatService:
             guest=message.guest,
             listened=not reply,
             images=refs,
+            addressed=message.addressed,
         )
         greeting = await self._greeting(persona, message)
         stored, version = await self.chats.store_message(
@@ -305,6 +321,14 @@ class ChatService:
                 pending = inputs.answered
                 mine = pending.id == stored.id
                 try:
+                    cast = inputs.chat_settings.cast
+                    if cast is not None:
+                        async for event in self._cast_turns(pending, cast, inputs):
+                            if mine:
+                                yield event
+                        if mine:
+                            return
+                        continue
                     if pending.persona != stored.persona:  # the version read was of another persona
                         inputs = await self._read(chat, stored.position, pending.persona)
                     persona = await self._persona_at(pending.persona, inputs.persona_version)
@@ -325,6 +349,123 @@ class ChatService:
                 if mine:
                     return
         yield await self._already_answered(stored)
+
+    async def _members(self, cast: Cast) -> dict[str, Persona]:
+        """The cast's personas, read now (a member deleted since is left out)."""
+        members: dict[str, Persona] = {}
+        for persona_id in cast.personas:
+            found = await self.personas.get(persona_id)
+            if found is not None:
+                members[persona_id] = found
+        return members
+
+    async def _cast_turns(
+        self, pending: StoredMessage, cast: Cast, inputs: TurnInputs
+    ) -> AsyncIterator[ReplyEvent]:
+        """Answer a person's message in a chat with a cast: the strategy picks the speakers
+        (CAST-2..6), each writes one reply in its own voice, in order, after the ones before."""
+        members = await self._members(cast)
+        cast = msgspec.structs.replace(
+            cast,
+            personas=tuple(p for p in cast.personas if p in members),
+            muted=tuple(p for p in cast.muted if p in members),
+        )
+        names = {p: [m.name, *m.aliases] for p, m in members.items()}
+        replies = [(m.position, m.persona) for m in inputs.messages if m.role == "assistant"]
+        recent = recent_speakers(replies, pending.position)
+        chosen = speakers(
+            cast,
+            text=pending.text,
+            names=names,
+            recent_speakers=recent,
+            talkativeness={p: m.talkativeness for p, m in members.items()},
+            requested=pending.addressed,
+            seed=seed_of(pending.chat, pending.id),
+        )
+        if not chosen:
+            await self.chats.drop_pending(pending.chat, pending.id)
+            yield ReplySilent()
+            return
+        spoken: list[str] = []
+        while chosen:
+            speaker = chosen.pop(0)
+            done: ReplyDone | None = None
+            async for event in self._speak(pending, members[speaker], inputs if not spoken else None):
+                if isinstance(event, ReplyDone):
+                    done = event
+                yield event
+            if done is None:
+                return  # the model failed: no one follows a reply that is not there
+            spoken.append(speaker)
+            if not chosen:
+                after = follower(
+                    cast,
+                    reply=done.reply,
+                    speaker=speaker,
+                    names=names,
+                    spoken=spoken,
+                    recent_speakers=[*recent, *spoken],
+                )
+                chosen = [after] if after is not None else []
+
+    async def _speak(
+        self, answered: StoredMessage, persona: Persona, inputs: TurnInputs | None
+    ) -> AsyncIterator[ReplyEvent]:
+        """One cast member's reply to ``answered``, after the replies it already has. ``inputs``:
+        the read that took the message off the pending queue (the first reply), else read now."""
+        chat = answered.chat
+        if inputs is not None and answered.persona == persona.id:
+            read = inputs
+        elif inputs is not None:
+            read = await self._read(chat, answered.position, persona.id)
+        else:
+            read = await self._read(chat, answered.position + 0.99, persona.id, pending=False)
+            read = msgspec.structs.replace(read, answered=answered)
+        slot = reply_slot(answered.position, (m.position for m in read.messages))
+        async for event in self._run_turn(answered, persona, None, read, slot=slot):
+            yield event
+
+    async def cast_of(self, chat: str) -> Cast | None:
+        """The chat's cast (CAST-1); None: the chat has one persona."""
+        return (await self.chats.chat_settings(chat)).cast
+
+    async def set_cast(self, chat: str, cast: Cast | None) -> Cast | None:
+        """Give the chat a cast (checked: ``engine.cast.check_cast``), or none (one persona again).
+
+        Raises:
+            InvalidInput: the cast is refused (the code names why; nothing is stored).
+        """
+        if cast is not None:
+            known = {p for p in dict.fromkeys(cast.personas) if await self.personas.get(p) is not None}
+            cast = check_cast(cast, known)
+        now = await self.chats.chat_settings(chat)
+        settings = msgspec.structs.replace(now, cast=cast)
+        if settings != now:
+            await self.chats.put_chat_settings(chat, settings)
+        return cast
+
+    async def speak_next(self, chat: str, persona_id: str) -> AsyncIterator[ReplyEvent]:
+        """ "Who speaks next": the cast member ``persona_id`` answers the chat's newest person's
+        message once more, after the replies it has (CAST-4).
+
+        Raises:
+            NotFound: ``persona_not_found``. Conflict: ``not_in_cast`` (the chat has no cast or the
+            persona is not in it), ``nothing_to_answer`` (no person's message yet).
+        """
+        cast = await self.cast_of(chat)
+        if cast is None or persona_id not in cast.personas:
+            raise Conflict(f"{persona_id!r} is not in this chat's cast.", code="not_in_cast")
+        persona = await self.persona(persona_id)
+        newest = await self.chats.history(chat, 4 * len(cast.personas) + 4)
+        said = [m for m in newest if m.role == "user" and not m.listened]
+        if not said:
+            raise Conflict("Nobody has said anything to answer yet.", code="nothing_to_answer")
+        return self._speak_locked(said[-1], persona)
+
+    async def _speak_locked(self, answered: StoredMessage, persona: Persona) -> AsyncIterator[ReplyEvent]:
+        async with self._lock.hold(answered.chat):
+            async for event in self._speak(answered, persona, None):
+                yield event
 
     async def _read(self, chat: str, upto: float, persona_id: str, *, pending: bool = True) -> TurnInputs:
         """The one read of a turn's inputs, with the books this chat had last turn."""
@@ -444,9 +585,11 @@ class ChatService:
                 return
             if self.memory is not None:  # MEM-7: the old reply's memory writes are undone
                 await self.memory.rollback(memory_writes(old.journal))
-            inputs = await self._read(answered.chat, answered.position, persona.id, pending=False)
+            # a cast's later reply sees the replies before it (CAST-1), never the one it replaces
+            upto = answered.position if old.position == answered.position else old.position + 0.49
+            inputs = await self._read(answered.chat, upto, persona.id, pending=False)
             inputs = msgspec.structs.replace(inputs, answered=answered)
-            async for event in self._run_turn(answered, persona, old, inputs):
+            async for event in self._run_turn(answered, persona, old, inputs, slot=old.position):
                 yield event
 
     def _settings(self, persona: Persona) -> ModelSettings:
@@ -458,10 +601,21 @@ class ChatService:
         )
 
     async def _run_turn(
-        self, answered: StoredMessage, persona: Persona, replaces: Turn | None, inputs: TurnInputs
+        self,
+        answered: StoredMessage,
+        persona: Persona,
+        replaces: Turn | None,
+        inputs: TurnInputs,
+        *,
+        slot: float | None = None,
     ) -> AsyncIterator[ReplyEvent]:
-        """Gather → plan → perform → finish (``engine.turn``)."""
+        """Gather → plan → perform → finish (``engine.turn``); ``slot``: the turn's position when
+        it is not the answered message's (a cast's later reply, ``engine.cast.reply_slot``)."""
         gathered = await self._gather(answered, persona, replaces, inputs)
+        cast = inputs.chat_settings.cast
+        gathered = msgspec.structs.replace(
+            gathered, cast=cast is not None and len(cast.personas) > 1, slot=slot
+        )
         plan = plan_turn(gathered, estimate=self.counter.estimate)
         if self.memory is not None:
             await self.memory.commit(gathered.memory)
@@ -501,7 +655,10 @@ class ChatService:
         space = memory_space(answered.chat)
         notices = await self.memory.notices(space, commit.log.memory_writes) if self.memory else ()
         notices = (*await self._vision_notice(gathered.frame), *notices)
-        yield ReplyDone(turn=plan.turn.id, reply=text, context=summarize_context(commit.log), notices=notices)
+        who = {"persona": persona.id, "persona_name": persona.name} if cast is not None else {}
+        yield ReplyDone(
+            turn=plan.turn.id, reply=text, context=summarize_context(commit.log), notices=notices, **who
+        )
 
     async def _enqueue_summary(self, chat: str) -> None:
         """Queue the chat's summary job; the reply is stored already, so a queue that cannot be

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator
 
 import msgspec
 
+from engine.cast import MAX_CAST, swipe_key
 from engine.errors import Conflict, Forbidden, NotFound
 from engine.images import image_tokens
 from engine.model import ChatSettings, MessageStored, StoredMessage, Turn
@@ -81,7 +82,8 @@ class MessageControls:
 
     async def delete(self, chat: str, message_id: str, user: str) -> tuple[str, ...]:
         """Remove one's own message or a persona reply; a person's message takes the reply that
-        answered it along (when that reply directly follows it).
+        answered it along (when that reply directly follows it; in a chat with a cast, every
+        member's reply to it).
 
         Returns:
             The ids removed, the message's first.
@@ -95,6 +97,16 @@ class MessageControls:
             turn = await self._service.chats.answer_of(chat, message_id)
             if turn is not None and turn.reply_message and turn.answers and turn.answers[-1] == message_id:
                 removed.append(turn.reply_message)
+            if turn is not None and turn.position != found.position:  # a cast's replies: all of them
+                newest = await self._service.chats.history(chat, 4 * MAX_CAST)
+                removed.extend(
+                    m.id
+                    for m in newest
+                    if m.role == "assistant"
+                    and m.reply_to == message_id
+                    and found.position < m.position < found.position + 1
+                    and m.id not in removed
+                )
         for each in removed:
             await self._store.remove_message(chat, each)
         return tuple(removed)
@@ -118,7 +130,7 @@ class MessageControls:
     async def swipes_of(self, chat: str, turn: Turn) -> Swipes:
         """The alternatives of the reply ``turn`` wrote."""
         message = turn.answers[-1] if turn.answers else ""
-        ids = await self._store.swipes(chat, message) if message else []
+        ids = await self._store.swipes(chat, swipe_key(message, turn.position)) if message else []
         ids = ids or [turn.id]
         return Swipes(message=message, turns=tuple(ids), index=ids.index(turn.id) if turn.id in ids else 0)
 
@@ -137,7 +149,9 @@ class MessageControls:
     ) -> AsyncIterator[ReplyEvent]:
         async for event in events:
             if isinstance(event, ReplyDone) and old.answers:
-                await self._store.add_swipe(chat, old.answers[-1], old.id, event.turn)
+                await self._store.add_swipe(
+                    chat, swipe_key(old.answers[-1], old.position), old.id, event.turn
+                )
             yield event
 
     async def choose(self, chat: str, turn_id: str) -> tuple[Turn, StoredMessage]:
@@ -152,7 +166,9 @@ class MessageControls:
             current = await self._service.chats.latest(chat)
             if current is None or not current.answers or current.answers != chosen.answers:
                 raise Conflict("Only alternatives of the latest reply can be chosen.", code="not_a_swipe")
-            if turn_id not in await self._store.swipes(chat, current.answers[-1]):
+            if turn_id not in await self._store.swipes(
+                chat, swipe_key(current.answers[-1], current.position)
+            ):
                 raise Conflict("This reply is not an alternative of the latest one.", code="not_a_swipe")
             message = (
                 await self._service.chats.message(chat, chosen.reply_message)

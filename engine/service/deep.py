@@ -89,7 +89,7 @@ class DeepPass:
         output = parse_deep(text)
         if isinstance(output, str):
             return msgspec.structs.replace(base, status="rejected", reason=output)
-        space = chat.split("/topic/")[0]
+        space = chat.split("/topic/")[0].split("/bot/")[0]
         speakers = excerpt.speakers
         existing = [r.text for r in await self.memory.list(_lists(persona.id, space, speakers.values()))]
         planned = plan_deep(

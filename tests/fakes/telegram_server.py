@@ -25,6 +25,14 @@ return what a message carries (``photo`` sizes, a ``document``); ``getFile`` ans
 ``file_path`` (400 "file is too big" over 20 MB, as the Bot API does) and
 ``GET /file/bot<token>/<path>`` serves the bytes.
 
+Several bots: :meth:`FakeTelegram.add_bot` registers another token on the same server; the
+bots share the chats (as bots in one group do) and each has its own updates, webhook, command
+menu and ``getMe`` (``reads_all``: group privacy off). :meth:`FakeTelegram.copies` turns a
+user's message into the update each bot receives: the same ``message_id`` in a supergroup,
+a different one per bot in a basic group (``group(..., basic=True)``), as Telegram numbers
+basic groups' messages per account. A bot marked ``left`` by :meth:`FakeTelegram.set_member`
+gets 403 when it sends there.
+
 Not covered: media sending, inline mode, payments, business, reactions, rate limits of
 its own (only scripted ones), MarkdownV2.
 """
@@ -32,6 +40,7 @@ its own (only scripted ones), MarkdownV2.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import itertools
 import json
 import re
@@ -143,6 +152,24 @@ _BOT_COMMAND = re.compile(r"/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{3,32})?")
 def utf16_len(text: str) -> int:
     """Length in UTF-16 code units, as Telegram counts text and entity offsets."""
     return len(text.encode("utf-16-le")) // 2
+
+
+class BotState(msgspec.Struct, kw_only=True):
+    """One bot account of the fake: its identity, pending updates and webhook."""
+
+    token: str
+    username: str
+    first_name: str
+    reads_all: bool = False
+    updates: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    webhook: dict[str, Any] = msgspec.field(default_factory=dict)
+
+    @property
+    def bot_id(self) -> int:
+        return int(self.token.split(":", 1)[0])
+
+
+_CALLER: contextvars.ContextVar[BotState] = contextvars.ContextVar("caller")
 
 
 class Call(msgspec.Struct, frozen=True):
@@ -265,7 +292,8 @@ class FakeTelegram(ThreadedServer):
         self._calls: list[Call] = []
         self._arrived: dict[str, int] = defaultdict(int)
         self._failures: dict[str, deque[Failure]] = defaultdict(deque)
-        self._updates: list[dict[str, Any]] = []
+        self._primary = BotState(token=token, username=username, first_name=first_name)
+        self._bots: dict[str, BotState] = {token: self._primary}
         self._update_ids = itertools.count(1)
         self._chats: dict[int, dict[str, Any]] = {}
         self._log: dict[int, list[dict[str, Any]]] = defaultdict(list)
@@ -273,10 +301,25 @@ class FakeTelegram(ThreadedServer):
         self._members: dict[tuple[int, int], str] = {}
         self._queries: dict[str, dict[str, Any]] = {}
         self._query_ids = itertools.count(1)
-        self._commands: dict[tuple[str, str], list[dict[str, str]]] = {}
+        self._commands: dict[tuple[int, str, str], list[dict[str, str]]] = {}
         self._files: dict[str, bytes] = {}
         self._file_ids = itertools.count(1)
-        self.webhook: dict[str, Any] = {}
+
+    @property
+    def webhook(self) -> dict[str, Any]:
+        """The first bot's registered webhook (empty when none)."""
+        return self._primary.webhook
+
+    def add_bot(self, token: str, username: str, first_name: str, *, reads_all: bool = False) -> BotState:
+        """Another bot on this server, sharing its chats; ``reads_all``: group privacy mode off."""
+        state = BotState(token=token, username=username, first_name=first_name, reads_all=reads_all)
+        with self._lock:
+            self._bots[token] = state
+        return state
+
+    def bot(self, token: str | None = None) -> BotState:
+        """A bot's state (the first bot's without ``token``)."""
+        return self._bots[token] if token is not None else self._primary
 
     # --- lifecycle -------------------------------------------------------------------
 
@@ -290,7 +333,7 @@ class FakeTelegram(ThreadedServer):
         with self._lock:
             self._calls.append(Call("file", {"path": request.match_info["path"]}, time.monotonic(), 200))
             data = self._files.get(request.match_info["path"].rsplit("/", 1)[-1])
-        if request.match_info["token"] != self.token or data is None:
+        if request.match_info["token"] not in self._bots or data is None:
             return web.Response(status=404, text="Not Found")
         return web.Response(body=data, content_type="application/octet-stream")
 
@@ -353,14 +396,17 @@ class FakeTelegram(ThreadedServer):
             found = self._draft_now.get(chat_id)
             return dict(found) if found else None
 
-    def bot_messages(self, chat_id: int) -> list[dict[str, Any]]:
-        """The bot's messages in the chat as they stand now."""
-        return [m for m in self.chat(chat_id) if m["from"]["id"] == self.bot_id]
+    def bot_messages(self, chat_id: int, token: str | None = None) -> list[dict[str, Any]]:
+        """A bot's messages in the chat as they stand now (the first bot's without ``token``)."""
+        bot_id = self.bot(token).bot_id
+        return [m for m in self.chat(chat_id) if m["from"]["id"] == bot_id]
 
-    def commands(self, language_code: str = "", scope: str = "default") -> list[dict[str, str]]:
-        """The command menu registered for a language and scope type."""
+    def commands(
+        self, language_code: str = "", scope: str = "default", token: str | None = None
+    ) -> list[dict[str, str]]:
+        """The command menu a bot registered for a language and scope type."""
         with self._lock:
-            return list(self._commands.get((scope, language_code), []))
+            return list(self._commands.get((self.bot(token).bot_id, scope, language_code), []))
 
     def set_member(self, chat_id: int, user_id: int, status: str) -> None:
         """``creator``, ``administrator``, ``member``, ``left``... (default ``member``)."""
@@ -403,9 +449,11 @@ class FakeTelegram(ThreadedServer):
         """The private chat with ``user`` (its id is the user's)."""
         return self._register({"id": user["id"], "type": "private", "first_name": user["first_name"]})
 
-    def group(self, chat_id: int, title: str = "The Inn", *, forum: bool = False) -> dict[str, Any]:
-        """A supergroup (a forum when ``forum``)."""
-        chat = {"id": chat_id, "type": "supergroup", "title": title}
+    def group(
+        self, chat_id: int, title: str = "The Inn", *, forum: bool = False, basic: bool = False
+    ) -> dict[str, Any]:
+        """A supergroup (a forum when ``forum``; a basic group when ``basic``)."""
+        chat = {"id": chat_id, "type": "group" if basic else "supergroup", "title": title}
         return self._register(chat | ({"is_forum": True} if forum else {}))
 
     def channel(self, chat_id: int, title: str = "News") -> dict[str, Any]:
@@ -459,10 +507,24 @@ class FakeTelegram(ThreadedServer):
             self._queries[query_id] = query
         return {"update_id": self._next_update(), "callback_query": query}
 
-    def enqueue(self, *updates: dict[str, Any]) -> None:
-        """Makes updates available to getUpdates."""
+    def enqueue(self, *updates: dict[str, Any], token: str | None = None) -> None:
+        """Makes updates available to a bot's getUpdates (the first bot's without ``token``)."""
         with self._lock:
-            self._updates.extend(updates)
+            self.bot(token).updates.extend(updates)
+
+    def copies(self, update: dict[str, Any], *tokens: str) -> dict[str, dict[str, Any]]:
+        """The update each bot of ``tokens`` receives for one user's message, by token.
+
+        Each copy has its own ``update_id``; in a basic group each bot sees its own
+        ``message_id`` too (the first bot's is the one kept in the chat).
+        """
+        found: dict[str, dict[str, Any]] = {}
+        for number, token in enumerate(tokens):
+            message = dict(update["message"])
+            if message["chat"]["type"] == "group" and number:
+                message["message_id"] += 100_000 * number
+            found[token] = {"update_id": self._next_update(), "message": message}
+        return found
 
     def _next_update(self) -> int:
         with self._lock:
@@ -492,8 +554,10 @@ class FakeTelegram(ThreadedServer):
         except ApiError as error:
             params = {}
             return self._record(method, params, error)
-        if request.match_info["token"] != self.token:
+        caller = self._bots.get(request.match_info["token"])
+        if caller is None:
             return self._record(method, params, ApiError(401, "Unauthorized"))
+        _CALLER.set(caller)
         with self._lock:
             failure = self._failures[method].popleft() if self._failures[method] else None
         if failure is not None:
@@ -526,17 +590,19 @@ class FakeTelegram(ThreadedServer):
         return web.json_response(body, status=outcome.status)
 
     def _me(self) -> dict[str, Any]:
-        return {"id": self.bot_id, "is_bot": True, "first_name": self.first_name, "username": self.username}
+        me = _CALLER.get(self._primary)
+        return {"id": me.bot_id, "is_bot": True, "first_name": me.first_name, "username": me.username}
 
     async def _api_getme(self, _: dict[str, Any]) -> dict[str, Any]:
         return self._me() | {
             "can_join_groups": True,
-            "can_read_all_group_messages": False,
+            "can_read_all_group_messages": _CALLER.get(self._primary).reads_all,
             "supports_inline_queries": False,
         }
 
     async def _api_getupdates(self, p: dict[str, Any]) -> list[dict[str, Any]]:
-        if self.webhook.get("url"):
+        me = _CALLER.get(self._primary)
+        if me.webhook.get("url"):
             raise ApiError(
                 409,
                 "Conflict: can't use getUpdates method while webhook is active; "
@@ -547,8 +613,8 @@ class FakeTelegram(ThreadedServer):
         while True:
             with self._lock:
                 if offset > 0:
-                    self._updates = [u for u in self._updates if u["update_id"] >= offset]
-                ready = self._updates[offset:] if offset < 0 else list(self._updates)
+                    me.updates[:] = [u for u in me.updates if u["update_id"] >= offset]
+                ready = me.updates[offset:] if offset < 0 else list(me.updates)
             if ready or time.monotonic() >= deadline:
                 return ready[:limit]
             await asyncio.sleep(0.02)
@@ -559,14 +625,16 @@ class FakeTelegram(ThreadedServer):
             raise _bad("bad webhook: An HTTPS URL must be provided for webhook")
         if secret is not None and not _SECRET.fullmatch(secret):
             raise _bad("secret token contains unallowed characters")
-        self.webhook = {"url": url, "secret_token": secret, "allowed_updates": p.get("allowed_updates")}
+        me = _CALLER.get(self._primary)
+        me.webhook = {"url": url, "secret_token": secret, "allowed_updates": p.get("allowed_updates")}
         return True
 
     async def _api_deletewebhook(self, p: dict[str, Any]) -> bool:
-        self.webhook = {}
+        me = _CALLER.get(self._primary)
+        me.webhook = {}
         if p.get("drop_pending_updates"):
             with self._lock:
-                self._updates.clear()
+                me.updates.clear()
         return True
 
     def _known_chat(self, p: dict[str, Any]) -> dict[str, Any]:
@@ -627,6 +695,8 @@ class FakeTelegram(ThreadedServer):
 
     async def _api_sendmessage(self, p: dict[str, Any]) -> dict[str, Any]:
         chat = self._known_chat(p)
+        if self._members.get((chat["id"], _CALLER.get(self._primary).bot_id)) in ("left", "kicked"):
+            raise ApiError(403, "Forbidden: bot is not a member of the supergroup chat")
         text, entities = self._content(p)
         with self._lock:
             self._draft_now.pop(chat["id"], None)  # a message from the bot ends its draft
@@ -655,7 +725,7 @@ class FakeTelegram(ThreadedServer):
         found = self._find(self._known_chat(p)["id"], p.get("message_id", 0))
         if found is None:
             raise _bad(f"message to {verb} not found")
-        if found["from"]["id"] != self.bot_id and verb == "edit":
+        if found["from"]["id"] != _CALLER.get(self._primary).bot_id and verb == "edit":
             raise _bad("message can't be edited")
         return found
 
@@ -711,13 +781,15 @@ class FakeTelegram(ThreadedServer):
                 raise _bad("BOT_COMMAND_INVALID")
             if not 1 <= len(str(c.get("description", "")).strip()) <= 256:
                 raise _bad("BOT_COMMAND_DESCRIPTION_INVALID")
-        key = ((p.get("scope") or {}).get("type", "default"), p.get("language_code", ""))
+        me = _CALLER.get(self._primary).bot_id
+        key = (me, (p.get("scope") or {}).get("type", "default"), p.get("language_code", ""))
         with self._lock:
             self._commands[key] = commands
         return True
 
     async def _api_getmycommands(self, p: dict[str, Any]) -> list[dict[str, str]]:
-        return self.commands(p.get("language_code", ""), (p.get("scope") or {}).get("type", "default"))
+        scope = (p.get("scope") or {}).get("type", "default")
+        return self.commands(p.get("language_code", ""), scope, _CALLER.get(self._primary).token)
 
     async def _api_getchat(self, p: dict[str, Any]) -> dict[str, Any]:
         gifts = dict.fromkeys(

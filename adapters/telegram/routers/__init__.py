@@ -9,6 +9,7 @@ from __future__ import annotations
 from aiogram import Router
 
 from adapters.telegram.routers import (
+    cast,
     chat,
     clear,
     errors,
@@ -49,6 +50,7 @@ def create_routers() -> list[Router]:
         regenerate.create_router(),
         lore.create_router(),
         persona.create_router(),
+        cast.create_router(),
         unknown.create_router(),
         chat.create_router(),
     ]

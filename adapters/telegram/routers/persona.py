@@ -4,7 +4,8 @@
 ``/persona <id>`` or a button press chooses one for the whole chat (every topic). In a group
 only its admins may choose; anyone may look. Personas private to a web account are never
 offered here. The choice is kept in Redis (``TelegramStore.set_chat_persona``) and applied to
-every update of that chat by the ``ChatPersona`` middleware.
+every update of that chat by the ``ChatPersona`` middleware. A persona-bound bot
+(``TELEGRAM_BOT_TOKENS``) always speaks as its own persona and says so instead.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ from engine.service import ChatService
 __all__ = ["PersonaPick", "create_router", "on_command", "on_pick"]
 
 ADMINS_ONLY = "Only the group's admins can choose who talks here."
+BOUND = (
+    "This bot always speaks as {name}. In a group with several of our bots, /as <name> <message> "
+    "picks who answers."
+)
 
 
 class PersonaPick(CallbackData, prefix="persona"):
@@ -77,6 +82,10 @@ async def on_command(
     """List the personas, or choose one with ``/persona <id>``."""
     target = target_of(message)
     wanted = (command.args or "").strip()
+    if ctx.bots is not None:  # a persona-bound bot always speaks as its own persona
+        name = (await service.persona(ctx.persona)).name
+        await send_text(bot, target, BOUND.format(name=name), markdown=False)
+        return
     if wanted:
         if not await is_admin(message, bot):
             await send_text(bot, target, ADMINS_ONLY, markdown=False)

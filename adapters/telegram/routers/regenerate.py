@@ -4,7 +4,8 @@ The new reply replaces the old one in place: the messages that showed it are edi
 ones deleted, missing ones sent), and only the newest reply carries working buttons. The old
 replies are kept as alternatives (swipes): ‹ and › show them again, and the one shown
 is what the next turn sees. MEM-7 applies per version: moving away from one undoes its memory
-writes.
+writes. With persona-bound bots, ``/regenerate`` is carried out by the bot of the persona who
+wrote the reply (only that bot can edit its messages).
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from aiogram import Bot, F, Router
 from aiogram.filters import Command
 from aiogram.types import CallbackQuery, Message
 
+from adapters.telegram.cast import voice_of
 from adapters.telegram.context import BotContext
 from adapters.telegram.conversation import Regenerate, Swipe, answer, swipe_keyboard, target_of
 from adapters.telegram.delivery import send_text
-from adapters.telegram.normalize import chat_of
+from adapters.telegram.normalize import GROUP_TYPES, chat_of
 from engine.errors import Conflict, NotFound
 from engine.requestlog import summarize_context
 from engine.service import ChatService, ReplyDone, ReplyEvent
@@ -60,7 +62,9 @@ async def on_command(
         await send_text(bot, target_of(message), "There is no reply to write again yet.", markdown=False)
         return
     parts = await ctx.store.parts(chat, latest.id)
-    await _regenerate(bot, service, controls, ctx, chat, latest.id, message, parts)
+    group = message.chat.type in GROUP_TYPES  # a private chat is this bot's own
+    voice, voice_ctx = voice_of(bot, ctx, latest.persona) if group else (bot, ctx)
+    await _regenerate(voice, service, controls, voice_ctx, chat, latest.id, message, parts)
 
 
 async def on_button(

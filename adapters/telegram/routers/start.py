@@ -27,7 +27,8 @@ async def on_start(message: Message, bot: Bot, service: ChatService, ctx: BotCon
 async def on_help(message: Message, bot: Bot, service: ChatService, ctx: BotContext) -> None:
     """Say what the bot does and list the commands."""
     persona = await service.persona(ctx.persona)
-    await send_text(bot, target_of(message), help_text(persona.name, (await bot.me()).username))
+    text = help_text(persona.name, (await bot.me()).username, bound=ctx.bots is not None)
+    await send_text(bot, target_of(message), text)
 
 
 def create_router() -> Router:

@@ -16,6 +16,9 @@ import msgspec
 
 from adapters.web.actions.messages import controls_of
 from adapters.web.schemas.chat import (
+    CastBody,
+    CastReply,
+    CastView,
     ChatReply,
     ChatSettingsBody,
     ChatSettingsView,
@@ -30,13 +33,14 @@ from adapters.web.schemas.frames import BrowserDone
 from adapters.web.schemas.memory import DeepMemory
 from adapters.web.session import BrowserSession
 from adapters.web.state import WebState
+from engine.cast import Cast, Strategy
 from engine.errors import InvalidInput
 from engine.images import MAX_IMAGE_BYTES, MAX_IMAGES, Image, check_images
 from engine.memory import global_list, global_personal_list, personal_list, space_list
 from engine.memory.mode import DEEP_ACTIVE_NOTE
 from engine.model import ChatSettings, IncomingMessage, Persona, Turn
 from engine.requestlog import Context, LoreLog, RequestLog, WindowLog
-from engine.service import Accepted, ReplyDone, ReplyEvent, ReplyFailed
+from engine.service import Accepted, ReplyDone, ReplyEvent, ReplyFailed, ReplySilent
 from engine.turn import memory_space
 from engine.validate import check_sent_at
 
@@ -45,6 +49,8 @@ __all__ = [
     "Author",
     "answer_last",
     "browser_done",
+    "cast_reply",
+    "cast_view",
     "chat_settings",
     "decode_images",
     "deep_memory",
@@ -52,9 +58,11 @@ __all__ = [
     "history",
     "incoming",
     "inspection",
+    "put_cast",
     "put_chat_settings",
     "regenerate",
     "say",
+    "speak_next",
     "stored_only",
     "turn_log",
     "turn_view",
@@ -108,8 +116,9 @@ def incoming(
     guest: bool = False,
     images: tuple[Image, ...] = (),
     greeting: int = 0,
+    addressed: str | None = None,
 ) -> IncomingMessage:
-    """Normalize a web or API message (PLT-5)."""
+    """Normalize a web or API message (PLT-5); ``addressed``: the cast member asked to answer."""
     platform: Literal["web", "telegram"] = "telegram" if chat.startswith("tg:") else "web"
     space = chat.split("/topic/")[0]
     return IncomingMessage(
@@ -123,6 +132,7 @@ def incoming(
         guest=guest,
         images=images,
         greeting=greeting,
+        addressed=addressed,
     )
 
 
@@ -137,14 +147,24 @@ async def say(
     reply: bool = True,
     images: Sequence[ImageIn] = (),
     greeting: int = 0,
+    addressed: str | None = None,
 ) -> Accepted:
     """Store a message (sent now, or at ``sent_at`` within PLT-6's bounds) with its pictures, and
-    start its reply; a new chat opens with the persona's greeting number ``greeting``."""
+    start its reply; a new chat opens with the persona's greeting number ``greeting``; in a chat
+    with a cast, ``addressed`` is the member asked to answer (CAST-4)."""
     now = web.clock.now()
     at = now if sent_at is None else check_sent_at(sent_at, now)
     pictures = decode_images(images)
     message = incoming(
-        chat, author.user, author.name, text, at, guest=author.guest, images=pictures, greeting=greeting
+        chat,
+        author.user,
+        author.name,
+        text,
+        at,
+        guest=author.guest,
+        images=pictures,
+        greeting=greeting,
+        addressed=addressed,
     )
     return await web.service.accept(message, persona, reply=reply)
 
@@ -170,6 +190,73 @@ async def answer_last(web: WebState, chat: str) -> AsyncIterator[ReplyEvent]:
     a process that died mid-reply): 409 ``nothing_to_answer`` when it has one."""
     controls, _ = controls_of(web)
     return await controls.answer_last(chat)
+
+
+async def speak_next(web: WebState, chat: str, persona: str) -> AsyncIterator[ReplyEvent]:
+    """ "Who speaks next": the cast member ``persona`` answers the chat's newest message (CAST-4)."""
+    return await web.service.speak_next(chat, persona)
+
+
+async def cast_reply(events: AsyncIterator[ReplyEvent]) -> ChatReply | ReplyFailed | None:
+    """Drain a chat-with-a-cast's events into its answer: every member's reply in order (the
+    first as ``reply``), nobody's (``silent``), or the failure when no reply came."""
+    done: list[ReplyDone] = []
+    failed: ReplyFailed | None = None
+    silent = False
+    async for event in events:
+        if isinstance(event, ReplyDone):
+            done.append(event)
+        elif isinstance(event, ReplyFailed):
+            failed = event
+        elif isinstance(event, ReplySilent):
+            silent = True
+    if silent:
+        return ChatReply(turn=None, reply=None, context=EMPTY_CONTEXT, replies=[])
+    if not done:
+        return failed
+    first = done[0]
+    replies = [
+        CastReply(turn=d.turn, persona=str(d.persona), persona_name=str(d.persona_name), reply=d.reply)
+        for d in done
+    ]
+    return ChatReply(
+        turn=first.turn,
+        reply=first.reply,
+        context=first.context,
+        notices=tuple(n for d in done for n in d.notices),
+        persona=first.persona,
+        persona_name=first.persona_name,
+        replies=replies if isinstance(first.persona, str) else msgspec.UNSET,
+    )
+
+
+def _cast_view(chat: str, cast: Cast | None) -> CastView:
+    if cast is None:
+        return CastView(chat=chat, personas=[], strategy="natural", max_replies=1, muted=[])
+    return CastView(
+        chat=chat,
+        personas=list(cast.personas),
+        strategy=cast.strategy,
+        max_replies=cast.max_replies,
+        muted=list(cast.muted),
+    )
+
+
+async def cast_view(web: WebState, chat: str) -> CastView:
+    """A chat's cast (CAST-1); ``personas`` empty: no cast."""
+    return _cast_view(chat, await web.service.cast_of(chat))
+
+
+async def put_cast(web: WebState, chat: str, body: CastBody) -> CastView:
+    """Set a chat's cast (checked by ``engine.cast.check_cast``: 422 naming the problem)."""
+    strategy: Strategy = body.strategy  # type: ignore[assignment]  # check_cast refuses others
+    cast = Cast(
+        personas=tuple(body.personas),
+        strategy=strategy,
+        max_replies=body.max_replies,
+        muted=tuple(body.muted),
+    )
+    return _cast_view(chat, await web.service.set_cast(chat, cast))
 
 
 async def final_event(events: AsyncIterator[ReplyEvent]) -> ReplyDone | ReplyFailed | None:

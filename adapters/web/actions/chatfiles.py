@@ -18,6 +18,7 @@ from litestar import Response
 
 from adapters.chatfile import ChatFile, FileMessage, decode_chat, encode_hearth, encode_st
 from adapters.web.state import WebState
+from engine.cast import swipe_key
 from engine.errors import Conflict, InvalidInput
 from engine.model import StoredMessage, Turn
 from engine.ports.controls import ChatControlStore
@@ -45,7 +46,7 @@ async def read_chat(web: WebState, chat: str) -> ChatFile:
         chosen = 0
         turn = turns.get(m.turn) if m.turn else None
         if m.role == "assistant" and turn is not None and turn.answers:
-            ids = await store.swipes(chat, turn.answers[-1])
+            ids = await store.swipes(chat, swipe_key(turn.answers[-1], turn.position))
             others = await store.turns(chat, ids)
             kept = [i for i in ids if i == turn.id or (i in others and others[i].reply is not None)]
             if len(kept) > 1 and turn.id in kept:

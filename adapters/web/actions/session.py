@@ -20,6 +20,7 @@ from adapters.web.schemas.chat import (
 )
 from adapters.web.session import MAIN_ROOM, BrowserSession, chat_for
 from adapters.web.state import WebState
+from engine.cast import swipe_key
 from engine.errors import NotFound
 from engine.model import StoredMessage
 from engine.offline import OFFLINE_LABEL
@@ -58,12 +59,15 @@ async def _branches(web: WebState, chat: str) -> list[Branch]:
     ]
 
 
-async def _history(web: WebState, session: BrowserSession, chat: str) -> list[SessionMessage]:
-    """The chat's newest messages; each persona reply with alternatives carries ``swipes``."""
+async def _history(web: WebState, session: BrowserSession, chat: str, persona: str) -> list[SessionMessage]:
+    """The chat's newest messages; each persona reply with alternatives carries ``swipes``, and a
+    reply by another persona than the page's ``persona`` (a cast member) carries its id."""
     swipes = await web.chat_controls.all_swipes(chat) if web.chat_controls else {}
 
     def view(m: StoredMessage) -> SessionMessage:
-        alternatives = swipes.get(m.reply_to or "") if m.role == "assistant" else None
+        key = swipe_key(m.reply_to or "", m.position)
+        alternatives = swipes.get(key) if m.role == "assistant" else None
+        other = m.role == "assistant" and m.persona != persona
         return SessionMessage(
             id=m.id,
             role=m.role,
@@ -74,6 +78,7 @@ async def _history(web: WebState, session: BrowserSession, chat: str) -> list[Se
             mine=m.role == "user" and m.user == session.user,
             swipes=UNSET if alternatives is None else alternatives,
             images=list(m.images) if m.images else UNSET,
+            persona=m.persona if other else UNSET,
         )
 
     return [view(m) for m in (await history(web, chat, HISTORY)).messages]
@@ -99,7 +104,7 @@ async def session_view(
         chat = branch_chat(chat, branch)
     avatars = await web.persona_extras.has_avatars() if web.persona_extras else set()
     reader = "You" if session.guest else session.slug
-    messages = await _history(web, session, chat)
+    messages = await _history(web, session, chat, chosen.id)
     return SessionView(
         user=session.user,
         guest=session.guest,

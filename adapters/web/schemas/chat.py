@@ -89,14 +89,56 @@ class ChatSettingsView(msgspec.Struct, frozen=True, kw_only=True):
     memory: Literal["on", "off"]
 
 
+class CastReply(msgspec.Struct, frozen=True, kw_only=True):
+    """One cast member's reply to a message (CAST-1)."""
+
+    turn: str
+    persona: str
+    persona_name: str
+    reply: str
+
+
 class ChatReply(msgspec.Struct, frozen=True, kw_only=True):
-    """A turn's result; ``message`` is the stored message's id when no reply was asked."""
+    """A turn's result; ``message`` is the stored message's id when no reply was asked.
+
+    In a chat with a cast: ``persona`` (and ``persona_name``) says who wrote ``reply`` (the first
+    reply) and ``replies`` lists every member's reply in order; no one answering is ``turn`` and
+    ``reply`` null with ``replies`` empty (CAST-4).
+    """
 
     turn: str | None
     reply: str | None
     context: Context
     message: str | None = None
     notices: tuple[str, ...] = ()
+    persona: str | UnsetType = UNSET
+    persona_name: str | UnsetType = UNSET
+    replies: list[CastReply] | UnsetType = UNSET
+
+
+class CastBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``PUT /api/chats/{chat}/personas`` (and ``/app/...``): the chat's cast (CAST-1)."""
+
+    personas: list[str]
+    strategy: str = "natural"
+    max_replies: int = 1
+    muted: list[str] = msgspec.field(default_factory=list)
+
+
+class CastView(msgspec.Struct, frozen=True, kw_only=True):
+    """A chat's cast; ``personas`` empty: no cast, the chat has one persona (today's behaviour)."""
+
+    chat: str
+    personas: list[str]
+    strategy: str
+    max_replies: int
+    muted: list[str]
+
+
+class SpeakBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``POST /api/chats/{chat}/answer``: with ``persona``, that cast member speaks next."""
+
+    persona: str | None = None
 
 
 class TurnView(msgspec.Struct, frozen=True, kw_only=True):
@@ -213,6 +255,8 @@ class SessionMessage(msgspec.Struct, frozen=True, kw_only=True):
     mine: bool
     swipes: list[str] | UnsetType = UNSET
     images: list[ImageRef] | UnsetType = UNSET  # the pictures it carried (type and size; no bytes)
+    persona: str | UnsetType = UNSET
+    """A reply another persona than the page's wrote (a chat with a cast, CAST-1): its id."""
 
 
 class SessionView(msgspec.Struct, frozen=True, kw_only=True):

@@ -1,8 +1,9 @@
 """The browser chat's WebSocket frames (PLT-4, API.md): tagged unions on ``type``.
 
-In: ``message`` ``{text, persona?, images?}``, ``regenerate`` ``{turn}``, ``answer`` (the chat's last
-message, left without a reply), ``stop``; unknown fields are
-ignored. Out: the service's ``delta``, ``done`` and ``error`` events; the browser's ``done``
+In: ``message`` ``{text, persona?, speaker?, images?}``, ``regenerate`` ``{turn}``, ``answer`` (the
+chat's last message, left without a reply; with ``persona``, that cast member speaks next), ``stop``;
+unknown fields are ignored. Out: the service's ``delta``, ``done``, ``error`` and ``silent`` (no cast
+member answers) events; the browser's ``done``
 (:class:`BrowserDone`) also carries the reply's message id, the sent message's id and the
 reply's alternatives; :class:`ErrorFrame` is a frame the socket itself refused.
 """
@@ -16,7 +17,7 @@ from msgspec import UNSET, UnsetType
 
 from adapters.web.schemas.chat import ImageIn
 from engine.requestlog import Context
-from engine.service import ReplyDelta, ReplyDone, ReplyFailed
+from engine.service import ReplyDelta, ReplyDone, ReplyFailed, ReplySilent
 from engine.service.controls import Swipes
 
 __all__ = [
@@ -38,6 +39,8 @@ class MessageFrame(msgspec.Struct, frozen=True, kw_only=True, tag="message", tag
 
     text: str
     persona: str | None = None
+    speaker: str | None = None
+    """In a chat with a cast: the member asked to answer (the browser's picker, CAST-4)."""
     images: list[ImageIn] = msgspec.field(default_factory=list)
     greeting: int = 0  # which greeting opens a new chat (0: the first message, n: alternate n)
 
@@ -49,7 +52,10 @@ class RegenerateFrame(msgspec.Struct, frozen=True, kw_only=True, tag="regenerate
 
 
 class AnswerFrame(msgspec.Struct, frozen=True, kw_only=True, tag="answer", tag_field="type"):
-    """Answer the chat's last message, a person's message left without a reply."""
+    """Answer the chat's last message, a person's message left without a reply; with ``persona``
+    (a chat with a cast), that member answers the newest person's message once more (CAST-4)."""
+
+    persona: str | None = None
 
 
 class StopFrame(msgspec.Struct, frozen=True, kw_only=True, tag="stop", tag_field="type"):
@@ -81,6 +87,8 @@ class BrowserDone(msgspec.Struct, frozen=True, kw_only=True, tag="done", tag_fie
     reply_message: str | None
     message: str | UnsetType = UNSET
     swipes: Swipes | UnsetType = UNSET
+    persona: str | UnsetType = UNSET
+    persona_name: str | UnsetType = UNSET
 
     @classmethod
     def of(
@@ -99,10 +107,12 @@ class BrowserDone(msgspec.Struct, frozen=True, kw_only=True, tag="done", tag_fie
             reply_message=reply_message,
             message=UNSET if message is None else message,
             swipes=UNSET if swipes is None else swipes,
+            persona=done.persona,
+            persona_name=done.persona_name,
         )
 
 
-OutFrame = ReplyDelta | ReplyDone | ReplyFailed | BrowserDone | ErrorFrame
+OutFrame = ReplyDelta | ReplyDone | ReplyFailed | ReplySilent | BrowserDone | ErrorFrame
 
 _FRAME: msgspec.json.Decoder[InFrame] = msgspec.json.Decoder(InFrame)
 _KIND = msgspec.json.Decoder(dict[str, Any])

@@ -42,7 +42,7 @@
     rooms: $('#room-select'), account: $('#account-button'), stop: $('#stop'),
     branches: $('#branch-select'), avatar: $('#persona-avatar'),
     attach: $('#attach'), attachInput: $('#attach-input'), tray: $('#attachments'),
-    attachError: $('#attach-error'),
+    attachError: $('#attach-error'), speaker: $('#speaker-select'),
   };
   // Pictures (the server checks the same): PNG, JPEG, GIF or WebP by their first bytes, 5 MB each, 4 a message.
   const PICTURES = { max: 4, bytes: 5 * 1024 * 1024, types: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] };
@@ -88,7 +88,35 @@
     return box;
   }
 
-  function addMessage({ role, name, text, sentAt, turn, id, greeting, mine, swipes, pictures }) {
+  // a cast member's picture (or initial) beside its name on a reply (CAST-1)
+  function memberBadge(personaId, name) {
+    const known = ((state.session && state.session.personas) || []).find((p) => p.id === personaId);
+    const badge = make('span', 'avatar msg-avatar');
+    badge.setAttribute('aria-hidden', 'true');
+    if (known && known.avatar) {
+      const img = document.createElement('img');
+      img.src = known.avatar;                    // a same-origin /app URL from the server
+      img.alt = '';
+      badge.append(img);
+    } else {
+      badge.textContent = (name || '?').trim().charAt(0).toUpperCase();
+    }
+    return badge;
+  }
+
+  // the reply's writer in a chat with a cast: its name and picture in the bubble's header
+  function setPersona(el, personaId, name) {
+    if (!el || !personaId) return;
+    el.dataset.persona = personaId;
+    const meta = el.querySelector('.msg-meta');
+    meta.querySelector('.msg-avatar')?.remove();
+    meta.prepend(memberBadge(personaId, name));
+    if (name) meta.querySelector('.msg-author').textContent = name;
+  }
+
+  H.setPersona = setPersona;
+
+  function addMessage({ role, name, text, sentAt, turn, id, greeting, mine, swipes, pictures, persona }) {
     const el = make('div', 'msg');
     el.dataset.role = role === 'user' ? 'user' : 'assistant';
     if (turn) el.dataset.turn = turn;
@@ -105,6 +133,7 @@
     el.append(make('div', 'msg-text'));
     setText(el, text);
     el.append(actionsFor(el));
+    if (persona && role !== 'user') setPersona(el, persona, name);
     els.list.append(el);
     updateInspect(el);
     scrollDown();
@@ -287,7 +316,7 @@
       addMessage({
         role: m.role, name: m.name || fallback, text: m.text, sentAt: m.sent_at, turn: m.turn, id: m.id,
         greeting: m.id === 'm0' && m.role === 'assistant', mine: m.mine, swipes: m.swipes,
-        pictures: m.images,
+        pictures: m.images, persona: m.persona || (H.state.cast && m.role === 'assistant' ? persona.id : null),
       });
     }
   }
@@ -353,6 +382,7 @@
     if (!canSend()) return;
     const persona = state.session.persona || {};
     const frame = { type: 'message', text, persona: persona.id };
+    if (H.state.cast && els.speaker && els.speaker.value) frame.speaker = els.speaker.value;   // CAST-4
     if (choosingGreeting(lastMessage()) && state.greetingAt) frame.greeting = state.greetingAt;
     if (pictures.length) frame.images = pictures.map((p) => ({ media_type: p.media_type, data: p.data }));
     state.ws.send(JSON.stringify(frame));
@@ -373,6 +403,14 @@
     startReply(last);
     return true;
   }
+
+  // "who speaks next" in a chat with a cast: that member answers the newest message once more
+  H.speakNext = (personaId) => {
+    if (!canSend() || !personaId) return false;
+    state.ws.send(JSON.stringify({ type: 'answer', persona: personaId }));
+    startReply();
+    return true;
+  };
 
   function regenerate(bubble) {
     if (!canSend() || !bubble || !bubble.dataset.turn) return;
@@ -422,6 +460,7 @@
       }
       if (userEl && frame.message) setId(userEl, frame.message);
       if (frame.reply_message) setId(bubble, frame.reply_message);
+      if (frame.persona) setPersona(bubble, frame.persona, frame.persona_name);
       const turns = frame.swipes && Array.isArray(frame.swipes.turns) ? frame.swipes.turns : [];
       if (turns.length > 1) bubble.dataset.swipes = JSON.stringify(turns); else delete bubble.dataset.swipes;
       delete bubble.dataset.streaming;
@@ -431,6 +470,12 @@
       // DEC-11: what the reply saved or forgot, as visible as the space wants it
       for (const notice of Array.isArray(frame.notices) ? frame.notices : []) H.toast(notice, 'memory');
       H.emit('done', frame);
+    } else if (frame.type === 'silent') {        // nobody in the cast was asked to answer (CAST-4)
+      const p = state.pending;
+      state.pending = null;
+      if (p && !textOf(p.bubble).textContent) p.bubble.remove();
+      refreshControls();
+      H.toast(frame.message || 'Nobody was asked to answer.', 'ok');
     } else if (frame.type === 'error') {
       endPending(frame.message || frame.code, frame.code);
     }

@@ -210,3 +210,25 @@ def test_prm_3_the_log_marks_the_template_stable_slots_even_when_empty() -> None
         "recalled": False,
         "post_history": False,
     }
+
+
+def test_cast_1_another_members_reply_is_a_named_user_turn_and_the_prefix_stays() -> None:
+    """Issue 33 (CAST-1): in a cast, Bram's prompt shows Lyra's reply as "Lyra: …" from the user's
+    side and his own as his; the person is named; one more exchange keeps every earlier message
+    rendered the same (the cached prefix of Bram's next turn); a chat without a cast is as before."""
+    bram = msgspec.structs.replace(PERSONA, id="bram", name="Bram")
+    said = msg(1, "user", "Lyra, sing.")
+    lyra = msgspec.structs.replace(msg(2, "assistant", "La la."), persona="lyra", name="Lyra")
+    own = msgspec.structs.replace(msg(3, "assistant", "Too loud."), persona="bram", name="Bram")
+    first = (said, lyra, msgspec.structs.replace(msg(4, "user", "Bram?")))
+    parts = PromptParts(persona=bram, window=window(*first), cast=True)
+    shown = [(m.role, m.text) for m in assemble_prompt(parts).messages if m.slot == "window"]
+    assert shown == [("user", "Alice: Lyra, sing."), ("user", "Lyra: La la."), ("user", "Alice: Bram?")]
+    later = PromptParts(persona=bram, window=window(*first, own, msg(5, "user", "Again?")), cast=True)
+    again = [(m.role, m.text) for m in assemble_prompt(later).messages if m.slot == "window"]
+    assert again[:3] == shown and again[3] == ("assistant", "Too loud.")
+    plain = PromptParts(persona=bram, window=window(said, lyra))
+    assert [(m.role, m.text) for m in assemble_prompt(plain).messages if m.slot == "window"] == [
+        ("user", "Lyra, sing."),
+        ("assistant", "La la."),
+    ]
