@@ -48,6 +48,7 @@ from engine.requestlog import (
 )
 from engine.summary import SummaryState, prompt_summaries
 from engine.tools import ARCHIVE_TOOLS, ToolSpec, memory_tools
+from engine.user_persona import UserPersona, budgeted_description
 from engine.window import Window, WindowPolicy, live_window
 
 __all__ = [
@@ -147,6 +148,7 @@ class Gathered(msgspec.Struct, frozen=True, kw_only=True):
     memory_off: bool = False  # the chat is in memory-off mode (MEM-8): no lists, no archive, no tools
     pictures: dict[str, Image] = msgspec.field(default_factory=dict)  # the pictures the prompt carries
     briefing: Briefing = Briefing()  # the archive's pinned pages and working notes (EPI-1, EPI-13)
+    user_persona: UserPersona | None = None  # the answered person's own persona: {{user}}, description
 
 
 class TurnPlan(msgspec.Struct, frozen=True, kw_only=True):
@@ -164,10 +166,12 @@ NO_SAMPLING = frozenset({"anthropic", "offline"})
 
 def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
     """The prompt (PRM-1), its request log (PRM-3) and the turn record of a gathered turn."""
-    frame, persona = g.frame, g.persona
+    frame, persona, me = g.frame, g.persona, g.user_persona
     template = resolve_template(persona.template)
+    answered = msgspec.structs.replace(frame.answered, name=me.name) if me else frame.answered
     parts = msgspec.structs.replace(
-        prompt_parts(persona, frame.window, g.lore, g.memory, frame.answered),
+        prompt_parts(persona, frame.window, g.lore, g.memory, answered),
+        user_description=budgeted_description(me.description, estimate) if me else "",
         summaries=prompt_summaries(frame.summary),
         memory_note=MEMORY_OFF_NOTE if g.memory_off else "",
         pictures=g.pictures,

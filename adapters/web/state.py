@@ -22,6 +22,7 @@ from storage.redis_chat_controls import RedisChatControls
 from storage.redis_lore import RedisLoreStore
 from storage.redis_memory_directory import RedisMemoryDirectory
 from storage.redis_persona_extras import RedisPersonaExtras
+from storage.redis_user_personas import RedisUserPersonas
 
 __all__ = ["WebState"]
 
@@ -48,6 +49,7 @@ class WebState:
         controls: MessageControls | None = None,
         chat_controls: RedisChatControls | None = None,
         personas: RedisPersonaExtras | None = None,
+        user_personas: RedisUserPersonas | None = None,
     ) -> None:
         self.settings = settings
         self.service = service
@@ -60,6 +62,7 @@ class WebState:
         self.controls = controls
         self.chat_controls = chat_controls
         self.persona_extras = personas
+        self.user_personas = user_personas
         self.proxies = TrustedProxies(settings.trusted_proxies)
         limits = ChatLimits(concurrent=settings.web.chat_concurrent, per_minute=settings.web.chat_per_minute)
         shared = accounts.store.take if accounts is not None else None

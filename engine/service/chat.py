@@ -301,12 +301,15 @@ class ChatService:
     async def _answer(self, stored: StoredMessage) -> AsyncIterator[ReplyEvent]:
         chat = stored.chat
         async with self._lock.hold(chat, lazy=True):  # taken by the read, freed by the finish (issue 12)
-            while (inputs := await self._read(chat, stored.position, stored.persona)).answered is not None:
+            while (
+                inputs := await self._read(chat, stored.position, stored.persona, user=stored.user)
+            ).answered is not None:
                 pending = inputs.answered
                 mine = pending.id == stored.id
                 try:
-                    if pending.persona != stored.persona:  # the version read was of another persona
-                        inputs = await self._read(chat, stored.position, pending.persona)
+                    if pending.persona != stored.persona or pending.user != stored.user:
+                        # the version read was of another persona, the own persona of another person
+                        inputs = await self._read(chat, stored.position, pending.persona, user=pending.user)
                     persona = await self._persona_at(pending.persona, inputs.persona_version)
                     async for event in self._run_turn(pending, persona, None, inputs):
                         if mine:
@@ -326,8 +329,11 @@ class ChatService:
                     return
         yield await self._already_answered(stored)
 
-    async def _read(self, chat: str, upto: float, persona_id: str, *, pending: bool = True) -> TurnInputs:
-        """The one read of a turn's inputs (issue 12), with the books this chat had last turn."""
+    async def _read(
+        self, chat: str, upto: float, persona_id: str, *, user: str = "", pending: bool = True
+    ) -> TurnInputs:
+        """The one read of a turn's inputs (issue 12), with the books this chat had last turn and
+        ``user``'s own persona (``engine.user_persona``)."""
         cached = self._personas.get(persona_id)
         books = (*(cached[1].lorebooks if cached else ()), *self._books.get(chat, ()))
         inputs = await self.chats.turn_inputs(
@@ -338,6 +344,7 @@ class ChatService:
             persona=persona_id,
             model=self.policy.default_model,
             books=books,
+            user=user,
         )
         self.counter.use_ratio(inputs.token_ratio)
         self._books[chat] = inputs.attached
@@ -444,7 +451,9 @@ class ChatService:
                 return
             if self.memory is not None:  # MEM-7: the old reply's memory writes are undone
                 await self.memory.rollback(memory_writes(old.journal))
-            inputs = await self._read(answered.chat, answered.position, persona.id, pending=False)
+            inputs = await self._read(
+                answered.chat, answered.position, persona.id, user=answered.user, pending=False
+            )
             inputs = msgspec.structs.replace(inputs, answered=answered)
             async for event in self._run_turn(answered, persona, old, inputs):
                 yield event
@@ -551,6 +560,7 @@ class ChatService:
             memory_off=memory_off,
             pictures=pictures,
             briefing=briefing,
+            user_persona=inputs.user_persona,
         )
 
     async def _briefing(self, frame: Frame, inputs: TurnInputs, memory_off: bool) -> Briefing:
