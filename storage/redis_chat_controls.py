@@ -287,3 +287,32 @@ class RedisChatControls:
         with map_redis_errors():
             raw = await self._r.hgetall(self._k.chat(root, "branches"))
         return sorted((_BRANCH.decode(blob(v)) for v in raw.values()), key=lambda b: b.created_at)
+
+    async def chats_of(self, base: str) -> list[str]:
+        """Every chat of a browser room: ``base`` itself, ``base.<persona>`` for each persona and
+        the branches (``…=b-<id>``) of each (a SCAN: for deleting a room, not for turns)."""
+        found: set[str] = set()
+        patterns = [self._k.chat(c, "*") for c in (base, f"{base}.*", f"{base}=b-*")]
+        with map_redis_errors():
+            for pattern in patterns:
+                async for key in self._r.scan_iter(match=pattern, count=1000):
+                    name = texts([key])[0]
+                    start, end = name.find("{"), name.rfind("}")
+                    if 0 <= start < end:
+                        found.add(name[start + 1 : end])
+        return sorted(found)
+
+    async def delete_chats(self, chats: list[str]) -> int:
+        """Delete every key of ``chats`` (messages, turns, request logs, swipes, branches,
+        summaries, lore state, pictures, archive pages) and forget them in the archive's
+        deployment-wide sets; returns how many keys went."""
+        gone = 0
+        archive = [f"{self._k.prefix}:archive:chats", f"{self._k.prefix}:archive:unembedded"]
+        with map_redis_errors():
+            for chat in chats:
+                keys = [k async for k in self._r.scan_iter(match=self._k.chat(chat, "*"), count=1000)]
+                for start in range(0, len(keys), 500):
+                    gone += int(await self._r.delete(*keys[start : start + 500]))
+                for key in archive:
+                    await self._r.srem(key, chat)
+        return gone

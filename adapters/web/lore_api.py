@@ -20,7 +20,9 @@ from adapters.web.api import decode_body
 from adapters.web.layers import operator_guards, operator_route, web_dependency
 from adapters.web.schemas.lore import (
     AttachBooks,
+    BookDeleted,
     BookList,
+    BookRename,
     BookView,
     ChatBooks,
     EntryView,
@@ -34,6 +36,7 @@ from engine.errors import InvalidInput
 from engine.lorebook import LoreBook, pairs_to_dict
 from engine.model import Persona
 from engine.validate import qualify_id
+from storage.redis_lore import BookSummary
 
 __all__ = [
     "LorebookController",
@@ -103,6 +106,19 @@ class LorebookController(Controller):
     async def read(self, web: NamedDependency[WebState], book: FromPath[str]) -> BookView:
         """One book with its entries."""
         return book_view(await find_book(web, book))
+
+    @put("/{book:str}")
+    async def rename(
+        self, web: NamedDependency[WebState], book: FromPath[str], data: JSONBody[BookRename]
+    ) -> BookSummary:
+        """Rename a book (422 ``title_empty``, ``title_too_long``, ``title_invalid``)."""
+        renamed = await act.rename_book(web, await find_book(web, book), data.name)
+        return BookSummary(id=renamed.id, name=renamed.name, entries=len(renamed.entries))
+
+    @delete("/{book:str}", status_code=200)
+    async def remove(self, web: NamedDependency[WebState], book: FromPath[str]) -> BookDeleted:
+        """Delete a book: personas that read it stop, attached chats skip it; no memory is touched."""
+        return await act.delete_book(web, book)
 
     @get("/{book:str}/export")
     async def export(

@@ -1,6 +1,6 @@
 """What the lorebook endpoints do, for the operator (``/api``) and the browser (``/app``) alike.
 
-Import, store, read, export and attach books; the routes add the admin token or the session,
+Import, store, read, export, attach, rename and delete books; the routes add the admin token or the session,
 and which books a visitor may read or edit.
 """
 
@@ -14,20 +14,24 @@ from litestar import Response
 
 from adapters.cards import decode_lorebook, encode_lorebook
 from adapters.cards.report import import_report
-from adapters.web.schemas.lore import ChatBooks, Imported
+from adapters.web.schemas.lore import BookDeleted, ChatBooks, Imported
 from adapters.web.state import WebState
 from engine.errors import NotFound
 from engine.lorebook import LoreBook, compile_book, validate_book
+from engine.validate import check_title
 
 __all__ = [
+    "BOOK_NAME_CHARS",
     "ExportFormat",
     "attach_books",
     "compile_off_loop",
+    "delete_book",
     "export_book",
     "find_book",
     "import_book",
     "imported",
     "missing_books",
+    "rename_book",
     "store_book",
 ]
 
@@ -97,6 +101,28 @@ async def find_book(web: WebState, book: str) -> LoreBook:
     if found is None:
         raise NotFound(f"There is no lorebook {book!r}.", code="lorebook_not_found")
     return found
+
+
+BOOK_NAME_CHARS = 100
+
+
+async def rename_book(web: WebState, book: LoreBook, name: str) -> LoreBook:
+    """``book`` under a new name (422 ``title_empty``, ``title_too_long``, ``title_invalid``);
+    its id, and so every chat and persona that reads it, stay."""
+    title = check_title(name, what="A lorebook name", limit=BOOK_NAME_CHARS)
+    return await web.lore.put(msgspec.structs.replace(book, name=title))
+
+
+async def delete_book(web: WebState, book: str) -> BookDeleted:
+    """Delete a book (404 ``lorebook_not_found``): the personas that read it stop (their list
+    loses it), the chats it is attached to skip it; memories are not touched."""
+    await find_book(web, book)
+    personas = [p for p in await web.service.personas.all() if book in p.lorebooks]
+    for persona in personas:
+        kept = tuple(b for b in persona.lorebooks if b != book)
+        await web.service.personas.put(msgspec.structs.replace(persona, lorebooks=kept))
+    await web.lore.delete(book)
+    return BookDeleted(deleted=book, personas=[p.id for p in personas])
 
 
 async def missing_books(web: WebState, books: list[str]) -> list[str]:

@@ -19,8 +19,10 @@ from storage.redis_lore import BookSummary
 
 __all__ = [
     "AttachBooks",
+    "BookDeleted",
     "BookEdit",
     "BookList",
+    "BookRename",
     "BookView",
     "ChatBooks",
     "EditorBook",
@@ -87,6 +89,21 @@ class BookEdit(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     matching: Matching | None = None
     case_sensitive: bool | None = None
     use_group_scoring: bool | None = None
+
+
+class BookRename(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``PUT /app/lorebooks/{book}`` and ``PUT /api/lorebooks/{book}``: a new name
+    (1-100 characters); its id, entries and attachments stay."""
+
+    name: str
+
+
+class BookDeleted(msgspec.Struct, frozen=True, kw_only=True):
+    """A deleted book and the personas that read it (they no longer do); chats it was attached
+    to skip it. No memory is touched: a lorebook holds none."""
+
+    deleted: str
+    personas: list[str]
 
 
 class Imported(msgspec.Struct, frozen=True, kw_only=True):
