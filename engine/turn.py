@@ -487,7 +487,9 @@ def memory_logs(memory: MemoryContext) -> tuple[MemoryLog, ...]:
     if memory.reply is None:
         return ()
     stable = memory.reply.stable
-    matched = {h.memory_id: h.similarity for h in (memory.plan.matches if memory.plan else ())}
+    # the search scored every memory in play; a carried memory that was no match shows its score too
+    matched = {h.memory_id: h.similarity for h in memory.scores}
+    matched |= {h.memory_id: h.similarity for h in (memory.plan.matches if memory.plan else ())}
     return (
         *(
             MemoryLog(

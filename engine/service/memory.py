@@ -209,6 +209,7 @@ class MemoryDesk:
             plan=plan,
             reply=reply,
             search_ok=search.ok,
+            scores=search.scores,
             can_write=bool(set(participants) - set(guests)),
             documents=documents,
             policy=policy,
