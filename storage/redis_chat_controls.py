@@ -5,6 +5,9 @@ Beside the keys of ``storage.redis_chat`` a chat may have:
 - ``swipes``   HASH answered message id → msgpack list of turn ids, oldest first: the
   alternatives of one reply (regenerate keeps the old ones; one of them is chosen).
 - ``branches`` HASH branch id → msgpack ``Branch`` (kept on the chat a branch was made from).
+- ``kept_swipes`` HASH message id → msgpack ``KeptSwipes``: the alternatives an imported chat
+  file gave a persona message that answers nothing (its greeting, or one after another), kept
+  so an export gives them back.
 
 A copied chat (a branch, or a guest chat moved into an account) gets the source's messages up
 to a position with the ``chat`` field rewritten, the turns and request logs of the copied
@@ -28,7 +31,7 @@ from storage.keys import KeyBuilder
 from storage.redis_chat import REQUEST_LOG_TTL
 from storage.replies import blob, blob_hash, members, multi, texts, unwatch
 
-__all__ = ["Branch", "RedisChatControls"]
+__all__ = ["Branch", "KeptSwipes", "RedisChatControls"]
 
 _IDS = msgspec.msgpack.Decoder(list[str])
 
@@ -45,6 +48,16 @@ class Branch(msgspec.Struct, frozen=True, kw_only=True):
 
 
 _BRANCH = msgspec.msgpack.Decoder(Branch)
+
+
+class KeptSwipes(msgspec.Struct, frozen=True, kw_only=True):
+    """The alternatives of a persona message that answers nothing, as a chat file gave them."""
+
+    texts: tuple[str, ...]
+    chosen: int
+
+
+_KEPT = msgspec.msgpack.Decoder(KeptSwipes)
 
 
 class RedisChatControls:
@@ -86,6 +99,12 @@ class RedisChatControls:
         with map_redis_errors():
             raw = await self._r.hget(self._k.chat(chat, "swipes"), message)
         return _IDS.decode(blob(raw)) if raw is not None else []
+
+    async def kept_swipes(self, chat: str) -> dict[str, KeptSwipes]:
+        """The alternatives kept for persona messages that answer nothing (an imported greeting's)."""
+        with map_redis_errors():
+            raw = await self._r.hgetall(self._k.chat(chat, "kept_swipes"))
+        return {texts([k])[0]: _KEPT.decode(blob(v)) for k, v in raw.items()}
 
     async def all_swipes(self, chat: str) -> dict[str, list[str]]:
         """Every answered message's alternatives."""
@@ -193,11 +212,13 @@ class RedisChatControls:
         beside: list[StoredMessage],
         logs: list[RequestLog],
         seq: int,
+        kept: dict[str, KeptSwipes] | None = None,
     ) -> bool:
         """Write a whole chat into ``chat`` when it is empty, in one MULTI/EXEC.
 
         ``messages`` go in the log; ``beside`` (the alternatives not chosen) are kept out of it
-        for their turns; ``logs`` are the turns' request logs (kept for the usual time).
+        for their turns; ``logs`` are the turns' request logs (kept for the usual time); ``kept``
+        the alternatives of persona messages that answer nothing.
         Returns whether the chat was empty (nothing is written otherwise).
         """
         k = self._k
@@ -227,6 +248,8 @@ class RedisChatControls:
                     tx.set(k.request_log(chat, entry.turn), codec.ENCODER.encode(entry), ex=REQUEST_LOG_TTL)
                 for message, ids in swipes.items():
                     tx.hset(k.chat(chat, "swipes"), message, codec.ENCODER.encode(ids))
+                for message, alternatives in (kept or {}).items():
+                    tx.hset(k.chat(chat, "kept_swipes"), message, codec.ENCODER.encode(alternatives))
                 try:
                     await tx.execute()
                 except WatchError:  # a message arrived meanwhile
