@@ -83,7 +83,9 @@
         box.append(img);
       } else {
         const size = p.width && p.height ? ` ${p.width}×${p.height}` : '';
-        box.append(make('span', 'picture-label', `🖼 picture${size}`));
+        const label = make('span', 'picture-label', ` picture${size}`);
+        label.prepend(H.icon('picture'));
+        box.append(label);
       }
     }
     return box;
