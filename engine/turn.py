@@ -168,7 +168,7 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
     """The prompt (PRM-1), its request log (PRM-3) and the turn record of a gathered turn."""
     frame, persona, me = g.frame, g.persona, g.user_persona
     template = resolve_template(persona.template)
-    answered = msgspec.structs.replace(frame.answered, name=me.name) if me else frame.answered
+    answered = msgspec.structs.replace(frame.answered, name=me.name) if me and me.name else frame.answered
     parts = msgspec.structs.replace(
         prompt_parts(persona, frame.window, g.lore, g.memory, answered),
         user_description=budgeted_description(me.description, estimate) if me else "",

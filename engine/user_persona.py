@@ -22,6 +22,7 @@ __all__ = [
     "USER_NAME_MAX_CHARS",
     "UserPersona",
     "budgeted_description",
+    "check_user_description",
     "check_user_persona",
 ]
 
@@ -32,7 +33,8 @@ USER_DESCRIPTION_MAX_TOKENS = 800
 
 
 class UserPersona(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A person's name for ``{{user}}`` and their description of themselves."""
+    """A person's name for ``{{user}}`` and their description of themselves; an empty ``name``
+    (Telegram's ``/about``) leaves ``{{user}}`` their display name."""
 
     name: str
     description: str = ""
@@ -62,7 +64,17 @@ def check_user_persona(persona: UserPersona) -> UserPersona:
             f"The name is {len(name)} characters long; the limit is {USER_NAME_MAX_CHARS}.",
             code="user_name_too_long",
         )
-    description = persona.description.strip()
+    return UserPersona(name=name, description=check_user_description(persona.description))
+
+
+def check_user_description(text: str) -> str:
+    """The description stripped and NFC, or ``InvalidInput``.
+
+    Raises:
+        InvalidInput: ``user_description_too_long`` (over ``USER_DESCRIPTION_MAX_CHARS``),
+            ``user_description_invalid`` (a control character other than tab and line breaks).
+    """
+    description = text.strip()
     if len(description) > USER_DESCRIPTION_MAX_CHARS:
         raise InvalidInput(
             f"The description is {len(description):,} characters long; "
@@ -73,7 +85,7 @@ def check_user_persona(persona: UserPersona) -> UserPersona:
         raise InvalidInput(
             "The description holds control characters (such as NUL).", code="user_description_invalid"
         )
-    return UserPersona(name=name, description=unicodedata.normalize("NFC", description))
+    return unicodedata.normalize("NFC", description)
 
 
 def budgeted_description(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from aiogram import Router
 
 from adapters.telegram.routers import (
+    about,
     chat,
     clear,
     errors,
@@ -44,6 +45,7 @@ def create_routers() -> list[Router]:
         privacy.create_router(),
         notices.create_router(),
         memory_mode.create_router(),
+        about.create_router(),
         summary.create_router(),
         link.create_router(),
         regenerate.create_router(),

@@ -23,7 +23,7 @@ async def speaker_name(web: WebState, user: str, fallback: str) -> str:
     if web.user_personas is None:
         return fallback
     found = await web.user_personas.get(user)
-    return found.name if found is not None else fallback
+    return found.name if found is not None and found.name else fallback
 
 
 async def user_persona_view(web: WebState, user: str, fallback: str) -> UserPersonaView:
@@ -31,7 +31,8 @@ async def user_persona_view(web: WebState, user: str, fallback: str) -> UserPers
     found = await _store(web).get(user)
     if found is None:
         return UserPersonaView(user=user, name=fallback, description="", set=False)
-    return UserPersonaView(user=user, name=found.name, description=found.description, set=True)
+    name = found.name or fallback
+    return UserPersonaView(user=user, name=name, description=found.description, set=True)
 
 
 async def put_user_persona(web: WebState, user: str, body: UserPersonaBody) -> UserPersonaView:
