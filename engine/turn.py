@@ -484,27 +484,31 @@ def prompt_parts(
 
 
 def memory_logs(memory: MemoryContext) -> tuple[MemoryLog, ...]:
+    """The request log's memories: each carried one with the score the turn's search gave it
+    (``similarity``, the fused score; None when nothing was searched) and whether the search used
+    it (``matched``, DEC-4: a reasonable match, or a recalled dormant one)."""
     if memory.reply is None:
         return ()
     stable = memory.reply.stable
-    # the search scored every memory in play; a carried memory that was no match shows its score too
-    matched = {h.memory_id: h.similarity for h in memory.scores}
-    matched |= {h.memory_id: h.similarity for h in (memory.plan.matches if memory.plan else ())}
+    used = {h.memory_id: h.similarity for h in (memory.plan.matches if memory.plan else ())}
+    scored = {h.memory_id: h.similarity for h in memory.scores} | used
+
+    def carried(record: MemoryRecord, state: Literal["pinned", "active"]) -> MemoryLog:
+        return MemoryLog(
+            id=record.id,
+            scope=record.scope,
+            state=state,
+            similarity=scored.get(record.id),
+            matched=record.id in used,
+        )
+
     return (
+        *(carried(c.record, "pinned") for c in stable.pinned),
+        *(carried(c.record, "active") for c in stable.active),
         *(
             MemoryLog(
-                id=c.record.id, scope=c.record.scope, state="pinned", similarity=matched.get(c.record.id)
+                id=r.record.id, scope=r.record.scope, state="recalled", similarity=r.similarity, matched=True
             )
-            for c in stable.pinned
-        ),
-        *(
-            MemoryLog(
-                id=c.record.id, scope=c.record.scope, state="active", similarity=matched.get(c.record.id)
-            )
-            for c in stable.active
-        ),
-        *(
-            MemoryLog(id=r.record.id, scope=r.record.scope, state="recalled", similarity=r.similarity)
             for r in memory.reply.recalled
         ),
     )

@@ -70,6 +70,7 @@ async def test_dec_16_mochi_through_the_web_api(api: HearthClient, anthropic_fak
         # issue 31: an active memory carried without matching shows the score the search gave it
         (carried,) = response.json()["context"]["memories"]
         assert carried["state"] == "active" and isinstance(carried["similarity"], float), carried
+        assert carried["matched"] is False  # scored, not used: "chess" is not about Mochi
     assert "Juno's cat is named Mochi" in stable_and_tail(calls(anthropic_fake)[-1])[0]
     (stored,) = await memories(api, scope="space", space=chat)
     assert (stored["state"], stored["unused_days"]) == ("active", 6)
@@ -84,7 +85,7 @@ async def test_dec_16_mochi_through_the_web_api(api: HearthClient, anthropic_fak
         "Juno's cat is named Mochi" in tail and "Juno's cat" not in stable
     )  # near the end, after the breakpoint
     (used,) = recalled.json()["context"]["memories"]
-    assert used["state"] == "recalled" and used["similarity"] > 0
+    assert used["state"] == "recalled" and used["similarity"] > 0 and used["matched"] is True
     (stored,) = await memories(api, scope="space", space=chat)
     assert (stored["state"], stored["unused_days"]) == ("active", 0)
 

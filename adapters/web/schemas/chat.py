@@ -275,11 +275,19 @@ class InspectedMemory(msgspec.Struct, frozen=True, kw_only=True):
     state: Literal["pinned", "active", "recalled"]
     similarity: float | None
     text: str | None
+    matched: bool = False
 
     @classmethod
     def of(cls, log: MemoryLog, text: str | None) -> InspectedMemory:
         """The logged memory with its text (or None)."""
-        return cls(id=log.id, scope=log.scope, state=log.state, similarity=log.similarity, text=text)
+        return cls(
+            id=log.id,
+            scope=log.scope,
+            state=log.state,
+            similarity=log.similarity,
+            text=text,
+            matched=log.matched,
+        )
 
 
 class Inspection(msgspec.Struct, frozen=True, kw_only=True):
