@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.e2e import backends
 from tests.e2e.api_client import HearthClient
 from tests.e2e.test_web_app import Visitor
 from tests.e2e.test_web_ux_api import converse, error_of, signed_up
@@ -19,6 +20,8 @@ from tests.fakes.anthropic_server import FakeAnthropic, Reply
 from tests.fixtures.servers import WebApp
 
 pytestmark = [pytest.mark.e2e]
+
+claude_app = backends.claude_app  # every test here runs on a single Redis and on a Redis Cluster
 
 BOOK = {
     "entries": {"0": {"uid": 0, "key": ["harbor"], "content": "The harbor freezes.", "comment": "Harbor"}}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from tests.e2e import backends
 from tests.e2e.api_client import HearthClient
 from tests.e2e.test_web_app import Visitor, last_call
 from tests.e2e.test_web_ux_api import converse, error_of, signed_up, visitor_of
@@ -14,6 +15,8 @@ from tests.fakes.anthropic_server import FakeAnthropic, Reply
 from tests.fixtures.servers import WebApp
 
 pytestmark = [pytest.mark.e2e]
+
+claude_app = backends.claude_app  # every test here runs on a single Redis and on a Redis Cluster
 
 BAD = [
     ({"name": ""}, "user_name_empty"),
