@@ -48,7 +48,7 @@ async def test_issue_31_a_book_and_a_room_are_renamed_and_deleted_with_a_plain_c
     await page.click("#lore-delete")
     confirm = page.locator("#confirm-dialog")
     await expect(confirm.locator("#confirm-title")).to_have_text("Delete the lorebook “Port lore”?")
-    await expect(confirm.locator("#confirm-text")).to_contain_text("Its 1 entries are deleted for good")
+    await expect(confirm.locator("#confirm-text")).to_contain_text("Its 1 entry is deleted for good")
     await expect(confirm.locator("#confirm-text")).to_contain_text("No memory is touched")
     await page.screenshot(path=shot(f"delete-book-{size}.png"))
     await confirm.locator("#confirm-ok").click()
@@ -90,7 +90,7 @@ async def test_issue_31_a_book_and_a_room_are_renamed_and_deleted_with_a_plain_c
     await confirm.locator("#confirm-ok").click()
     await expect(page.locator("#room-select")).to_have_value("main")
     await expect(page.locator("#room-select option")).to_have_count(2)  # main and "+ New room…"
-    await expect(page.locator(".toast").last).to_contain_text("1 memories about you kept")
+    await expect(page.locator(".toast").last).to_contain_text("1 memory about you kept")
     await open_memories(page)
     await expect(memory_list(page, "personal_global")).to_contain_text(["Likes her stew spicy"])
     await page.close()

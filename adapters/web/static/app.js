@@ -900,8 +900,9 @@
       setParam('room', null);
       setParam('branch', null);
       await loadSession();
-      H.toast(`Room “${title}” deleted. ${got.memories_kept} memories about you kept, `
-        + `${got.memories_deleted} of the room’s own deleted.`, 'ok');
+      const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+      H.toast(`Room “${title}” deleted. ${plural(got.memories_kept, 'memory', 'memories')} about you kept, `
+        + `${plural(got.memories_deleted, 'memory', 'memories')} of the room’s own deleted.`, 'ok');
     } catch (err) {
       H.toast(err.message, 'error');
     }

@@ -314,9 +314,10 @@
   });
   $('#lore-delete').addEventListener('click', async () => {
     const name = current.name || current.id;
+    const count = current.entries.length;
     const sure = await H.confirm({
       title: `Delete the lorebook “${name}”?`,
-      text: `Its ${current.entries.length} entries are deleted for good. Chats and personas that read it stop using it. `
+      text: `Its ${count} ${count === 1 ? 'entry is' : 'entries are'} deleted for good. Chats and personas that read it stop using it. `
         + 'No memory is touched: memories are not kept in lorebooks.',
       ok: 'Delete lorebook', cancel: 'Keep it',
     });
