@@ -51,6 +51,7 @@ from storage.redis_memory_directory import RedisMemoryDirectory
 from storage.redis_persona_extras import RedisPersonaExtras
 from storage.redis_summary import RedisSummaryStore
 from storage.redis_telegram import TelegramStore
+from storage.redis_user_personas import RedisUserPersonas
 
 __all__ = [
     "Hearth",
@@ -111,6 +112,7 @@ class _Stores:
         self.chat_controls = RedisChatControls(redis, keys)
         self.accounts = RedisAccountStore(redis, keys)
         self.persona_extras = RedisPersonaExtras(redis, keys)
+        self.user_personas = RedisUserPersonas(redis, keys)
         self.telegram = TelegramStore(redis, keys)
 
 
@@ -186,6 +188,7 @@ def build(settings: Settings) -> Hearth:
         persona_extras=stores.persona_extras,
         telegram=stores.telegram,
         metrics=metrics,
+        user_personas=stores.user_personas,
     )
 
 
@@ -204,6 +207,7 @@ def create_web_app(settings: Settings) -> Litestar:
         controls=hearth.controls,
         chat_controls=hearth.chat_controls,
         personas=hearth.persona_extras,
+        user_personas=hearth.user_personas,
     )
     readiness = Readiness()
 

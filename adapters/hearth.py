@@ -29,6 +29,7 @@ from storage.redis_memory_directory import RedisMemoryDirectory
 from storage.redis_persona_extras import RedisPersonaExtras
 from storage.redis_summary import RedisSummaryStore
 from storage.redis_telegram import TelegramStore
+from storage.redis_user_personas import RedisUserPersonas
 
 __all__ = ["Hearth"]
 
@@ -56,6 +57,7 @@ class Hearth:
     persona_extras: RedisPersonaExtras
     telegram: TelegramStore
     metrics: Metrics | None = None
+    user_personas: RedisUserPersonas | None = None
 
     async def ping(self) -> bool:
         """Whether Redis answers."""

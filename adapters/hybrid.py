@@ -35,7 +35,16 @@ from adapters.vector.lexical import Bm25
 from engine.memory.decay import SearchHit
 from engine.memory.fusion import Evidence, FusionRule, chit_chat, decide
 
-__all__ = ["Evidences", "QueryVector", "ScoredSet", "ScoredSets", "hits", "phatic_score", "query_text"]
+__all__ = [
+    "Evidences",
+    "QueryVector",
+    "ScoredSet",
+    "ScoredSets",
+    "fused_scores",
+    "hits",
+    "phatic_score",
+    "query_text",
+]
 
 Scores = npt.NDArray[np.float64]
 Evidences = tuple[Scores, Scores, Scores, Scores, Scores]
@@ -210,6 +219,19 @@ def _within_limit(
     return within
 
 
+def fused_scores(rule: FusionRule, evidence: Evidences) -> Scores:
+    """Every candidate's fused score (``engine.memory.fusion.fuse``, vectorized): the score a hit
+    carries as its similarity, known for the candidates that are no hit as well."""
+    dense, query_cover, own_cover, distinct, _ = evidence
+    fused: Scores = (
+        rule.dense_weight * dense
+        + rule.query_weight * query_cover
+        + rule.memory_weight * own_cover
+        + rule.distinct_weight * distinct
+    )
+    return fused
+
+
 def hits(
     rule: FusionRule,
     ids: Sequence[str],
@@ -238,12 +260,7 @@ def hits(
         return ()
     if not lead:
         rule = msgspec.structs.replace(rule, lead=None)
-    fused = (
-        rule.dense_weight * dense
-        + rule.query_weight * query_cover
-        + rule.memory_weight * own_cover
-        + rule.distinct_weight * distinct
-    )
+    fused = fused_scores(rule, evidence)
     gate = elsewhere if elsewhere is not None and rule.person_gate and elsewhere.any() else None
     if gate is not None:
         fused = np.where(gate, -np.inf, fused)

@@ -29,6 +29,7 @@ from adapters.hybrid import (
     ScoredSet,
     ScoredSets,
     build_set,
+    fused_scores,
     hits,
     phatic_score,
     query_text,
@@ -37,6 +38,7 @@ from adapters.vector import VectorIndex, load_memory_vectors, memory_key
 from adapters.vector.lexical import word_count
 from engine.errors import Conflict
 from engine.memory import MemoryRecord, ScopeList, SearchResult, scope_list_of
+from engine.memory.decay import SearchHit
 from engine.memory.fusion import chit_chat
 from engine.ports import DocumentVersion, Vector, Vectors
 from storage.redis_documents import RedisDocumentStore
@@ -236,7 +238,13 @@ class EmbeddingRecall:
             plain=np.concatenate(plain) if plain else None,
             words=count,
         )
-        return SearchResult(ok=True, hits=found)
+        fused = fused_scores(self._rule, evidence)
+        scores = tuple(
+            SearchHit(memory_id=i, similarity=round(float(s), 3))
+            for i, s in zip(ids, fused, strict=True)
+            if np.isfinite(s)
+        )
+        return SearchResult(ok=True, hits=found, scores=scores)
 
     def _memory_set(self, scope: ScopeList, own: Sequence[MemoryRecord], background: np.ndarray) -> ScoredSet:
         """The scored set of one list's searchable memories, cached while list and vectors stand."""

@@ -48,6 +48,7 @@ __all__ = [
 
 SLOTS: tuple[str, ...] = (
     "persona",
+    "user_persona",
     "pinned_memories",
     "active_memories",
     "summaries",
@@ -65,7 +66,9 @@ CAST_SOURCE = "cast:"
 # Stable slots that end a cached part of their own: a change of the active memories then keeps
 # persona + pinned read, and a new summary tier keeps the active memories read.
 _MARKED_SLOTS: frozenset[str] = frozenset({"pinned_memories", "active_memories"})
-STABLE_SLOTS: frozenset[str] = frozenset({"persona", "pinned_memories", "active_memories", "summaries"})
+STABLE_SLOTS: frozenset[str] = frozenset(
+    {"persona", "user_persona", "pinned_memories", "active_memories", "summaries"}
+)
 
 
 class PromptMessage(msgspec.Struct, frozen=True, kw_only=True):
@@ -112,6 +115,7 @@ class PromptParts(msgspec.Struct, frozen=True, kw_only=True):
     archive_pinned: tuple[str, ...] = ()  # the briefing's pinned archive pages (EPI-13)
     working_notes: tuple[str, ...] = ()  # the running session's working notes (EPI-1)
     user_name: str = "the user"
+    user_description: str = ""  # the person's own persona description, budgeted (engine.user_persona)
     macros: MacroContext | None = None
     answering: int = 1  # the newest window messages this turn answers (the rest were seen before)
     memory_note: str = ""  # said in the pinned memories' place when the chat has memory off (MEM-8)
@@ -165,6 +169,17 @@ def _render_persona(parts: PromptParts) -> tuple[PromptMessage, ...]:
     intro = f"Examples of how {persona.name} talks (not part of the chat):"
     example = PromptMessage(role="system", text=f"{intro}\n{blocks}", slot="persona", source="examples")
     return (shown, example)
+
+
+def _render_user_persona(parts: PromptParts) -> tuple[PromptMessage, ...]:
+    """The person's description of themselves, where SillyTavern puts the persona description."""
+    if not parts.user_description:
+        return ()
+    about = fill_macros(
+        parts.user_description, char=parts.persona.name, user=parts.user_name, ctx=parts.macros
+    )
+    text = f"About {parts.user_name}, the person you are talking with:\n{about}"
+    return (PromptMessage(role="system", text=text, slot="user_persona"),)
 
 
 def dialogue_examples(
@@ -292,6 +307,7 @@ def _render_post_history(parts: PromptParts) -> tuple[PromptMessage, ...]:
 
 _RENDERERS: dict[str, Callable[[PromptParts], tuple[PromptMessage, ...]]] = {
     "persona": _render_persona,
+    "user_persona": _render_user_persona,
     "pinned_memories": _render_pinned,
     "active_memories": _render_active,
     "summaries": _render_summaries,
@@ -309,13 +325,17 @@ def resolve_template(template: tuple[str, ...]) -> tuple[str, ...]:
         template: slot names in order.
 
     Returns:
-        The template to use.
+        The template to use; one saved before the ``user_persona`` slot existed gets it right
+        after ``persona`` (first when it has none).
 
     Raises:
         ConfigError: a slot is unknown or repeated, or "window" is missing.
     """
     if not template:
         return DEFAULT_TEMPLATE
+    if "user_persona" not in template:
+        at = template.index("persona") + 1 if "persona" in template else 0
+        template = (*template[:at], "user_persona", *template[at:])
     unknown = [s for s in template if s not in _RENDERERS]
     if unknown:
         raise ConfigError(

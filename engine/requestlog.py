@@ -69,12 +69,14 @@ class LoreLog(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class MemoryLog(msgspec.Struct, frozen=True, kw_only=True):
-    """A memory that entered the request."""
+    """A memory that entered the request: ``similarity`` the score the turn's search gave it
+    (None: not searched), ``matched`` whether the search used it (DEC-4)."""
 
     id: str
     scope: Literal["space", "personal", "global"]
     state: Literal["pinned", "active", "recalled"]
     similarity: float | None = None
+    matched: bool = False
 
 
 class MemoryNote(msgspec.Struct, frozen=True, kw_only=True):

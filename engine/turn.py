@@ -48,6 +48,7 @@ from engine.requestlog import (
 )
 from engine.summary import SummaryState, prompt_summaries
 from engine.tools import ARCHIVE_TOOLS, ToolSpec, memory_tools
+from engine.user_persona import UserPersona, budgeted_description
 from engine.window import Window, WindowPolicy, live_window
 
 __all__ = [
@@ -149,6 +150,7 @@ class Gathered(msgspec.Struct, frozen=True, kw_only=True):
     briefing: Briefing = Briefing()  # the archive's pinned pages and working notes (EPI-1, EPI-13)
     cast: bool = False  # the chat has a cast of several personas: replies are attributed (CAST-1)
     slot: float | None = None  # the turn's position when not the answered message's (``reply_slot``)
+    user_persona: UserPersona | None = None  # the answered person's own persona: {{user}}, description
 
 
 class TurnPlan(msgspec.Struct, frozen=True, kw_only=True):
@@ -166,10 +168,12 @@ NO_SAMPLING = frozenset({"anthropic", "offline"})
 
 def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
     """The prompt (PRM-1), its request log (PRM-3) and the turn record of a gathered turn."""
-    frame, persona = g.frame, g.persona
+    frame, persona, me = g.frame, g.persona, g.user_persona
     template = resolve_template(persona.template)
+    answered = msgspec.structs.replace(frame.answered, name=me.name) if me and me.name else frame.answered
     parts = msgspec.structs.replace(
-        prompt_parts(persona, frame.window, g.lore, g.memory, frame.answered),
+        prompt_parts(persona, frame.window, g.lore, g.memory, answered),
+        user_description=budgeted_description(me.description, estimate) if me else "",
         summaries=prompt_summaries(frame.summary),
         memory_note=MEMORY_OFF_NOTE if g.memory_off else "",
         pictures=g.pictures,
@@ -484,25 +488,31 @@ def prompt_parts(
 
 
 def memory_logs(memory: MemoryContext) -> tuple[MemoryLog, ...]:
+    """The request log's memories: each carried one with the score the turn's search gave it
+    (``similarity``, the fused score; None when nothing was searched) and whether the search used
+    it (``matched``, DEC-4: a reasonable match, or a recalled dormant one)."""
     if memory.reply is None:
         return ()
     stable = memory.reply.stable
-    matched = {h.memory_id: h.similarity for h in (memory.plan.matches if memory.plan else ())}
+    used = {h.memory_id: h.similarity for h in (memory.plan.matches if memory.plan else ())}
+    scored = {h.memory_id: h.similarity for h in memory.scores} | used
+
+    def carried(record: MemoryRecord, state: Literal["pinned", "active"]) -> MemoryLog:
+        return MemoryLog(
+            id=record.id,
+            scope=record.scope,
+            state=state,
+            similarity=scored.get(record.id),
+            matched=record.id in used,
+        )
+
     return (
+        *(carried(c.record, "pinned") for c in stable.pinned),
+        *(carried(c.record, "active") for c in stable.active),
         *(
             MemoryLog(
-                id=c.record.id, scope=c.record.scope, state="pinned", similarity=matched.get(c.record.id)
+                id=r.record.id, scope=r.record.scope, state="recalled", similarity=r.similarity, matched=True
             )
-            for c in stable.pinned
-        ),
-        *(
-            MemoryLog(
-                id=c.record.id, scope=c.record.scope, state="active", similarity=matched.get(c.record.id)
-            )
-            for c in stable.active
-        ),
-        *(
-            MemoryLog(id=r.record.id, scope=r.record.scope, state="recalled", similarity=r.similarity)
             for r in memory.reply.recalled
         ),
     )

@@ -26,6 +26,7 @@ __all__ = [
     "check_model_choice",
     "check_sent_at",
     "check_text",
+    "check_title",
     "has_control_chars",
     "qualify_id",
 ]
@@ -75,6 +76,24 @@ def check_text(text: str, limits: TextLimits) -> str:
     if len(normalized) < limits.min_chars:
         raise InvalidInput("The message is too short.", code="text_empty")
     return normalized
+
+
+def check_title(raw: str, *, what: str, limit: int) -> str:
+    """A name people give something (a branch, a room, a lorebook): spaces collapsed, 1 to
+    ``limit`` characters, no control characters.
+
+    Raises:
+        InvalidInput: ``title_empty``, ``title_too_long`` or ``title_invalid``, the message
+            naming ``what`` ("A room name ...").
+    """
+    if has_control_chars(raw) or any(0xD800 <= ord(c) <= 0xDFFF for c in raw):
+        raise InvalidInput(f"{what} cannot hold control characters.", code="title_invalid")
+    name = unicodedata.normalize("NFC", " ".join(raw.split()))
+    if not name:
+        raise InvalidInput(f"{what} cannot be empty.", code="title_empty")
+    if len(name) > limit:
+        raise InvalidInput(f"{what} has at most {limit} characters.", code="title_too_long")
+    return name
 
 
 def qualify_id(raw: str, *, what: str = "id") -> str:

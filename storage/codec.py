@@ -8,6 +8,7 @@ from engine.lorebook import LoreBook, LoreState
 from engine.model import ChatSettings, Persona, StoredMessage, Turn
 from engine.requestlog import RequestLog
 from engine.summary import SummaryState
+from engine.user_persona import UserPersona
 
 __all__ = [
     "CHAT_SETTINGS",
@@ -19,6 +20,7 @@ __all__ = [
     "REQUEST_LOG",
     "SUMMARY",
     "TURN",
+    "USER_PERSONA",
 ]
 
 ENCODER = msgspec.msgpack.Encoder()
@@ -30,3 +32,4 @@ LOREBOOK = msgspec.msgpack.Decoder(LoreBook)
 LORE_STATE = msgspec.msgpack.Decoder(LoreState)
 SUMMARY = msgspec.msgpack.Decoder(SummaryState)
 CHAT_SETTINGS = msgspec.msgpack.Decoder(ChatSettings)
+USER_PERSONA = msgspec.msgpack.Decoder(UserPersona)

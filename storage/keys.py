@@ -42,6 +42,10 @@ class KeyBuilder(msgspec.Struct, frozen=True, kw_only=True):
         """
         return f"{self.prefix}:persona_versions{{{self.personas()}}}"
 
+    def user_personas(self) -> str:
+        """The hash of person (platform id) → their own persona (name, description)."""
+        return f"{self.prefix}:user_personas"
+
     def token_ratio(self) -> str:
         """The hash of model → learned ratio of reported to estimated input tokens (LORE-11)."""
         return f"{self.prefix}:token_ratio"

@@ -200,12 +200,33 @@ class RedisAccountStore:
             raw = await self._r.hvals(self._account(username, "rooms"))
         return sorted((_ROOM.decode(v) for v in raw), key=lambda r: (r.created_at, r.slug))
 
+    async def rename_room(self, username: str, slug: str, title: str) -> Room | None:
+        """Give a room a new title (its id, and so its chats, stay); None: no such room."""
+        key = self._account(username, "rooms")
+        with map_redis_errors():
+            raw = await self._r.hget(key, slug)
+            if raw is None:
+                return None
+            room = msgspec.structs.replace(_ROOM.decode(raw), title=title)
+            await self._r.hset(key, slug, msgspec.json.encode(room))
+        return room
+
+    async def delete_room(self, username: str, slug: str) -> bool:
+        """Remove a room from the user's list; False when there was none."""
+        with map_redis_errors():
+            return bool(await self._r.hdel(self._account(username, "rooms"), slug))
+
     # --- lorebooks a user imported ----------------------------------------------------------
 
     async def own_lorebook(self, username: str, book: str) -> None:
         """Record that the user imported (and so may edit) a lorebook."""
         with map_redis_errors():
             await self._r.sadd(self._account(username, "lorebooks"), book)
+
+    async def disown_lorebook(self, username: str, book: str) -> None:
+        """Forget that the user owns a (deleted) lorebook."""
+        with map_redis_errors():
+            await self._r.srem(self._account(username, "lorebooks"), book)
 
     async def lorebooks(self, username: str) -> set[str]:
         """Ids of the lorebooks the user imported."""

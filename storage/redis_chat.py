@@ -200,6 +200,7 @@ class RedisChatStore:
         persona: str,
         model: str,
         books: Sequence[str] = (),
+        user: str = "",
     ) -> TurnInputs:
         """See ``engine.ports.TurnStore.turn_inputs``."""
         k = self._k
@@ -214,9 +215,10 @@ class RedisChatStore:
                 ("HGET", (k.persona_versions(), persona)),
                 ("HGET", (k.token_ratio(), model)),
                 ("HMGET", (k.document(persona, "meta"), "version", "model")),
+                ("HGET", (k.user_personas(), user or "-")),
                 *(("GET", (k.lorebook(b, "version"),)) for b in wanted),
             ]
-            needed = [not self._versions.knows(persona), False, not self._documents.knows(persona)]
+            needed = [not self._versions.knows(persona), False, not self._documents.knows(persona), False]
             (read,), others = await run_split(self._r, own, shared, self._cooldown, needed=needed)
             return None if read == _BUSY else [read, *others]
 
@@ -227,7 +229,7 @@ class RedisChatStore:
             found = await lease.acquire_with(attempt, took=lambda results: len(results[0]) > 1)
         if found is None:
             raise Conflict("The chat is busy with another reply; try again.", code="chat_busy")
-        read, version, ratio, documents, *book_versions = found
+        read, version, ratio, documents, me, *book_versions = found
         if not isinstance(documents, Exception):
             doc_version, doc_model = documents
             documents = (int(doc_version or 0), doc_model.decode() if doc_model else None)
@@ -238,6 +240,8 @@ class RedisChatStore:
             "token_ratio": float(ratio) if isinstance(ratio, bytes | float | int) else None,
             "documents": self._documents.result(persona, documents),
             "book_versions": {b: v for b, v in books_read.items() if v is not None},
+            # unreachable or unset: the person's display name and no description
+            "user_persona": codec.USER_PERSONA.decode(me) if isinstance(me, bytes) and user else None,
         }
         if len(read) == 1:
             return TurnInputs(answered=None, **common)

@@ -5,6 +5,9 @@ Beside the keys of ``storage.redis_chat`` a chat may have:
 - ``swipes``   HASH answered message id → msgpack list of turn ids, oldest first: the
   alternatives of one reply (regenerate keeps the old ones; one of them is chosen).
 - ``branches`` HASH branch id → msgpack ``Branch`` (kept on the chat a branch was made from).
+- ``kept_swipes`` HASH message id → msgpack ``KeptSwipes``: the alternatives an imported chat
+  file gave a persona message that answers nothing (its greeting, or one after another), kept
+  so an export gives them back.
 
 A copied chat (a branch, or a guest chat moved into an account) gets the source's messages up
 to a position with the ``chat`` field rewritten, the turns and request logs of the copied
@@ -21,7 +24,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import WatchError
 
 from engine.model import StoredMessage, Turn
-from engine.ports.controls import Branch
+from engine.ports.controls import Branch, KeptSwipes
 from engine.requestlog import RequestLog
 from storage import codec
 from storage.errors import map_redis_errors
@@ -29,12 +32,15 @@ from storage.keys import KeyBuilder
 from storage.redis_chat import REQUEST_LOG_TTL
 from storage.replies import blob, blob_hash, members, multi, texts, unwatch
 
-__all__ = ["Branch", "RedisChatControls"]
+__all__ = ["Branch", "KeptSwipes", "RedisChatControls"]
 
 _IDS = msgspec.msgpack.Decoder(list[str])
 
 
 _BRANCH = msgspec.msgpack.Decoder(Branch)
+
+
+_KEPT = msgspec.msgpack.Decoder(KeptSwipes)
 
 
 class RedisChatControls:
@@ -76,6 +82,12 @@ class RedisChatControls:
         with map_redis_errors():
             raw = await self._r.hget(self._k.chat(chat, "swipes"), message)
         return _IDS.decode(blob(raw)) if raw is not None else []
+
+    async def kept_swipes(self, chat: str) -> dict[str, KeptSwipes]:
+        """The alternatives kept for persona messages that answer nothing (an imported greeting's)."""
+        with map_redis_errors():
+            raw = await self._r.hgetall(self._k.chat(chat, "kept_swipes"))
+        return {texts([k])[0]: _KEPT.decode(blob(v)) for k, v in raw.items()}
 
     async def all_swipes(self, chat: str) -> dict[str, list[str]]:
         """Every answered message's alternatives."""
@@ -183,11 +195,13 @@ class RedisChatControls:
         beside: list[StoredMessage],
         logs: list[RequestLog],
         seq: int,
+        kept: dict[str, KeptSwipes] | None = None,
     ) -> bool:
         """Write a whole chat into ``chat`` when it is empty, in one MULTI/EXEC.
 
         ``messages`` go in the log; ``beside`` (the alternatives not chosen) are kept out of it
-        for their turns; ``logs`` are the turns' request logs (kept for the usual time).
+        for their turns; ``logs`` are the turns' request logs (kept for the usual time); ``kept``
+        the alternatives of persona messages that answer nothing.
         Returns whether the chat was empty (nothing is written otherwise).
         """
         k = self._k
@@ -217,6 +231,8 @@ class RedisChatControls:
                     tx.set(k.request_log(chat, entry.turn), codec.ENCODER.encode(entry), ex=REQUEST_LOG_TTL)
                 for message, ids in swipes.items():
                     tx.hset(k.chat(chat, "swipes"), message, codec.ENCODER.encode(ids))
+                for message, alternatives in (kept or {}).items():
+                    tx.hset(k.chat(chat, "kept_swipes"), message, codec.ENCODER.encode(alternatives))
                 try:
                     await tx.execute()
                 except WatchError:  # a message arrived meanwhile
@@ -277,3 +293,32 @@ class RedisChatControls:
         with map_redis_errors():
             raw = await self._r.hgetall(self._k.chat(root, "branches"))
         return sorted((_BRANCH.decode(blob(v)) for v in raw.values()), key=lambda b: b.created_at)
+
+    async def chats_of(self, base: str) -> list[str]:
+        """Every chat of a browser room: ``base`` itself, ``base.<persona>`` for each persona and
+        the branches (``…=b-<id>``) of each (a SCAN: for deleting a room, not for turns)."""
+        found: set[str] = set()
+        patterns = [self._k.chat(c, "*") for c in (base, f"{base}.*", f"{base}=b-*")]
+        with map_redis_errors():
+            for pattern in patterns:
+                async for key in self._r.scan_iter(match=pattern, count=1000):
+                    name = texts([key])[0]
+                    start, end = name.find("{"), name.rfind("}")
+                    if 0 <= start < end:
+                        found.add(name[start + 1 : end])
+        return sorted(found)
+
+    async def delete_chats(self, chats: list[str]) -> int:
+        """Delete every key of ``chats`` (messages, turns, request logs, swipes, branches,
+        summaries, lore state, pictures, archive pages) and forget them in the archive's
+        deployment-wide sets; returns how many keys went."""
+        gone = 0
+        archive = [f"{self._k.prefix}:archive:chats", f"{self._k.prefix}:archive:unembedded"]
+        with map_redis_errors():
+            for chat in chats:
+                keys = [k async for k in self._r.scan_iter(match=self._k.chat(chat, "*"), count=1000)]
+                for start in range(0, len(keys), 500):
+                    gone += int(await self._r.delete(*keys[start : start + 500]))
+                for key in archive:
+                    await self._r.srem(key, chat)
+        return gone

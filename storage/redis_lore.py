@@ -64,6 +64,17 @@ class RedisLoreStore:
             raw = await self._r.get(self._k.lorebook(book, "data"))
         return codec.LOREBOOK.decode(blob(raw)) if raw is not None else None
 
+    async def delete(self, book: str) -> bool:
+        """Delete a book; chats and personas that name it skip it from then on (its version is
+        gone, ``compiled``). False when there was none."""
+        with map_redis_errors():
+            async with self._r.pipeline(transaction=True) as tx:
+                tx.delete(self._k.lorebook(book, "data"), self._k.lorebook(book, "version"))
+                tx.hdel(self._k.lorebooks(), book)
+                _, removed = await tx.execute()
+        self._compiled.pop(book, None)
+        return bool(removed)
+
     async def all(self) -> list[BookSummary]:
         """Every book's summary, by name."""
         with map_redis_errors():

@@ -164,6 +164,7 @@ class TelegramApp:
             accounts=hearth.accounts,
             persona_owners=hearth.persona_extras,
             controls=hearth.controls,
+            user_personas=hearth.user_personas,
         )
         dispatcher.update.outer_middleware(UpdateOnce(store))
         dispatcher.update.outer_middleware(ChatPersona(store))

@@ -160,5 +160,7 @@ def help_text(persona: str, username: str | None, *, bound: bool = False) -> str
         "",
         "`/lore attach <id>` and `/lore detach <id>` choose the lorebooks of this chat (group admins only).",
         "`/persona` chooses who talks in this chat (group admins only).",
+        "`/about <a few lines about you>` tells me who you are, in every chat; `/about` shows it, "
+        "`/about clear` forgets it.",
     ]
     return "\n".join(lines)

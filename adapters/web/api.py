@@ -31,6 +31,7 @@ from adapters.web.actions.chat import (
     turn_view,
 )
 from adapters.web.actions.chatfiles import export_chat, import_chat, read_file
+from adapters.web.actions.me import speaker_name
 from adapters.web.deps import provide_web
 from adapters.web.errors import Refused
 from adapters.web.limits import ChatLimited, Ticket
@@ -140,7 +141,8 @@ class ChatController(Controller):
         """
         chat_id = qualify_id(chat, what="chat")
         user = qualify_id(data.user, what="user")
-        name = (data.name or user.split(":", 1)[1]).strip()[:64] or "someone"
+        fallback = user.split(":", 1)[1]
+        name = (data.name or await speaker_name(web, user, fallback)).strip()[:64] or "someone"
         author = Author(user=user, name=name)
         persona = data.persona or "default"
         send = functools.partial(

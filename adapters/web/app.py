@@ -31,6 +31,7 @@ from adapters.web.lore_api import (
     attach_persona_lorebooks,
     delete_persona,
 )
+from adapters.web.me_api import USER_PERSONA_ROUTES
 from adapters.web.memory_api import (
     MemoryController,
     add_document,
@@ -106,6 +107,7 @@ def create_app(
             PersonaController,
             LorebookController,
             *LINT_ROUTES,
+            *USER_PERSONA_ROUTES,
             MemoryController,
             set_privacy,
             add_document,

@@ -10,14 +10,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request, Response, get, post
+from litestar import Request, Response, delete, get, post, put
 from litestar.params import FromPath, FromQuery, JSONBody
 
 from adapters.web.actions.chat import inspection
+from adapters.web.actions.rooms import delete_room, rename_room
 from adapters.web.actions.session import model_info, session_view
 from adapters.web.app_auth import GUEST_COOKIE_AGE, current_session, set_session_cookie
 from adapters.web.params import AccountService, Visitor, Web
-from adapters.web.schemas.chat import Inspection, NewRoom, Room, RoomMade, SessionView
+from adapters.web.schemas.chat import (
+    Inspection,
+    NewRoom,
+    Room,
+    RoomDeleted,
+    RoomMade,
+    RoomRename,
+    SessionView,
+)
 from adapters.web.session import COOKIE, MAIN_ROOM, owned_chat, require_user
 
 __all__ = ["CHAT_ROUTES", "model_info"]
@@ -58,10 +67,28 @@ async def create_room(
     return RoomMade(room=Room(slug=room.slug, title=room.title))
 
 
+@put("/rooms/{room:str}")
+async def rename_room_route(
+    web: Web, visitor: Visitor, room: FromPath[str], data: JSONBody[RoomRename]
+) -> RoomMade:
+    """Rename one of your rooms: only its title changes; its chats and memories stay."""
+    require_user(visitor)
+    return await rename_room(web, visitor, room, data.title)
+
+
+@delete("/rooms/{room:str}", status_code=200)
+async def delete_room_route(web: Web, visitor: Visitor, room: FromPath[str]) -> RoomDeleted:
+    """Delete one of your rooms: its chats with every persona (and their branches, summaries and
+    archive pages) go; memories about you saved in it stay as Global ones of each persona; the
+    room's own memories go."""
+    require_user(visitor)
+    return await delete_room(web, visitor, room)
+
+
 @get("/chats/{chat:str}/turns/{turn:str}")
 async def inspect_turn(web: Web, visitor: Visitor, chat: FromPath[str], turn: FromPath[str]) -> Inspection:
     """The request inspector: what went into one reply and why (PRM-3, LORE-12)."""
     return await inspection(web, visitor, owned_chat(visitor, chat), turn)
 
 
-CHAT_ROUTES = [session_info, create_room, inspect_turn]
+CHAT_ROUTES = [session_info, create_room, rename_room_route, delete_room_route, inspect_turn]

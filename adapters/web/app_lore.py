@@ -29,6 +29,8 @@ from adapters.web.app_personas import shared_persona_books
 from adapters.web.layers import BODY_DTO, browser_guards, web_dependency
 from adapters.web.schemas.lore import (
     AttachBooks,
+    BookDeleted,
+    BookRename,
     ChatBooks,
     EditorBook,
     EditorBookList,
@@ -280,6 +282,30 @@ async def delete_entry(
     return EntryDeleted(deleted=entry)
 
 
+@put("/lorebooks/{book:str}")
+async def rename_book(
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    book: FromPath[str],
+    data: JSONBody[BookRename],
+) -> EditorBook:
+    """Rename one of the visitor's books; its entries and every chat and persona reading it stay."""
+    found = await _book(web, visitor, book, edit=True)
+    return await _book_view(await act.rename_book(web.lore, found, data.name), True)
+
+
+@delete("/lorebooks/{book:str}", status_code=200)
+async def delete_book(
+    web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession], book: FromPath[str]
+) -> BookDeleted:
+    """Delete one of the visitor's books: personas stop reading it, chats skip it; no memory changes."""
+    await _book(web, visitor, book, edit=True)
+    deleted = await act.delete_book(web.lore, web.service.personas, book)
+    if web.accounts is not None:
+        await web.accounts.store.disown_lorebook(visitor.slug, book)
+    return deleted
+
+
 @put("/chats/{chat:str}/lorebooks")
 async def attach_books(
     web: NamedDependency[WebState],
@@ -307,6 +333,8 @@ LORE_ROUTES = [
             edit_entry,
             add_entry,
             delete_entry,
+            rename_book,
+            delete_book,
             attach_books,
         ],
         guards=browser_guards(),

@@ -4,12 +4,12 @@ One ``Router`` holds every browser endpoint: the session and rooms (``app_chat``
 (``app_auth``), the memory panel (``app_memory``), the lorebook editor (``app_lore``) and the
 conversation-memory view (``app_summary``, SUM-4: read, edit and rebuild the tiers, the count of
 unsummarized messages), the archive view (``app_archive``: pins and working notes, EPI-1),
-personas (``app_personas``) and message controls, branches and the guest
-chat move (``app_messages``). Its guard enforces CSRF on state-changing requests, its ``visitor``
-dependency resolves the session (401 without a valid one) and its ``accounts`` dependency the
-account service; each group of routes brings the ``web`` state (``layers.web_dependency``).
-Handlers add the ownership checks and call ``adapters.web.actions``, the layer the operator's
-``/api`` calls as well.
+personas (``app_personas``), the person's own persona (``app_me``) and message controls,
+branches and the guest chat move (``app_messages``). Its guard enforces CSRF on state-changing
+requests, its ``visitor`` dependency resolves the session (401 without a valid one) and its
+``accounts`` dependency the account service; each group of routes brings the ``web`` state
+(``layers.web_dependency``). Handlers add the ownership checks and call
+``adapters.web.actions``, the layer the operator's ``/api`` calls as well.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from adapters.web.app_cast import CAST_ROUTES
 from adapters.web.app_chat import CHAT_ROUTES
 from adapters.web.app_chatfiles import CHATFILE_ROUTES
 from adapters.web.app_lore import LORE_ROUTES
+from adapters.web.app_me import ME_ROUTES
 from adapters.web.app_memory import MEMORY_ROUTES
 from adapters.web.app_messages import MESSAGE_ROUTES
 from adapters.web.app_persona_settings import PERSONA_SETTINGS_ROUTES
@@ -54,6 +55,7 @@ def browser_router() -> Router:
                     *PERSONA_SETTINGS_ROUTES,
                     *MESSAGE_ROUTES,
                     *CHATFILE_ROUTES,
+                    *ME_ROUTES,
                 ],
                 dependencies=web_dependency(),
             ),

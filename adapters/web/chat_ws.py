@@ -41,6 +41,7 @@ from litestar.params import FromPath
 from adapters.cards.jsondoc import check_json_depth
 from adapters.llm.stopping import STOP
 from adapters.web.actions.chat import Author, answer_last, browser_done, regenerate, say, speak_next
+from adapters.web.actions.me import speaker_name
 from adapters.web.actions.personas import visible_persona
 from adapters.web.app_auth import current_session, origin_ok
 from adapters.web.limits import ChatLimited, Ticket
@@ -115,7 +116,8 @@ async def _handle(
     if isinstance(frame, MessageFrame):
         persona = frame.persona or "default"
         await visible_persona(web, session, persona)
-        author = Author(user=session.user, name="You" if session.guest else session.slug, guest=session.guest)
+        name = "You" if session.guest else await speaker_name(web, session.user, session.slug)
+        author = Author(user=session.user, name=name, guest=session.guest)
         if frame.speaker:
             await visible_persona(web, session, frame.speaker)
         accepted = await say(

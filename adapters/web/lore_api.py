@@ -20,7 +20,9 @@ from adapters.web.api import decode_body
 from adapters.web.layers import operator_guards, operator_route, web_dependency
 from adapters.web.schemas.lore import (
     AttachBooks,
+    BookDeleted,
     BookList,
+    BookRename,
     BookView,
     ChatBooks,
     EntryView,
@@ -33,6 +35,7 @@ from adapters.web.state import WebState
 from engine.errors import InvalidInput
 from engine.lorebook import LoreBook, pairs_to_dict
 from engine.model import Persona
+from engine.ports import BookSummary
 from engine.service.lore import LoreDesk
 from engine.validate import qualify_id
 
@@ -103,6 +106,19 @@ class LorebookController(Controller):
     async def read(self, lore: NamedDependency[LoreDesk], book: FromPath[str]) -> BookView:
         """One book with its entries."""
         return book_view(await lore.find(book))
+
+    @put("/{book:str}")
+    async def rename(
+        self, lore: NamedDependency[LoreDesk], book: FromPath[str], data: JSONBody[BookRename]
+    ) -> BookSummary:
+        """Rename a book (422 ``title_empty``, ``title_too_long``, ``title_invalid``)."""
+        renamed = await act.rename_book(lore, await lore.find(book), data.name)
+        return BookSummary(id=renamed.id, name=renamed.name, entries=len(renamed.entries))
+
+    @delete("/{book:str}", status_code=200)
+    async def remove(self, web: NamedDependency[WebState], book: FromPath[str]) -> BookDeleted:
+        """Delete a book: personas that read it stop, attached chats skip it; no memory is touched."""
+        return await act.delete_book(web.lore, web.service.personas, book)
 
     @get("/{book:str}/export")
     async def export(

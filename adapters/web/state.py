@@ -14,7 +14,7 @@ from adapters.web.proxies import TrustedProxies
 from adapters.web.session import SessionSigner
 from adapters.web.sockets import OpenSockets, SignOutFeed
 from config.settings import Settings
-from engine.ports import ChatControlStore, Clock, MemoryDirectory, PersonaExtras
+from engine.ports import ChatControlStore, Clock, MemoryDirectory, PersonaExtras, UserPersonaStore
 from engine.service import ChatService
 from engine.service.controls import MessageControls
 from engine.service.documents import DocumentIngest
@@ -45,6 +45,7 @@ class WebState:
         controls: MessageControls | None = None,
         chat_controls: ChatControlStore | None = None,
         personas: PersonaExtras | None = None,
+        user_personas: UserPersonaStore | None = None,
     ) -> None:
         self.settings = settings
         self.service = service
@@ -57,6 +58,7 @@ class WebState:
         self.controls = controls
         self.chat_controls = chat_controls
         self.persona_extras = personas
+        self.user_personas = user_personas
         self.proxies = TrustedProxies(settings.trusted_proxies)
         limits = ChatLimits(concurrent=settings.web.chat_concurrent, per_minute=settings.web.chat_per_minute)
         shared = accounts.store.take if accounts is not None else None

@@ -75,6 +75,7 @@ from engine.memory.writes import (
     plan_delete,
     plan_persona_deletion,
     plan_save,
+    plan_space_deletion,
     plan_third_person,
     plan_update,
 )
@@ -128,6 +129,7 @@ __all__ = [
     "plan_rollback",
     "plan_room",
     "plan_save",
+    "plan_space_deletion",
     "plan_third_person",
     "plan_update",
     "records_in_play",

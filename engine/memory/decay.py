@@ -49,10 +49,15 @@ class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SearchResult(msgspec.Struct, frozen=True, kw_only=True):
-    """The outcome of a reply's search; ``ok=False`` when it failed or was unavailable (DEC-8)."""
+    """The outcome of a reply's search; ``ok=False`` when it failed or was unavailable (DEC-8).
+
+    ``hits`` are the reasonable matches; ``scores`` every memory the search scored, hit or not,
+    with the same fused score (what the request log shows for a memory that is carried anyway).
+    """
 
     ok: bool = True
     hits: tuple[SearchHit, ...] = ()
+    scores: tuple[SearchHit, ...] = ()
 
 
 SEARCH_FAILED = SearchResult(ok=False)

@@ -17,7 +17,7 @@ import msgspec
 
 from engine.errors import Conflict, InvalidInput, NotFound
 from engine.memory.carry import ReplyMemories
-from engine.memory.decay import DecayPlan
+from engine.memory.decay import DecayPlan, SearchHit
 from engine.memory.model import (
     MemoryPolicy,
     MemoryRecord,
@@ -64,6 +64,7 @@ class MemoryContext(msgspec.Struct, frozen=True, kw_only=True):
     plan: DecayPlan | None = None
     reply: ReplyMemories | None = None
     search_ok: bool = False
+    scores: tuple[SearchHit, ...] = ()  # every memory's score from the turn's search (the request log)
     can_write: bool = False
     documents: tuple[str, ...] = ()
     policy: MemoryPolicy | None = None

@@ -321,6 +321,27 @@ def plan_persona_deletion(records: Iterable[MemoryRecord], persona: str) -> Writ
     return WritePlan(writes=tuple(writes))
 
 
+def plan_space_deletion(records: Iterable[MemoryRecord], spaces: frozenset[str]) -> WritePlan:
+    """Plan what happens to the memories of deleted spaces (a deleted browser room).
+
+    As for a deleted persona (MEM-10), nothing about a person is lost: a personal memory local to
+    one of ``spaces`` becomes a Global personal one of the same owner and persona (it follows
+    them into every space), keeping text, pin, protection and counters. The space lists (facts
+    about the room itself) are deleted with it. Global personal and ``global`` memories are not
+    in any space and stay as they are.
+    """
+    writes: list[MemoryWrite] = []
+    for record in records:
+        if record.space is None or record.space not in spaces:
+            continue
+        if record.scope == "space":
+            writes.append(Deleted(before=record))
+        elif record.scope == "personal" and not record.is_global:
+            after = msgspec.structs.replace(record, space=None, is_global=True)
+            writes.append(Updated(before=record, after=after))
+    return WritePlan(writes=tuple(writes))
+
+
 def plan_third_person(
     records: Iterable[MemoryRecord], names: Mapping[str, str], policy: MemoryPolicy
 ) -> WritePlan:

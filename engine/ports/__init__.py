@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from engine.ports.accounts import (
     Account,
+    AccountLorebooks,
     AccountRecords,
     AccountRooms,
     AccountStore,
@@ -72,11 +73,13 @@ from engine.ports.controls import (
     ChatControlStore,
     ChatFiles,
     ControlStore,
+    KeptSwipes,
     MessageEdits,
+    RoomChats,
     SwipeStore,
 )
 from engine.ports.documents import DocumentStore, JobStore
-from engine.ports.lore import BookSummary, LoreLibrary, LoreSource, LoreStore
+from engine.ports.lore import BookSummary, LoreDeletion, LoreLibrary, LoreSource, LoreStore
 from engine.ports.memory import (
     Applied,
     DecayApplied,
@@ -90,13 +93,15 @@ from engine.ports.memory import (
 )
 from engine.ports.model import ChatModel, ModelDone, ModelEvent, TextDelta, TokenCounter
 from engine.ports.observer import TurnObserver
+from engine.ports.people import UserPersonaStore
 from engine.ports.persona import PersonaAvatars, PersonaExtras, PersonaOwners, PersonaStore
-from engine.ports.platform import DeliveryMarks, PlatformLinks, PlatformStore
+from engine.ports.platform import CastNotes, DeliveryMarks, GroupMembers, PlatformLinks, PlatformStore
 from engine.ports.recall import DocumentRecall, DocumentVersion, MemoryRecall, Recall, Vector, Vectors
 from engine.ports.summary import ReportStore, SummaryLog, SummaryQueue, SummaryStore, SummaryTiers
 
 __all__ = [
     "Account",
+    "AccountLorebooks",
     "AccountRecords",
     "AccountRooms",
     "AccountStore",
@@ -108,6 +113,7 @@ __all__ = [
     "BookSummary",
     "Branch",
     "BranchStore",
+    "CastNotes",
     "ChatControlStore",
     "ChatFiles",
     "ChatLock",
@@ -127,10 +133,13 @@ __all__ = [
     "DreamReports",
     "DreamStore",
     "EmbeddingQueue",
+    "GroupMembers",
     "ImageStore",
     "JobStore",
+    "KeptSwipes",
     "KnownAddresses",
     "LinkCodes",
+    "LoreDeletion",
     "LoreLibrary",
     "LoreSource",
     "LoreStore",
@@ -162,6 +171,7 @@ __all__ = [
     "Recall",
     "ReportStore",
     "Room",
+    "RoomChats",
     "SessionPages",
     "SignOutStream",
     "Snapshot",
@@ -179,6 +189,7 @@ __all__ = [
     "TurnReads",
     "TurnRecords",
     "TurnStore",
+    "UserPersonaStore",
     "Vector",
     "Vectors",
 ]

@@ -14,6 +14,7 @@ import msgspec
 
 __all__ = [
     "Account",
+    "AccountLorebooks",
     "AccountRecords",
     "AccountRooms",
     "AccountStore",
@@ -127,7 +128,7 @@ class RateCounters(Protocol):
 
 
 class AccountRooms(Protocol):
-    """What an account owns: its rooms and the lorebooks it imported."""
+    """An account's rooms."""
 
     async def add_room(self, username: str, room: Room, limit: int) -> bool:
         """Add a room unless the user already has ``limit`` rooms; True when stored (or existing)."""
@@ -137,8 +138,24 @@ class AccountRooms(Protocol):
         """The user's rooms, oldest first."""
         ...
 
+    async def rename_room(self, username: str, slug: str, title: str) -> Room | None:
+        """Give a room a new title (its id, and so its chats, stay); None: no such room."""
+        ...
+
+    async def delete_room(self, username: str, slug: str) -> bool:
+        """Remove a room from the user's list; False when there was none."""
+        ...
+
+
+class AccountLorebooks(Protocol):
+    """The lorebooks an account imported (and so may edit)."""
+
     async def own_lorebook(self, username: str, book: str) -> None:
         """Record that the user imported (and so may edit) a lorebook."""
+        ...
+
+    async def disown_lorebook(self, username: str, book: str) -> None:
+        """Forget that the user owns a (deleted) lorebook."""
         ...
 
     async def lorebooks(self, username: str) -> set[str]:
@@ -159,6 +176,13 @@ class LinkCodes(Protocol):
 
 
 class AccountStore(
-    AccountRecords, KnownAddresses, SignOutStream, RateCounters, AccountRooms, LinkCodes, Protocol
+    AccountRecords,
+    KnownAddresses,
+    SignOutStream,
+    RateCounters,
+    AccountRooms,
+    AccountLorebooks,
+    LinkCodes,
+    Protocol,
 ):
     """Every account port together (the web adapter's ``Accounts``)."""

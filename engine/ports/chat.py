@@ -20,6 +20,7 @@ from engine.model import ChatSettings, StoredMessage, Turn
 from engine.ports.recall import DocumentVersion
 from engine.requestlog import RequestLog
 from engine.summary import SummaryState
+from engine.user_persona import UserPersona
 
 __all__ = [
     "ChatLock",
@@ -91,6 +92,7 @@ class TurnInputs(msgspec.Struct, frozen=True, kw_only=True):
     book_versions: dict[str, int] = msgspec.field(default_factory=dict)  # of the books asked for
     documents: DocumentVersion | None = None  # the persona's, read with the turn
     chat_settings: ChatSettings = msgspec.field(default_factory=ChatSettings)  # memory mode (MEM-8)
+    user_persona: UserPersona | None = None  # of the person asked for (``user``), when they set one
 
 
 class MessageLog(Protocol):
@@ -174,8 +176,10 @@ class TurnReads(Protocol):
         persona: str,
         model: str,
         books: Sequence[str] = (),
+        user: str = "",
     ) -> TurnInputs:
-        """Read a turn's inputs in one round trip (see ``TurnInputs``)."""
+        """Read a turn's inputs in one round trip (see ``TurnInputs``); ``user``: whose own
+        persona to read with them."""
         ...
 
     async def save_token_ratio(self, model: str, ratio: float) -> None:

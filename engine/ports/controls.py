@@ -16,7 +16,9 @@ __all__ = [
     "ChatControlStore",
     "ChatFiles",
     "ControlStore",
+    "KeptSwipes",
     "MessageEdits",
+    "RoomChats",
     "SwipeStore",
 ]
 
@@ -30,6 +32,13 @@ class Branch(msgspec.Struct, frozen=True, kw_only=True):
     source: str
     message: str
     created_at: float
+
+
+class KeptSwipes(msgspec.Struct, frozen=True, kw_only=True):
+    """The alternatives of a persona message that answers nothing, as a chat file gave them."""
+
+    texts: tuple[str, ...]
+    chosen: int
 
 
 class MessageEdits(Protocol):
@@ -86,6 +95,10 @@ class SwipeStore(Protocol):
         (both turns are stored as given; ``message`` is the chosen reply put back in the log)."""
         ...
 
+    async def kept_swipes(self, chat: str) -> dict[str, KeptSwipes]:
+        """The alternatives kept for persona messages that answer nothing (an imported greeting's)."""
+        ...
+
 
 class ControlStore(MessageEdits, SwipeStore, Protocol):
     """Both control ports (``storage.redis_chat_controls.RedisChatControls``)."""
@@ -124,10 +137,12 @@ class ChatFiles(Protocol):
         beside: list[StoredMessage],
         logs: list[RequestLog],
         seq: int,
+        kept: dict[str, KeptSwipes] | None = None,
     ) -> bool:
         """Write a whole chat into ``chat`` when it is empty, at once; ``beside`` are the
-        alternatives kept out of the log, ``logs`` the turns' request logs. Returns whether the
-        chat was empty (nothing is written otherwise)."""
+        alternatives kept out of the log, ``logs`` the turns' request logs, ``kept`` the
+        alternatives of persona messages that answer nothing. Returns whether the chat was empty
+        (nothing is written otherwise)."""
         ...
 
     async def is_empty(self, chat: str) -> bool:
@@ -139,5 +154,19 @@ class ChatFiles(Protocol):
         ...
 
 
-class ChatControlStore(ControlStore, BranchStore, ChatFiles, Protocol):
+class RoomChats(Protocol):
+    """Every chat of a browser room, for deleting the room (not for turns)."""
+
+    async def chats_of(self, base: str) -> list[str]:
+        """Every chat of a room: ``base`` itself, ``base.<persona>`` for each persona and the
+        branches of each."""
+        ...
+
+    async def delete_chats(self, chats: list[str]) -> int:
+        """Delete everything of ``chats`` (messages, turns, request logs, swipes, branches,
+        summaries, lore state, pictures, archive pages); returns how many keys went."""
+        ...
+
+
+class ChatControlStore(ControlStore, BranchStore, ChatFiles, RoomChats, Protocol):
     """Every control port of a chat (``storage.redis_chat_controls.RedisChatControls``)."""

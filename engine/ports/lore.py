@@ -9,7 +9,7 @@ import msgspec
 
 from engine.lorebook import CompiledBook, LoreBook, LoreState
 
-__all__ = ["BookSummary", "LoreLibrary", "LoreSource", "LoreStore"]
+__all__ = ["BookSummary", "LoreDeletion", "LoreLibrary", "LoreSource", "LoreStore"]
 
 
 class BookSummary(msgspec.Struct, frozen=True, kw_only=True):
@@ -63,5 +63,14 @@ class LoreLibrary(Protocol):
         ...
 
 
-class LoreStore(LoreSource, LoreLibrary, Protocol):
+class LoreDeletion(Protocol):
+    """Deleting a book from the library."""
+
+    async def delete(self, book: str) -> bool:
+        """Delete a book; chats and personas that name it skip it from then on. False when there
+        was none."""
+        ...
+
+
+class LoreStore(LoreSource, LoreLibrary, LoreDeletion, Protocol):
     """The scan's books and the library together (the lore desk reads attachments too)."""

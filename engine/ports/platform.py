@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
-__all__ = ["DeliveryMarks", "PlatformLinks", "PlatformStore"]
+from engine.cast import Cast
+
+__all__ = ["CastNotes", "DeliveryMarks", "GroupMembers", "PlatformLinks", "PlatformStore"]
 
 
 class DeliveryMarks(Protocol):
@@ -53,5 +55,49 @@ class PlatformLinks(Protocol):
         ...
 
 
-class PlatformStore(DeliveryMarks, PlatformLinks, Protocol):
-    """Both platform ports (the Telegram adapter's)."""
+class GroupMembers(Protocol):
+    """A group served by several persona-bound bots: each message claimed once, the bots in it."""
+
+    async def claim_message(self, chat_id: int, key: str) -> bool:
+        """Claim a group message for processing; True only for the first bot that claims it."""
+        ...
+
+    async def cast_bots(self, chat_id: int) -> set[str]:
+        """The personas whose bots are known to be in a group."""
+        ...
+
+    async def add_cast_bots(self, chat_id: int, personas: set[str]) -> None:
+        """Note that these personas' bots are in a group."""
+        ...
+
+    async def drop_cast_bot(self, chat_id: int, persona: str) -> None:
+        """Note that a persona's bot is no longer in a group."""
+        ...
+
+    async def cast_check_due(self, chat_id: int) -> bool:
+        """True (once an hour per group) when the bots' membership should be asked again."""
+        ...
+
+
+class CastNotes(Protocol):
+    """What the adapter remembers about a group's cast: the privacy notice, the cast it stored."""
+
+    async def privacy_noticed(self, bot_id: int, chat_id: int) -> bool:
+        """Whether the bot already said in the group that it only sees mentions."""
+        ...
+
+    async def notice_privacy_once(self, bot_id: int, chat_id: int) -> bool:
+        """Mark the privacy notice as given; True only the first time."""
+        ...
+
+    async def auto_cast(self, chat: str) -> Cast | None:
+        """The cast this adapter last stored for a group chat, if any."""
+        ...
+
+    async def set_auto_cast(self, chat: str, cast: Cast) -> None:
+        """Remember the cast this adapter stored for a group chat."""
+        ...
+
+
+class PlatformStore(DeliveryMarks, PlatformLinks, GroupMembers, CastNotes, Protocol):
+    """Every platform port (the Telegram adapter's)."""

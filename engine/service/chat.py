@@ -317,7 +317,9 @@ class ChatService:
     async def _answer(self, stored: StoredMessage) -> AsyncIterator[ReplyEvent]:
         chat = stored.chat
         async with self._lock.hold(chat, lazy=True):  # taken by the read, freed by the finish
-            while (inputs := await self._read(chat, stored.position, stored.persona)).answered is not None:
+            while (
+                inputs := await self._read(chat, stored.position, stored.persona, user=stored.user)
+            ).answered is not None:
                 pending = inputs.answered
                 mine = pending.id == stored.id
                 try:
@@ -329,8 +331,9 @@ class ChatService:
                         if mine:
                             return
                         continue
-                    if pending.persona != stored.persona:  # the version read was of another persona
-                        inputs = await self._read(chat, stored.position, pending.persona)
+                    if pending.persona != stored.persona or pending.user != stored.user:
+                        # the version read was of another persona, the own persona of another person
+                        inputs = await self._read(chat, stored.position, pending.persona, user=pending.user)
                     persona = await self._persona_at(pending.persona, inputs.persona_version)
                     async for event in self._run_turn(pending, persona, None, inputs):
                         if mine:
@@ -417,9 +420,11 @@ class ChatService:
         if inputs is not None and answered.persona == persona.id:
             read = inputs
         elif inputs is not None:
-            read = await self._read(chat, answered.position, persona.id)
+            read = await self._read(chat, answered.position, persona.id, user=answered.user)
         else:
-            read = await self._read(chat, answered.position + 0.99, persona.id, pending=False)
+            read = await self._read(
+                chat, answered.position + 0.99, persona.id, user=answered.user, pending=False
+            )
             read = msgspec.structs.replace(read, answered=answered)
         slot = reply_slot(answered.position, (m.position for m in read.messages))
         async for event in self._run_turn(answered, persona, None, read, slot=slot):
@@ -467,8 +472,11 @@ class ChatService:
             async for event in self._speak(answered, persona, None):
                 yield event
 
-    async def _read(self, chat: str, upto: float, persona_id: str, *, pending: bool = True) -> TurnInputs:
-        """The one read of a turn's inputs, with the books this chat had last turn."""
+    async def _read(
+        self, chat: str, upto: float, persona_id: str, *, user: str = "", pending: bool = True
+    ) -> TurnInputs:
+        """The one read of a turn's inputs, with the books this chat had last turn and ``user``'s
+        own persona (``engine.user_persona``)."""
         cached = self._personas.get(persona_id)
         books = (*(cached[1].lorebooks if cached else ()), *self._books.get(chat, ()))
         inputs = await self.chats.turn_inputs(
@@ -479,6 +487,7 @@ class ChatService:
             persona=persona_id,
             model=self.policy.default_model,
             books=books,
+            user=user,
         )
         self.counter.use_ratio(inputs.token_ratio)
         self._books[chat] = inputs.attached
@@ -587,7 +596,7 @@ class ChatService:
                 await self.memory.rollback(memory_writes(old.journal))
             # a cast's later reply sees the replies before it (CAST-1), never the one it replaces
             upto = answered.position if old.position == answered.position else old.position + 0.49
-            inputs = await self._read(answered.chat, upto, persona.id, pending=False)
+            inputs = await self._read(answered.chat, upto, persona.id, user=answered.user, pending=False)
             inputs = msgspec.structs.replace(inputs, answered=answered)
             async for event in self._run_turn(answered, persona, old, inputs, slot=old.position):
                 yield event
@@ -708,6 +717,7 @@ class ChatService:
             memory_off=memory_off,
             pictures=pictures,
             briefing=briefing,
+            user_persona=inputs.user_persona,
         )
 
     async def _briefing(self, frame: Frame, inputs: TurnInputs, memory_off: bool) -> Briefing:

@@ -19,6 +19,8 @@ from engine.errors import NotFound
 from engine.lorebook import LoreBook, LoreEntry, compile_book, validate_book
 from engine.lorebook.editing import BookEdit, EntryEdit, apply_entry_edit, change_settings, remove_entry
 from engine.ports.lore import BookSummary, LoreStore
+from engine.ports.persona import PersonaStore
+from engine.validate import check_title
 
 __all__ = ["COMPILING_AT_ONCE", "LoreDesk"]
 
@@ -26,6 +28,10 @@ T = TypeVar("T")
 
 COMPILING_AT_ONCE = 2
 """Books compiled at once per desk (each may take ~0.5 s and 100 MB)."""
+
+
+BOOK_NAME_CHARS = 100
+"""A lorebook's name, at most (characters)."""
 
 
 class LoreDesk:
@@ -75,6 +81,24 @@ class LoreDesk:
         if found is None:
             raise NotFound(f"There is no lorebook {book!r}.", code="lorebook_not_found")
         return found
+
+    async def rename(self, book: LoreBook, name: str) -> LoreBook:
+        """``book`` under a new name (422 ``title_empty``, ``title_too_long``, ``title_invalid``);
+        its id, and so every chat and persona that reads it, stay."""
+        title = check_title(name, what="A lorebook name", limit=BOOK_NAME_CHARS)
+        return await self.store.put(msgspec.structs.replace(book, name=title))
+
+    async def delete(self, book: str, personas: PersonaStore) -> list[str]:
+        """Delete a book (404 ``lorebook_not_found``): the personas that read it stop (their list
+        loses it), the chats it is attached to skip it; memories are not touched. Returns the
+        personas that read it."""
+        await self.find(book)
+        readers = [p for p in await personas.all() if book in p.lorebooks]
+        for persona in readers:
+            kept = tuple(b for b in persona.lorebooks if b != book)
+            await personas.put(msgspec.structs.replace(persona, lorebooks=kept))
+        await self.store.delete(book)
+        return [p.id for p in readers]
 
     async def all(self) -> list[BookSummary]:
         """Every book's summary, by name."""

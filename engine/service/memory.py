@@ -41,6 +41,7 @@ from engine.memory import (
     plan_persona_deletion,
     plan_rollback,
     plan_save,
+    plan_space_deletion,
     plan_update,
     scope_list_of,
     scopes_in_play,
@@ -208,6 +209,7 @@ class MemoryDesk:
             plan=plan,
             reply=reply,
             search_ok=search.ok,
+            scores=search.scores,
             can_write=bool(set(participants) - set(guests)),
             documents=documents,
             policy=policy,
@@ -487,6 +489,24 @@ class MemoryDesk:
             await self.store.apply_writes(plan)
             await self._note(plan.writes)
         return sum(1 for w in plan.writes if isinstance(w, Updated) and w.after.scope == "global")
+
+    async def delete_spaces(self, personas: Sequence[str], spaces: frozenset[str]) -> tuple[int, int]:
+        """The memories of deleted spaces (``plan_space_deletion``): those about a person move to
+        their Global personal list, the spaces' own lists are deleted.
+
+        Returns:
+            How many moved (kept) and how many were deleted.
+        """
+        scopes = [s for p in personas for s in await self.directory.lists_of(p) if s.space in spaces]
+        if not scopes:
+            return 0, 0
+        snap = await self.store.snapshot(list(dict.fromkeys(scopes)))
+        plan = plan_space_deletion(snap.records, spaces)
+        if plan.writes:
+            await self.store.apply_writes(plan)
+            await self._note(plan.writes)
+        moved = sum(1 for w in plan.writes if isinstance(w, Updated))
+        return moved, len(plan.writes) - moved
 
     async def rollback(self, journal: Sequence[MemoryWrite]) -> None:
         """Undo a turn's memory writes (MEM-7); pinned entries are never touched."""

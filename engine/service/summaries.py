@@ -15,6 +15,7 @@ import msgspec
 
 from engine.errors import LLMUnavailable, NotFound
 from engine.model import Persona, StoredMessage
+from engine.persona_settings import window_policy
 from engine.ports import ChatModel, Clock, PersonaStore, SummaryStore, TextDelta
 from engine.service.deep import DeepPass
 from engine.summary import (
@@ -72,7 +73,11 @@ class SummaryDesk:
         newest = await self.store.newest(chat, self.window.max_messages)
         if not newest:
             return (), 0
-        window = live_window([m for m in newest if m.position > state.upto], self.window, 200_000)
+        # the window the chat's turns use: its persona's caps (WIN-1), so nothing falls between
+        persona = await self.personas.get(newest[-1].persona)
+        policy = window_policy(persona, self.window) if persona is not None else self.window
+        context = persona.model.context_window if persona is not None else 200_000
+        window = live_window([m for m in newest if m.position > state.upto], policy, context)
         if not window.messages:
             return (), 0
         start = window.messages[0].position

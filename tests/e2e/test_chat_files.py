@@ -116,6 +116,29 @@ async def test_issue_31_rest_export_then_import_gives_the_same_chat(
         await api.close()
 
 
+async def test_issue_31_a_greetings_swipes_survive_import_and_export(claude_app: WebApp) -> None:
+    """Issue 31: a greeting with alternates (SillyTavern's greeting swipes) keeps them through an
+    import and the next export, the chosen one standing as the greeting."""
+    rows = _rows(ST_FILE)
+    rows[1] |= {"swipes": ["Evening, stranger.", "Welcome, traveller."], "swipe_id": 1}
+    data = "\n".join(json.dumps(r, ensure_ascii=False) for r in rows).encode()
+    api = HearthClient(claude_app.base_url)
+    try:
+        made = await _import(api, "web:files-greet", data)
+        assert made.status_code == 201, made.text
+        assert made.json()["swipes"] == 3  # the reply's two others and the greeting's one
+        exported = await api.http.get("/api/chats/web:files-greet/export", params={"format": "st"})
+        greeting = _messages(exported.content)[0]
+        assert greeting[2] == "Welcome, traveller."
+        assert greeting[4:] == (["Evening, stranger.", "Welcome, traveller."], 1)
+        again = await _import(api, "web:files-greet2", exported.content)
+        assert again.status_code == 201, again.text
+        back = await api.http.get("/api/chats/web:files-greet2/export", params={"format": "st"})
+        assert _messages(back.content) == _messages(exported.content)
+    finally:
+        await api.close()
+
+
 TOO_FAR = '{"name": "A", "is_user": true, "send_date": "2999-01-01T00:00:00Z", "mes": "hi"}'
 
 

@@ -67,6 +67,10 @@ async def test_dec_16_mochi_through_the_web_api(api: HearthClient, anthropic_fak
     for n, text in enumerate(games, start=1):
         response = await api.send(chat, text, user="juno", sent_at=f"2027-03-{n:02d}T10:00:00Z")
         assert response.status_code == 200
+        # issue 31: an active memory carried without matching shows the score the search gave it
+        (carried,) = response.json()["context"]["memories"]
+        assert carried["state"] == "active" and isinstance(carried["similarity"], float), carried
+        assert carried["matched"] is False  # scored, not used: "chess" is not about Mochi
     assert "Juno's cat is named Mochi" in stable_and_tail(calls(anthropic_fake)[-1])[0]
     (stored,) = await memories(api, scope="space", space=chat)
     assert (stored["state"], stored["unused_days"]) == ("active", 6)
@@ -81,7 +85,7 @@ async def test_dec_16_mochi_through_the_web_api(api: HearthClient, anthropic_fak
         "Juno's cat is named Mochi" in tail and "Juno's cat" not in stable
     )  # near the end, after the breakpoint
     (used,) = recalled.json()["context"]["memories"]
-    assert used["state"] == "recalled" and used["similarity"] > 0
+    assert used["state"] == "recalled" and used["similarity"] > 0 and used["matched"] is True
     (stored,) = await memories(api, scope="space", space=chat)
     assert (stored["state"], stored["unused_days"]) == ("active", 0)
 

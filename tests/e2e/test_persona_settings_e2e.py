@@ -24,6 +24,7 @@ __all__ = ["people"]  # the fixture, shared with the web UX API tests
 WINDOW_FIRST = [
     "window",
     "persona",
+    "user_persona",
     "pinned_memories",
     "active_memories",
     "summaries",

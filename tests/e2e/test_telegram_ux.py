@@ -112,3 +112,30 @@ async def test_the_regenerate_button_keeps_the_old_reply_as_a_swipe(
     await say(bot, chat, alice, "Thanks")
     sent = json.dumps([r for r in anthropic_fake.requests if r.path == "/v1/messages"][-1].body["messages"])
     assert "First take." in sent and "Second take." not in sent
+
+
+async def test_issue_31_about_tells_the_persona_who_you_are_under_your_telegram_name(
+    bot: Harness, anthropic_fake: FakeAnthropic
+) -> None:
+    """Issue 31: ``/about`` keeps a description of the sender that reaches the prompt's
+    ``user_persona`` slot, with their Telegram name as ``{{user}}``; too long is refused and
+    changes nothing; ``/about clear`` forgets it."""
+    alice = person(bot.fake)
+    chat = bot.fake.private(alice)
+    assert (await say(bot, chat, alice, "/about"))["text"].startswith("You have not told me about yourself")
+    noted = await say(bot, chat, alice, "/about {{user}} keeps the lighthouse at Brest.")
+    assert noted["text"].startswith("Noted.")
+    refused = await say(bot, chat, alice, "/about " + "x" * 4001)
+    assert "the limit is 4,000" in refused["text"]
+    shown = await say(bot, chat, alice, "/about")
+    assert shown["text"].endswith("keeps the lighthouse at Brest.")
+    anthropic_fake.script(Reply(text="Fair winds."))
+    await say(bot, chat, alice, "Evening!")
+    name = alice["first_name"]
+    assert f"About {name}, the person you are talking with:\\n{name} keeps the lighthouse at Brest." in (
+        system_of(anthropic_fake)
+    )
+    assert (await say(bot, chat, alice, "/about clear"))["text"].startswith("Forgotten")
+    anthropic_fake.script(Reply(text="Hm."))
+    await say(bot, chat, alice, "Still there?")
+    assert "the person you are talking with" not in system_of(anthropic_fake)

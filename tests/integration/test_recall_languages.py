@@ -138,7 +138,7 @@ class Bot(MemoryBot):
     async def used(self, space: str, user: str, text: str, when: datetime) -> list[tuple[str, str]]:
         """Send a message; the memories its search used (DEC-4), as (id, state)."""
         done = await self.say(text, when, user=f"web:{user}", chat=space)
-        return [(m.id, m.state) for m in done.context.memories if m.similarity is not None]
+        return [(m.id, m.state) for m in done.context.memories if m.matched]
 
     async def keep(self, space: str, text: str) -> str:
         return await self.remember(space_list("default", space), text)

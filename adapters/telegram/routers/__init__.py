@@ -9,6 +9,7 @@ from __future__ import annotations
 from aiogram import Router
 
 from adapters.telegram.routers import (
+    about,
     cast,
     chat,
     clear,
@@ -45,6 +46,7 @@ def create_routers() -> list[Router]:
         privacy.create_router(),
         notices.create_router(),
         memory_mode.create_router(),
+        about.create_router(),
         summary.create_router(),
         link.create_router(),
         regenerate.create_router(),

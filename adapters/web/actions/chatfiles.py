@@ -21,7 +21,7 @@ from adapters.web.state import WebState
 from engine.cast import swipe_key
 from engine.errors import Conflict, InvalidInput
 from engine.model import StoredMessage, Turn
-from engine.ports.controls import ChatControlStore
+from engine.ports.controls import ChatControlStore, KeptSwipes
 from engine.requestlog import RequestLog, WindowLog
 
 __all__ = ["ImportResult", "export_chat", "import_chat", "read_chat", "read_file"]
@@ -40,11 +40,16 @@ async def read_chat(web: WebState, chat: str) -> ChatFile:
     store = _controls(web)
     messages = await web.service.chats.history(chat, _ALL)
     turns = await store.turns(chat, [m.turn for m in messages if m.turn])
+    standalone = await store.kept_swipes(chat)
     rows: list[FileMessage] = []
     for m in messages:
         swipes: tuple[str, ...] = ()
         chosen = 0
         turn = turns.get(m.turn) if m.turn else None
+        own = standalone.get(m.id) if m.role == "assistant" and turn is None else None
+        if own is not None and 0 <= own.chosen < len(own.texts):  # the message's own text stands
+            swipes = tuple(m.text if i == own.chosen else t for i, t in enumerate(own.texts))
+            chosen = own.chosen
         if m.role == "assistant" and turn is not None and turn.answers:
             ids = await store.swipes(chat, swipe_key(turn.answers[-1], turn.position))
             others = await store.turns(chat, ids)
@@ -136,6 +141,7 @@ async def import_chat(web: WebState, chat: str, found: ChatFile, *, user: str, p
     beside: list[StoredMessage] = []
     turns: list[Turn] = []
     swipes: dict[str, list[str]] = {}
+    kept: dict[str, KeptSwipes] = {}
     logs: list[RequestLog] = []
     seq = 0
     previous: StoredMessage | None = None
@@ -174,6 +180,8 @@ async def import_chat(web: WebState, chat: str, found: ChatFile, *, user: str, p
                 seq += 1
             stored = msgspec.structs.replace(said, id=f"m{seq}", position=seq)
             log.append(stored)
+            if m.swipes:  # a greeting's alternates: kept for the next export
+                kept[stored.id] = KeptSwipes(texts=m.swipes, chosen=m.swipe_id)
             previous = stored
             continue
         alternatives = m.swipes or (m.text,)
@@ -208,6 +216,10 @@ async def import_chat(web: WebState, chat: str, found: ChatFile, *, user: str, p
         if len(ids) > 1:
             swipes[previous.id] = ids
         previous = log[-1]
-    if not await _controls(web).load(chat, log, turns, swipes, beside=beside, logs=logs, seq=seq):
+    written = await _controls(web).load(
+        chat, log, turns, swipes, beside=beside, logs=logs, seq=seq, kept=kept
+    )
+    if not written:
         raise Conflict("This chat already has messages; import into a new chat.", code="chat_not_empty")
-    return ImportResult(chat=chat, messages=len(log), swipes=len(beside), skipped=found.skipped)
+    extra = sum(len(k.texts) - 1 for k in kept.values())
+    return ImportResult(chat=chat, messages=len(log), swipes=len(beside) + extra, skipped=found.skipped)

@@ -1,6 +1,6 @@
 """What the lorebook endpoints do, for the operator (``/api``) and the browser (``/app``) alike.
 
-Import, store, read, export and attach books; the routes add the admin token or the session,
+Import, store, read, export, attach, rename and delete books; the routes add the admin token or the session,
 and which books a visitor may read or edit.
 """
 
@@ -14,16 +14,20 @@ from litestar import Response
 
 from adapters.cards import decode_lorebook, encode_lorebook
 from adapters.cards.report import import_report
-from adapters.web.schemas.lore import ChatBooks, Imported
+from adapters.web.schemas.lore import BookDeleted, ChatBooks, Imported
 from engine.lorebook import LoreBook
-from engine.service.lore import LoreDesk
+from engine.ports.persona import PersonaStore
+from engine.service.lore import BOOK_NAME_CHARS, LoreDesk
 
 __all__ = [
+    "BOOK_NAME_CHARS",
     "ExportFormat",
     "attach_books",
+    "delete_book",
     "export_book",
     "import_book",
     "imported",
+    "rename_book",
 ]
 
 ExportFormat = Literal["sillytavern", "ccv3"]
@@ -51,6 +55,16 @@ async def import_book(
     if new_id:
         book = msgspec.structs.replace(book, id="")
     return await lore.save(book, fallback_name)
+
+
+async def rename_book(lore: LoreDesk, book: LoreBook, name: str) -> LoreBook:
+    """``book`` under a new name (``LoreDesk.rename``)."""
+    return await lore.rename(book, name)
+
+
+async def delete_book(lore: LoreDesk, personas: PersonaStore, book: str) -> BookDeleted:
+    """Delete a book (``LoreDesk.delete``): the personas that read it stop, chats skip it."""
+    return BookDeleted(deleted=book, personas=await lore.delete(book, personas))
 
 
 async def attach_books(lore: LoreDesk, chat: str, books: list[str]) -> ChatBooks:

@@ -23,6 +23,7 @@ from engine.model import StoredMessage
 from engine.ports.controls import Branch as BranchRecord
 from engine.ports.controls import ChatControlStore
 from engine.service.controls import BRANCH_MARK, MessageControls
+from engine.validate import check_title
 
 __all__ = [
     "TICKET_SECONDS",
@@ -91,14 +92,11 @@ async def rename_branch(web: WebState, chat: str, branch: str, title: str) -> Br
     """Give one of this chat's branches a new name.
 
     Raises:
-        NotFound: ``branch_not_found``. InvalidInput: ``title_empty``, ``title_too_long``.
+        NotFound: ``branch_not_found``. InvalidInput: ``title_empty``, ``title_too_long``,
+            ``title_invalid``.
     """
     _, store = controls_of(web)
-    name = " ".join(title.split())
-    if not name:
-        raise InvalidInput("A branch needs a name.", code="title_empty")
-    if len(name) > TITLE_CHARS:
-        raise InvalidInput(f"A branch name has at most {TITLE_CHARS} characters.", code="title_too_long")
+    name = check_title(title, what="A branch name", limit=TITLE_CHARS)
     root = root_chat(chat)
     found = next((b for b in await store.branches(root) if b.id == branch), None)
     if found is None:

@@ -8,6 +8,7 @@ import re
 from msgspec import UNSET
 
 from adapters.web.actions.chat import history
+from adapters.web.actions.me import speaker_name
 from adapters.web.actions.messages import branch_chat, root_chat
 from adapters.web.actions.personas import avatar_url, persona_summaries, visible_persona
 from adapters.web.schemas.chat import (
@@ -103,7 +104,7 @@ async def session_view(
             raise NotFound(f"There is no branch {branch!r}.", code="branch_not_found")
         chat = branch_chat(chat, branch)
     avatars = await web.persona_extras.has_avatars() if web.persona_extras else set()
-    reader = "You" if session.guest else session.slug
+    reader = "You" if session.guest else await speaker_name(web, session.user, session.slug)
     messages = await _history(web, session, chat, chosen.id)
     return SessionView(
         user=session.user,

@@ -46,7 +46,9 @@ __all__ = [
     "PersonaCard",
     "PersonaSummary",
     "Room",
+    "RoomDeleted",
     "RoomMade",
+    "RoomRename",
     "SendMessage",
     "SessionMessage",
     "SessionView",
@@ -201,9 +203,26 @@ class NewRoom(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
 
 
 class RoomMade(msgspec.Struct, frozen=True, kw_only=True):
-    """``POST /app/rooms``."""
+    """``POST /app/rooms`` and ``PUT /app/rooms/{room}``."""
 
     room: Room
+
+
+class RoomRename(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``PUT /app/rooms/{room}``: the room's new title (1-60 characters)."""
+
+    title: str
+
+
+class RoomDeleted(msgspec.Struct, frozen=True, kw_only=True):
+    """``DELETE /app/rooms/{room}``: how many chats went (every persona's, with branches), how
+    many memories about people were kept (moved to their Global personal lists) and how many of
+    the room's own memories were deleted."""
+
+    room: str
+    chats: int
+    memories_kept: int
+    memories_deleted: int
 
 
 class Branch(msgspec.Struct, frozen=True, kw_only=True):
@@ -300,11 +319,19 @@ class InspectedMemory(msgspec.Struct, frozen=True, kw_only=True):
     state: Literal["pinned", "active", "recalled"]
     similarity: float | None
     text: str | None
+    matched: bool = False
 
     @classmethod
     def of(cls, log: MemoryLog, text: str | None) -> InspectedMemory:
         """The logged memory with its text (or None)."""
-        return cls(id=log.id, scope=log.scope, state=log.state, similarity=log.similarity, text=text)
+        return cls(
+            id=log.id,
+            scope=log.scope,
+            state=log.state,
+            similarity=log.similarity,
+            text=text,
+            matched=log.matched,
+        )
 
 
 class Inspection(msgspec.Struct, frozen=True, kw_only=True):

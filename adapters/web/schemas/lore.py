@@ -20,8 +20,10 @@ from engine.ports import BookSummary
 
 __all__ = [
     "AttachBooks",
+    "BookDeleted",
     "BookEdit",
     "BookList",
+    "BookRename",
     "BookView",
     "ChatBooks",
     "EditorBook",
@@ -46,6 +48,21 @@ class AttachBooks(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     ``PUT /app/chats/{chat}/lorebooks``: the set of books (replacing the previous one)."""
 
     books: list[str]
+
+
+class BookRename(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``PUT /app/lorebooks/{book}`` and ``PUT /api/lorebooks/{book}``: a new name
+    (1-100 characters); its id, entries and attachments stay."""
+
+    name: str
+
+
+class BookDeleted(msgspec.Struct, frozen=True, kw_only=True):
+    """A deleted book and the personas that read it (they no longer do); chats it was attached
+    to skip it. No memory is touched: a lorebook holds none."""
+
+    deleted: str
+    personas: list[str]
 
 
 class Imported(msgspec.Struct, frozen=True, kw_only=True):

@@ -9,6 +9,7 @@
  *        messages: [{id, role, name, text, sent_at, turn, mine?, swipes?: [turn ids],
  *                    images?: [{id, media_type, width, height, size}]}]}
  *   POST /app/rooms {name} -> {room: {slug, title}}
+ *   PUT /app/rooms/<slug> {title} -> {room};  DELETE /app/rooms/<slug> -> {room, chats, memories_kept, memories_deleted}
  *   PUT/DELETE /app/chats/<chat>/messages/<id>   edit / delete one's own message or a persona reply
  *       (DELETE -> {deleted, also: [ids]}: deleting one's message deletes the reply that answered it)
  *   POST /app/chats/<chat>/turns/<turn>/choose   pick another alternative (swipe) of the last reply
@@ -82,7 +83,9 @@
         box.append(img);
       } else {
         const size = p.width && p.height ? ` ${p.width}×${p.height}` : '';
-        box.append(make('span', 'picture-label', `🖼 picture${size}`));
+        const label = make('span', 'picture-label', ` picture${size}`);
+        label.prepend(H.icon('picture'));
+        box.append(label);
       }
     }
     return box;
@@ -260,6 +263,7 @@
     const options = rooms.map((r) => new Option(r.title, r.slug, false, r.slug === s.room));
     options.push(new Option('+ New room…', NEW_ROOM));
     els.rooms.replaceChildren(...options);
+    $('#room-edit').hidden = !s.room || s.room === 'main';
   }
 
   function renderBranches(s) {
@@ -901,6 +905,51 @@
       H.toast(`Branch renamed “${got.branch.title}”.`, 'ok');
     } catch (err) {
       H.showError($('#branch-error'), err);
+    }
+  });
+
+  // ---- renaming or deleting the room one is in ---------------------------------------------
+  const roomEdit = $('#room-edit-dialog');
+  const roomTitle = () => ((state.session.rooms || []).find((r) => r.slug === state.session.room) || {}).title || '';
+  $('#room-edit').addEventListener('click', () => {
+    $('#room-edit-name').value = roomTitle();
+    H.showError($('#room-edit-error'), null);
+    roomEdit.showModal();
+  });
+  $('#room-edit-cancel').addEventListener('click', () => roomEdit.close());
+  $('#room-edit-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    try {
+      const got = await H.api('PUT', `/app/rooms/${encodeURIComponent(state.session.room)}`,
+        { title: $('#room-edit-name').value });
+      roomEdit.close();
+      await loadSession();
+      H.toast(`Room renamed “${got.room.title}”.`, 'ok');
+    } catch (err) {
+      H.showError($('#room-edit-error'), err);
+    }
+  });
+  $('#room-delete').addEventListener('click', async () => {
+    const title = roomTitle();
+    roomEdit.close();
+    const sure = await H.confirm({
+      title: `Delete the room “${title}”?`,
+      text: `Its conversations with every persona — messages, branches, summaries and archive pages — are deleted for good. `
+        + 'Memories about you saved in this room are kept: they move to your Global memories of that persona. '
+        + 'The room’s own memories (facts about the room) are deleted with it. Your Global memories are not touched.',
+      ok: 'Delete room', cancel: 'Keep it',
+    });
+    if (!sure) return;
+    try {
+      const got = await H.api('DELETE', `/app/rooms/${encodeURIComponent(state.session.room)}`);
+      setParam('room', null);
+      setParam('branch', null);
+      await loadSession();
+      const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+      H.toast(`Room “${title}” deleted. ${plural(got.memories_kept, 'memory', 'memories')} about you kept, `
+        + `${plural(got.memories_deleted, 'memory', 'memories')} of the room’s own deleted.`, 'ok');
+    } catch (err) {
+      H.toast(err.message, 'error');
     }
   });
 

@@ -3,6 +3,7 @@
  *   POST /app/signin | /app/signup {username, password} -> sets the session cookie
  *   POST /app/link-code -> {code, command, expires_in}
  *   POST /app/signout {everywhere?}
+ *   GET|PUT|DELETE /app/me/persona {name, description} -> {user, name, description, set}
  *   POST /app/guest-chat/ticket (as the guest, before) -> {ticket, has_chat}
  *   POST /app/guest-chat/move {ticket} (signed in, after) -> {room, moved}
  * A guest's chat moves into the account at sign-up; at sign-in it moves when the person says so.
@@ -107,13 +108,54 @@
     }
   }
 
+  function showMe(me) {
+    $('#me-name').value = me.name;
+    $('#me-description').value = me.description;
+    H.showError($('#me-error'), null);
+  }
+
+  async function loadMe() {
+    try {
+      showMe(await H.api('GET', '/app/me/persona'));
+    } catch (err) {
+      H.showError($('#me-error'), err);
+    }
+  }
+
+  async function saveMe(e) {
+    e.preventDefault();
+    const body = { name: $('#me-name').value, description: $('#me-description').value };
+    $('#me-save').disabled = true;
+    try {
+      const me = await H.api('PUT', '/app/me/persona', body);
+      showMe(me);
+      H.toast(`Saved: the characters call you ${me.name}.`, 'ok');
+    } catch (err) {
+      H.showError($('#me-error'), err);
+    } finally {
+      $('#me-save').disabled = false;
+    }
+  }
+
+  async function resetMe() {
+    try {
+      showMe(await H.api('DELETE', '/app/me/persona'));
+      H.toast('Your persona is reset: the characters use your username.', 'ok');
+    } catch (err) {
+      H.showError($('#me-error'), err);
+    }
+  }
+
   $('#account-button').addEventListener('click', () => {
     const s = H.state.session;
     if (!s || s.guest) { openAuth('signin'); return; }
     $('#account-name').textContent = s.username;
     $('#link-code').hidden = true;
     account.showModal();
+    loadMe();
   });
+  $('#me-form').addEventListener('submit', saveMe);
+  $('#me-reset').addEventListener('click', resetMe);
   document.addEventListener('click', (e) => {
     const opener = e.target.closest('[data-open="auth"]');
     if (opener) openAuth('signin');

@@ -118,7 +118,9 @@
     if (!r.memories.length) return section('Memories', 'ins-memories', empty('No memories went into this reply.'));
     const rows = r.memories.map((m) => ({
       attrs: { id: m.id, state: m.state },
-      cells: [m.state, m.scope, m.similarity == null ? '—' : m.similarity.toFixed(3), m.text ?? `(${m.id})`],
+      // the search's score; ✓ when the search used the memory (a reasonable match, DEC-4)
+      cells: [m.state, m.scope, m.similarity == null ? '—' : `${m.similarity.toFixed(3)}${m.matched ? ' ✓' : ''}`,
+        m.text ?? `(${m.id})`],
     }));
     return section('Memories', 'ins-memories', table(['state', 'scope', 'similarity', 'text'], rows, 'memories'));
   }

@@ -8,6 +8,7 @@
  *   PUT  /app/lorebooks/<id>/entries/<entry>, POST /app/lorebooks/<id>/entries, DELETE .../<entry>
  *   PUT  /app/lorebooks/<id>/settings {matching, case_sensitive, use_group_scoring}   (LORE-18, LORE-15)
  *   PUT  /app/chats/<chat>/lorebooks {books}
+ *   PUT  /app/lorebooks/<id> {name} -> the book;  DELETE /app/lorebooks/<id> -> {deleted, personas}
  * The import report (LORE-21) is shown per book and per entry; the SillyTavern options
  * (timed effects, inclusion groups, recursion, matching: LORE-14..18) are edited per entry.
  * Entries are listed by display name (the comment; never sent to the model), with token counts.
@@ -75,6 +76,8 @@
     $('#lore-attach').title = info.read_by_persona ? 'The persona’s own book is always read in its chats.' : '';
     $('#lore-readonly').hidden = current.editable;
     $('#lore-new-entry').hidden = !current.editable;
+    $('#lore-rename').hidden = !current.editable;
+    $('#lore-delete').hidden = !current.editable;
     const path = `/app/lorebooks/${encodeURIComponent(id)}/export`;
     $('#lore-export-st').href = `${path}?format=sillytavern`;
     $('#lore-export-v3').href = `${path}?format=ccv3`;
@@ -287,5 +290,48 @@
   $('#entry-cancel').addEventListener('click', () => { form.hidden = true; });
   $('#entry-delete').addEventListener('click', remove);
   form.addEventListener('submit', save);
+
+  // ---- renaming and deleting a book of one's own ------------------------------------------
+  const renameDlg = $('#book-rename-dialog');
+  $('#lore-rename').addEventListener('click', () => {
+    $('#book-rename-name').value = current.name || '';
+    H.showError($('#book-rename-error'), null);
+    renameDlg.showModal();
+  });
+  $('#book-rename-cancel').addEventListener('click', () => renameDlg.close());
+  $('#book-rename-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    try {
+      const got = await H.api('PUT', `/app/lorebooks/${encodeURIComponent(current.id)}`, { name: $('#book-rename-name').value });
+      renameDlg.close();
+      $('#lore-book-name').textContent = got.name;
+      current.name = got.name;
+      await loadBooks();
+      H.toast(`Lorebook renamed “${got.name}”.`, 'ok');
+    } catch (err) {
+      H.showError($('#book-rename-error'), err);
+    }
+  });
+  $('#lore-delete').addEventListener('click', async () => {
+    const name = current.name || current.id;
+    const count = current.entries.length;
+    const sure = await H.confirm({
+      title: `Delete the lorebook “${name}”?`,
+      text: `Its ${count} ${count === 1 ? 'entry is' : 'entries are'} deleted for good. Chats and personas that read it stop using it. `
+        + 'No memory is touched: memories are not kept in lorebooks.',
+      ok: 'Delete lorebook', cancel: 'Keep it',
+    });
+    if (!sure) return;
+    try {
+      await H.api('DELETE', `/app/lorebooks/${encodeURIComponent(current.id)}`);
+      current = null;
+      dlg.dataset.view = 'books';
+      $('#lore-book').hidden = true;
+      await loadBooks();
+      H.toast(`Lorebook “${name}” deleted.`, 'ok');
+    } catch (err) {
+      H.toast(err.message, 'error');
+    }
+  });
   H.on('session', () => { current = null; $('#lore-book').hidden = true; dlg.dataset.view = 'books'; });
 })();

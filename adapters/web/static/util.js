@@ -29,6 +29,25 @@
     return el;
   };
 
+  // A small line icon drawn inline (the page's text font has no emoji): ``picture``.
+  const ICONS = {
+    picture: 'M4 5h16v14H4z M4 16l5-5 4 4 3-3 4 4 M15 9.5a1.5 1.5 0 1 0 0.01 0',
+  };
+  H.icon = (name) => {
+    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    svg.setAttribute('viewBox', '0 0 24 24');
+    svg.setAttribute('class', 'icon-svg');
+    svg.setAttribute('aria-hidden', 'true');
+    const path = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+    path.setAttribute('d', ICONS[name]);
+    path.setAttribute('fill', 'none');
+    path.setAttribute('stroke', 'currentColor');
+    path.setAttribute('stroke-width', '1.8');
+    path.setAttribute('stroke-linejoin', 'round');
+    svg.append(path);
+    return svg;
+  };
+
   // A small label ("pinned", "edited"...), with an optional explanation on hover.
   H.tag = (text, cls, title) => {
     const el = H.make('span', `tag ${cls}`, text);

@@ -102,9 +102,11 @@ class InMemoryChatStore:
         persona: str,
         model: str,
         books: Sequence[str] = (),
+        user: str = "",
     ) -> TurnInputs:
         """See ``engine.ports.TurnReads.turn_inputs``."""
         data = self._d.peek(chat)
+        me = self._d.user_personas.get(user) if user else None
         wanted = list(dict.fromkeys(books))
         persona_version = self._d.persona_versions.get(persona)
         token_ratio = self._d.token_ratios.get(model)
@@ -118,6 +120,7 @@ class InMemoryChatStore:
                     persona_version=persona_version,
                     token_ratio=token_ratio,
                     book_versions=book_versions,
+                    user_persona=me,
                 )
             answered, upto = data.msgs.get(first[0]), first[1]
         return TurnInputs(
@@ -131,6 +134,7 @@ class InMemoryChatStore:
             persona_version=persona_version,
             token_ratio=token_ratio,
             book_versions=book_versions,
+            user_persona=me,
         )
 
     async def chat_settings(self, chat: str) -> ChatSettings:

@@ -13,6 +13,7 @@ from engine.lorebook import LoreBook, LoreState
 from engine.model import ChatSettings, Persona, StoredMessage, Turn
 from engine.requestlog import RequestLog
 from engine.summary import SummaryState
+from engine.user_persona import UserPersona
 
 __all__ = ["ChatData", "InMemoryData", "ordered"]
 
@@ -48,6 +49,7 @@ class InMemoryData:
     personas: dict[str, Persona] = field(default_factory=dict)
     persona_versions: dict[str, int] = field(default_factory=dict)
     token_ratios: dict[str, float] = field(default_factory=dict)
+    user_personas: dict[str, UserPersona] = field(default_factory=dict)
     books: dict[str, LoreBook] = field(default_factory=dict)
     book_versions: dict[str, int] = field(default_factory=dict)
     jobs: list[tuple[str, str]] = field(default_factory=list)  # the summary job stream: (id, chat)

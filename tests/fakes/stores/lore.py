@@ -33,6 +33,12 @@ class InMemoryLoreStore:
         """One book, or None."""
         return self._d.books.get(book)
 
+    async def delete(self, book: str) -> bool:
+        """Delete a book; chats and personas that name it skip it from then on."""
+        self._d.book_versions.pop(book, None)
+        self._compiled.pop(book, None)
+        return self._d.books.pop(book, None) is not None
+
     async def all(self) -> list[BookSummary]:
         """Every book's summary, by name."""
         summaries = (

@@ -179,7 +179,7 @@ def test_prm_2_breakpoint_on_the_persona_when_nothing_else_is_stable() -> None:
 
 
 def test_default_template_lists_every_slot_once() -> None:
-    assert len(set(DEFAULT_TEMPLATE)) == len(DEFAULT_TEMPLATE) == 8
+    assert len(set(DEFAULT_TEMPLATE)) == len(DEFAULT_TEMPLATE) == 9
 
 
 def test_prm_3_the_log_marks_the_template_stable_slots_even_when_empty() -> None:
@@ -202,6 +202,7 @@ def test_prm_3_the_log_marks_the_template_stable_slots_even_when_empty() -> None
     stable = {s.name: s.stable for s in log.slots}
     assert stable == {
         "persona": True,
+        "user_persona": True,
         "pinned_memories": True,
         "active_memories": True,
         "summaries": True,

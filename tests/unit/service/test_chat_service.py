@@ -11,6 +11,7 @@ import pytest
 from engine.errors import Conflict, LLMUnavailable, NotFound
 from engine.lorebook import LoreBook, LoreEntry
 from engine.service import ReplyDelta, ReplyDone, ReplyFailed, ServicePolicy
+from engine.user_persona import UserPersona
 from tests.fakes.ports import ScriptedChatModel
 from tests.unit.service.world import PERSONA, ROOM, World, drain
 
@@ -121,3 +122,26 @@ async def test_lore_a_scan_past_its_budget_keeps_what_it_found_and_is_logged(
     assert 0 < len(kept) < 400  # what was activated before the budget ran out, nothing more
     logged = [r.getMessage() for r in caplog.records]
     assert any("stopped after its budget" in line and ROOM in line for line in logged), logged
+
+
+async def test_issue_31_the_user_persona_names_user_and_its_description_reaches_the_prompt() -> None:
+    """Issue 31: the answered person's own persona is ``{{user}}`` in the card and lore, and its
+    description sits in the ``user_persona`` slot right after the card; another person's turn
+    carries neither."""
+    world = await World().start(
+        msgspec.structs.replace(PERSONA, system_prompt="You are Ember. You serve {{user}}.")
+    )
+    world.data.user_personas["web:alice"] = UserPersona(
+        name="Lady Ann", description="{{user}} is a knight who hates {{char}}'s stew."
+    )
+    (*_, answered) = await world.say("Hello!")
+    _, log = await world.service.turn(ROOM, done([answered]).turn)
+    assert log.prompt[0].text == "You are Ember. You serve Lady Ann."
+    assert log.prompt[1].slot == "user_persona"
+    assert log.prompt[1].text == (
+        "About Lady Ann, the person you are talking with:\nLady Ann is a knight who hates Ember's stew."
+    )
+    (*_, other) = await world.say("And me?", user="web:bob")
+    _, log = await world.service.turn(ROOM, done([other]).turn)
+    assert log.prompt[0].text == "You are Ember. You serve Bob."
+    assert not any(m.slot == "user_persona" for m in log.prompt)

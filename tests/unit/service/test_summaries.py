@@ -129,3 +129,23 @@ async def test_an_unreachable_job_queue_never_fails_the_turn_and_the_next_turn_q
     assert isinstance(events[-1], ReplyDone)
     assert [chat for _, chat in world.data.jobs] == [ROOM]
     assert await world.run_jobs() == 2
+
+
+async def test_issue_31_the_summary_worker_uses_the_personas_smaller_window_cap() -> None:
+    """Issue 31, WIN-1, SUM-1: messages that left a persona's smaller live window (its
+    ``window_tokens``) are summarized, not left between its cap and the deployment's."""
+    world = World()
+    world.summaries.model = Recapper()
+    await world.start(msgspec.structs.replace(QUIET, window_tokens=500))
+    walk = " ".join(["the party walks on through the long green valley"] * 6)
+    for i in range(24):
+        await world.say(f"Chapter {i}: {walk}", reply=False)
+    (*_, done) = await world.say("Where are we?")
+    assert isinstance(done, ReplyDone)
+    _, log = await world.service.turn(ROOM, done.turn)
+    assert log.window.dropped >= 10 and log.window.budget == 500  # the persona's cap
+    _, waiting = await world.summaries.view(ROOM)
+    assert waiting >= 10  # the worker sees the same window as the turn
+    assert await world.run_jobs() >= 1
+    state, _ = await world.summaries.view(ROOM)
+    assert state.tiers and state.tiers[0].first == 1.0

@@ -24,6 +24,7 @@ from engine.memory import (
     plan_delete,
     plan_persona_deletion,
     plan_save,
+    plan_space_deletion,
     plan_third_person,
     plan_update,
     scope_list_of,
@@ -190,6 +191,24 @@ def test_mem_10_deleting_a_persona_turns_its_personal_memories_into_global_ones(
     assert kept["local"].pinned and kept["local"].unused_days == 3
     assert kept["local"].text == records[0].text
     assert kept["other-persona"] == records[4]
+
+
+def test_issue_31_deleting_a_room_keeps_memories_about_people_and_drops_the_rooms_own() -> None:
+    """Issue 31, after MEM-10: a deleted room's local personal memories become Global personal
+    ones of the same owner and persona (pin and counters kept); its space list goes; other
+    spaces, Global and ``global`` lists are untouched."""
+    records = [
+        mem("local", personal_list(P, ALICE, S), pinned=True, unused_days=3),
+        mem("room", SPACE),
+        mem("everywhere", global_personal_list(P, BOB)),
+        mem("global", global_list(ALICE)),
+        mem("elsewhere", personal_list(P, ALICE, "web:other-room")),
+    ]
+    after = {r.id: r for r in apply_writes(records, plan_space_deletion(records, frozenset({S})).writes)}
+    assert set(after) == {"local", "everywhere", "global", "elsewhere"}
+    assert scope_list_of(after["local"]) == global_personal_list(P, ALICE)
+    assert after["local"].pinned and after["local"].unused_days == 3
+    assert [after[k] for k in ("everywhere", "global", "elsewhere")] == [records[2], records[3], records[4]]
 
 
 # --- issue 28: memories say whose they are ---------------------------------------------------
