@@ -1,9 +1,17 @@
-"""Claude through the official SDK: streaming, retries with backoff, usage (PRM-2, PRM-3).
+"""Claude over the Messages API's HTTP stream: requests, server-sent events, usage (PRM-2, PRM-3).
 
-The SDK's own retries are switched off (``max_retries=0``) so that this adapter decides, with
-the attempt loop every provider shares (``adapters.llm.retry``: which failures are retried,
-backoff, the connect/read/total time limits, ``Retry-After`` up to its cap). SDK exceptions
-are translated here (STYLE P5).
+The request is the Messages API's JSON (``anthropic_format``) posted with ``"stream": true``
+on one pooled ``httpx.AsyncClient``; the answer's server-sent events are read as they come
+(``message_start`` carries the input usage, ``content_block_delta`` the text or a tool call's
+JSON, ``message_delta`` the output usage and stop reason, an ``error`` event a failure after
+the stream began). Speaking HTTP directly instead of through the ``anthropic`` SDK keeps the SDK
+(~58 MB at rest) out of the process and a turn's CPU low: the SDK deep-copies and validates
+every request and builds a typed object per event (docs/BENCHMARKS.md, "Serving load").
+
+The attempt loop every provider shares (``adapters.llm.retry``) decides which failures are
+retried, the backoff, the connect/read/total time limits and ``Retry-After``; failures are
+translated here (STYLE P5): an HTTP error or an ``error`` event by its status and the body's
+``error.type``, httpx's timeouts as silence, its other transport errors as unreachable.
 """
 
 from __future__ import annotations
@@ -12,7 +20,8 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-import anthropic
+import httpx
+import msgspec
 
 from adapters.llm.anthropic_format import estimate_request, to_messages_request
 from adapters.llm.retry import RETRYABLE_STATUS, Attempts, Failure, parse_retry_after, status_error
@@ -24,52 +33,125 @@ from engine.prompt import Prompt
 from engine.requestlog import Usage
 from engine.tools import ToolCall, ToolSpec
 
-__all__ = ["AnthropicChatModel", "map_status_error"]
+__all__ = ["API_VERSION", "DEFAULT_BASE_URL", "AnthropicChatModel", "ClaudeError", "map_status_error"]
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+API_VERSION = "2023-06-01"
+_LIMITS = httpx.Limits(max_connections=1000, max_keepalive_connections=100)  # the SDK's defaults
+_decode = msgspec.json.Decoder().decode
 
 
-def _retry_after(exc: anthropic.APIStatusError) -> float | None:
-    return parse_retry_after(exc.response.headers.get("retry-after"))
+class ClaudeError(Exception):
+    """An HTTP error answer, or an ``error`` event inside a stream (``status`` is then 200)."""
+
+    def __init__(self, status: int, kind: str | None, retry_after: float | None) -> None:
+        super().__init__(f"Claude answered {status} {kind or 'error'}")
+        self.status, self.kind, self.retry_after = status, kind, retry_after
 
 
-def map_status_error(exc: anthropic.APIStatusError) -> LLMUnavailable:
-    """Translate an SDK status error into Hearth's error tree (no secrets in the message)."""
+def map_status_error(exc: ClaudeError) -> LLMUnavailable:
+    """Translate Claude's error answer into Hearth's error tree (no secrets in the message)."""
     return status_error(
-        "Claude",
-        exc.status_code,
-        exc.type or "error",
-        retry_after=_retry_after(exc),
-        key_name="ANTHROPIC_API_KEY",
+        "Claude", exc.status, exc.kind or "error", retry_after=exc.retry_after, key_name="ANTHROPIC_API_KEY"
     )
 
 
+def _error_kind(body: bytes) -> str | None:
+    """``error.type`` of an error body (``None`` when it is not the API's JSON)."""
+    try:
+        found = _decode(body)
+    except msgspec.DecodeError:
+        return None
+    error = found.get("error") if isinstance(found, dict) else None
+    kind = error.get("type") if isinstance(error, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
+class _Events:
+    """The server-sent events of one answer as dicts (the ``data`` JSON), closed by ``close()``."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self._response = response
+
+    async def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        buffer = b""
+        async for chunk in self._response.aiter_bytes():
+            buffer += chunk
+            while True:
+                end = buffer.find(b"\n\n")
+                if end < 0:
+                    break
+                block, buffer = buffer[:end], buffer[end + 2 :]
+                event = self._parse(block.replace(b"\r\n", b"\n"))
+                if event is not None:
+                    yield event
+
+    @staticmethod
+    def _parse(block: bytes) -> dict[str, Any] | None:
+        name, data = b"", []
+        for line in block.split(b"\n"):
+            if line.startswith(b"event:"):
+                name = line[6:].strip()
+            elif line.startswith(b"data:"):
+                data.append(line[5:].removeprefix(b" "))
+        if not data:
+            return None
+        payload = _decode(b"\n".join(data))
+        if name == b"error":
+            kind = payload.get("error", {}).get("type") if isinstance(payload, dict) else None
+            raise ClaudeError(200, kind if isinstance(kind, str) else None, None)
+        return payload if isinstance(payload, dict) else None
+
+    async def close(self) -> None:
+        await self._response.aclose()
+
+
 class AnthropicChatModel:
-    """Implements the ``ChatModel`` port with ``anthropic.AsyncAnthropic``."""
+    """Implements the ``ChatModel`` port over the Messages API's HTTP stream."""
 
     provider = "anthropic"
     vision = True  # pictures go as image blocks (``anthropic_format``)
 
-    def __init__(self, client: anthropic.AsyncAnthropic, attempts: Attempts | None = None) -> None:
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        api_key: str,
+        *,
+        base_url: str | None = None,
+        attempts: Attempts | None = None,
+    ) -> None:
         self.client = client
         self.attempts = attempts or Attempts("Claude")
+        self._url = (base_url or DEFAULT_BASE_URL).rstrip("/") + "/v1/messages"
+        self._headers = {
+            "authorization": f"Bearer {api_key}",  # as the pinned ``anthropic`` SDK sends the key
+            "anthropic-version": API_VERSION,
+            "content-type": "application/json",
+            "accept": "text/event-stream",
+        }
 
     @classmethod
     def from_settings(cls, settings: LlmSettings) -> AnthropicChatModel:
-        """Build the SDK client from the ``llm`` settings (``ANTHROPIC_BASE_URL`` honoured)."""
-        client = anthropic.AsyncAnthropic(
-            api_key=str(settings.api_key),
-            base_url=settings.base_url,
-            max_retries=0,
-            timeout=anthropic.Timeout(settings.read_timeout, connect=settings.connect_timeout),
+        """The pooled client from the ``llm`` settings (``ANTHROPIC_BASE_URL`` honoured)."""
+        client = httpx.AsyncClient(
+            timeout=httpx.Timeout(settings.read_timeout, connect=settings.connect_timeout), limits=_LIMITS
         )
-        return cls(client, Attempts.from_settings("Claude", settings))
+        return cls(
+            client,
+            str(settings.api_key),
+            base_url=settings.base_url,
+            attempts=Attempts.from_settings("Claude", settings),
+        )
+
+    async def aclose(self) -> None:
+        """Close the pooled connections."""
+        await self.client.aclose()
 
     def _translate(self, exc: Exception) -> Failure | None:
-        if isinstance(exc, anthropic.APIStatusError):
-            retryable = exc.status_code in RETRYABLE_STATUS or exc.type == "overloaded_error"
-            return Failure(map_status_error(exc), retryable, _retry_after(exc))
-        return self.attempts.transport(
-            exc, timeout=anthropic.APITimeoutError, connection=anthropic.APIConnectionError
-        )
+        if isinstance(exc, ClaudeError):
+            retryable = exc.status in RETRYABLE_STATUS or exc.kind == "overloaded_error"
+            return Failure(map_status_error(exc), retryable, exc.retry_after)
+        return self.attempts.transport(exc, timeout=httpx.TimeoutException, connection=httpx.TransportError)
 
     async def stream(
         self,
@@ -80,8 +162,9 @@ class AnthropicChatModel:
     ) -> AsyncIterator[ModelEvent]:
         """See ``engine.ports.ChatModel.stream``."""
         request = to_messages_request(prompt, settings, tools)
+        body = msgspec.json.encode({**request, "stream": True})
         events = self.attempts.run(
-            lambda deadline: self._once(request, deadline),
+            lambda deadline: self._once(body, deadline),
             self._translate,
             lambda: estimate_request(request),
         )
@@ -89,33 +172,51 @@ class AnthropicChatModel:
             async for event in events:
                 yield event
 
-    async def _once(self, request: dict[str, Any], deadline: float) -> AsyncIterator[ModelEvent]:
+    async def _open(self, body: bytes) -> _Events:
+        """Send the request; the answer's events once its status is 200."""
+        response = await self.client.send(
+            self.client.build_request("POST", self._url, content=body, headers=self._headers), stream=True
+        )
+        if response.status_code != 200:
+            try:
+                raw = await response.aread()
+            finally:
+                await response.aclose()
+            retry_after = parse_retry_after(response.headers.get("retry-after"))
+            raise ClaudeError(response.status_code, _error_kind(raw), retry_after)
+        return _Events(response)
+
+    async def _once(self, body: bytes, deadline: float) -> AsyncIterator[ModelEvent]:
         """One attempt, its waits bounded by ``Attempts.paced``."""
         usage: dict[str, int] = {}
         stop_reason: str | None = None
         tool: dict[str, Any] | None = None
-        opening = self.client.messages.create(**request, stream=True)
-        events = self.attempts.paced(opening, deadline, lambda event: event.type == "content_block_delta")
+        events = self.attempts.paced(
+            self._open(body), deadline, lambda event: event["type"] == "content_block_delta"
+        )
         async with contextlib.aclosing(events):
             async for event in events:
-                if event.type == "content_block_start" and event.content_block.type == "tool_use":
-                    tool = {"id": event.content_block.id, "name": event.content_block.name, "json": []}
-                elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
-                    if tool is not None:
-                        tool["json"].append(event.delta.partial_json)
-                elif event.type == "content_block_stop" and tool is not None:
+                kind = event.get("type")
+                if kind == "content_block_delta":
+                    delta = event["delta"]
+                    if delta.get("type") == "text_delta":
+                        yield TextDelta(text=delta["text"])
+                    elif delta.get("type") == "input_json_delta" and tool is not None:
+                        tool["json"].append(delta.get("partial_json", ""))
+                elif kind == "content_block_start" and event["content_block"].get("type") == "tool_use":
+                    block = event["content_block"]
+                    tool = {"id": block["id"], "name": block["name"], "json": []}
+                elif kind == "content_block_stop" and tool is not None:
                     yield ToolCall(id=tool["id"], name=tool["name"], arguments="".join(tool["json"]) or "{}")
                     tool = None
-                elif event.type == "message_start":
-                    u = event.message.usage
+                elif kind == "message_start":
+                    u = event["message"].get("usage") or {}
                     usage = {
-                        "input_tokens": u.input_tokens or 0,
-                        "cache_creation_input_tokens": u.cache_creation_input_tokens or 0,
-                        "cache_read_input_tokens": u.cache_read_input_tokens or 0,
+                        "input_tokens": u.get("input_tokens") or 0,
+                        "cache_creation_input_tokens": u.get("cache_creation_input_tokens") or 0,
+                        "cache_read_input_tokens": u.get("cache_read_input_tokens") or 0,
                     }
-                elif event.type == "content_block_delta" and event.delta.type == "text_delta":
-                    yield TextDelta(text=event.delta.text)
-                elif event.type == "message_delta":
-                    usage["output_tokens"] = event.usage.output_tokens or 0
-                    stop_reason = event.delta.stop_reason
+                elif kind == "message_delta":
+                    usage["output_tokens"] = (event.get("usage") or {}).get("output_tokens") or 0
+                    stop_reason = (event.get("delta") or {}).get("stop_reason")
         yield ModelDone(usage=Usage(**usage), stop_reason=stop_reason, attempts=1)

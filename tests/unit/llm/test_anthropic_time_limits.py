@@ -61,7 +61,7 @@ async def answer(fake: FakeAnthropic, text: str, **limits: float) -> tuple[str, 
             elif isinstance(event, ModelDone):
                 done = event
     finally:
-        await claude.client.close()
+        await claude.aclose()
     assert done is not None
     return "".join(said), done
 

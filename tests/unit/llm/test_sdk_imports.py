@@ -1,7 +1,8 @@
 """A provider's SDK is imported only when that provider is configured (memory at rest,
 issue 32; LLM-1): the web app built for the offline model holds neither ``anthropic`` nor
-``openai``, one built for an OpenAI-compatible server holds no ``anthropic``. Checked in a fresh
-interpreter, as ``python -m adapters.web`` builds it."""
+``openai``, one built for an OpenAI-compatible server holds no ``anthropic``, and one built for
+Claude holds neither (Claude is spoken to over HTTP, ``adapters.llm.anthropic``). Checked in a
+fresh interpreter, as ``python -m adapters.web`` builds it."""
 
 from __future__ import annotations
 
@@ -40,11 +41,12 @@ def sdks_loaded(**env: str) -> dict[str, bool]:
     [
         ({}, {"anthropic": False, "openai": False}),
         ({"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}, {"anthropic": False, "openai": True}),
-        ({"ANTHROPIC_API_KEY": "sk-ant-test"}, {"anthropic": True, "openai": False}),
+        ({"ANTHROPIC_API_KEY": "sk-ant-test"}, {"anthropic": False, "openai": False}),
     ],
     ids=["offline", "openai-only", "anthropic"],
 )
 def test_web_app_imports_only_the_configured_sdk(env: dict[str, str], expected: dict[str, bool]) -> None:
     """The offline model's web app does not import the Anthropic SDK (~58 MB at rest), nor does
-    an OpenAI-only deployment; with a Claude key it does (the check can see an import)."""
+    an OpenAI-only deployment or a Claude one; the OpenAI one imports ``openai`` (the check can
+    see an import)."""
     assert sdks_loaded(**env) == expected
