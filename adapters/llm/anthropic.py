@@ -1,26 +1,28 @@
 """Claude over the Messages API's HTTP stream: requests, server-sent events, usage (PRM-2, PRM-3).
 
 The request is the Messages API's JSON (``anthropic_format``) posted with ``"stream": true``
-on one pooled ``httpx.AsyncClient``; the answer's server-sent events are read as they come
+on one pooled ``aiohttp.ClientSession``; the answer's server-sent events are read as they come
 (``message_start`` carries the input usage, ``content_block_delta`` the text or a tool call's
 JSON, ``message_delta`` the output usage and stop reason, an ``error`` event a failure after
 the stream began). Speaking HTTP directly instead of through the ``anthropic`` SDK keeps the SDK
 (~58 MB at rest) out of the process and a turn's CPU low: the SDK deep-copies and validates
-every request and builds a typed object per event (docs/BENCHMARKS.md, "Serving load").
+every request and builds a typed object per event, and its httpx pool scans every pooled
+connection on each request (docs/BENCHMARKS.md, "Serving load").
 
 The attempt loop every provider shares (``adapters.llm.retry``) decides which failures are
 retried, the backoff, the connect/read/total time limits and ``Retry-After``; failures are
 translated here (STYLE P5): an HTTP error or an ``error`` event by its status and the body's
-``error.type``, httpx's timeouts as silence, its other transport errors as unreachable.
+``error.type``, aiohttp's timeouts as silence, its connection and payload errors as unreachable.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
+import aiohttp
 import msgspec
 
 from adapters.llm.anthropic_format import estimate_request, to_messages_request
@@ -37,7 +39,7 @@ __all__ = ["API_VERSION", "DEFAULT_BASE_URL", "AnthropicChatModel", "ClaudeError
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
-_LIMITS = httpx.Limits(max_connections=1000, max_keepalive_connections=100)  # the SDK's defaults
+_CONNECTIONS = 1000  # at most, to the provider (the SDK's default)
 _decode = msgspec.json.Decoder().decode
 
 
@@ -70,12 +72,12 @@ def _error_kind(body: bytes) -> str | None:
 class _Events:
     """The server-sent events of one answer as dicts (the ``data`` JSON), closed by ``close()``."""
 
-    def __init__(self, response: httpx.Response) -> None:
+    def __init__(self, response: aiohttp.ClientResponse) -> None:
         self._response = response
 
     async def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
         buffer = b""
-        async for chunk in self._response.aiter_bytes():
+        async for chunk in self._response.content.iter_any():
             buffer += chunk
             while True:
                 end = buffer.find(b"\n\n")
@@ -103,7 +105,7 @@ class _Events:
         return payload if isinstance(payload, dict) else None
 
     async def close(self) -> None:
-        await self._response.aclose()
+        self._response.release()
 
 
 class AnthropicChatModel:
@@ -114,13 +116,12 @@ class AnthropicChatModel:
 
     def __init__(
         self,
-        client: httpx.AsyncClient,
         api_key: str,
         *,
         base_url: str | None = None,
+        connect_timeout: float = 10.0,
         attempts: Attempts | None = None,
     ) -> None:
-        self.client = client
         self.attempts = attempts or Attempts("Claude")
         self._url = (base_url or DEFAULT_BASE_URL).rstrip("/") + "/v1/messages"
         self._headers = {
@@ -129,29 +130,42 @@ class AnthropicChatModel:
             "content-type": "application/json",
             "accept": "text/event-stream",
         }
+        # the read timeout is the attempt loop's (``Attempts.paced``); the socket's only connects
+        self._timeout = aiohttp.ClientTimeout(total=None, sock_connect=connect_timeout)
+        self._session: aiohttp.ClientSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def client(self) -> aiohttp.ClientSession:
+        """The pooled session of the running event loop, made on first use there."""
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._session.closed or self._loop is not loop:
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=_CONNECTIONS), timeout=self._timeout
+            )
+            self._loop = loop
+        return self._session
 
     @classmethod
     def from_settings(cls, settings: LlmSettings) -> AnthropicChatModel:
-        """The pooled client from the ``llm`` settings (``ANTHROPIC_BASE_URL`` honoured)."""
-        client = httpx.AsyncClient(
-            timeout=httpx.Timeout(settings.read_timeout, connect=settings.connect_timeout), limits=_LIMITS
-        )
+        """The adapter for the ``llm`` settings (``ANTHROPIC_BASE_URL`` honoured)."""
         return cls(
-            client,
             str(settings.api_key),
             base_url=settings.base_url,
+            connect_timeout=settings.connect_timeout,
             attempts=Attempts.from_settings("Claude", settings),
         )
 
     async def aclose(self) -> None:
         """Close the pooled connections."""
-        await self.client.aclose()
+        if self._session is not None:
+            await self._session.close()
 
     def _translate(self, exc: Exception) -> Failure | None:
         if isinstance(exc, ClaudeError):
             retryable = exc.status in RETRYABLE_STATUS or exc.kind == "overloaded_error"
             return Failure(map_status_error(exc), retryable, exc.retry_after)
-        return self.attempts.transport(exc, timeout=httpx.TimeoutException, connection=httpx.TransportError)
+        return self.attempts.transport(exc, timeout=TimeoutError, connection=aiohttp.ClientError)
 
     async def stream(
         self,
@@ -174,16 +188,14 @@ class AnthropicChatModel:
 
     async def _open(self, body: bytes) -> _Events:
         """Send the request; the answer's events once its status is 200."""
-        response = await self.client.send(
-            self.client.build_request("POST", self._url, content=body, headers=self._headers), stream=True
-        )
-        if response.status_code != 200:
+        response = await self.client.post(self._url, data=body, headers=self._headers)
+        if response.status != 200:
             try:
-                raw = await response.aread()
+                raw = await response.read()
             finally:
-                await response.aclose()
+                response.release()
             retry_after = parse_retry_after(response.headers.get("retry-after"))
-            raise ClaudeError(response.status_code, _error_kind(raw), retry_after)
+            raise ClaudeError(response.status, _error_kind(raw), retry_after)
         return _Events(response)
 
     async def _once(self, body: bytes, deadline: float) -> AsyncIterator[ModelEvent]:
