@@ -67,6 +67,12 @@ def rss_mb(pid: int) -> float:
     return int(found.group(1)) / 1024 if found else float("nan")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds the process has used (``/proc/<pid>/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def free_port() -> int:
     import socket
 
@@ -308,10 +314,13 @@ def main() -> None:
                         add(tree, "overhead ms (median)", statistics.median(over))
                         add(tree, "overhead ms (p90)", percentile(over, 0.9))
                     if "throughput" in parts:
+                        used = cpu_seconds(web.pid)
                         answered, lat = asyncio.run(
                             load(dep.base_url, fake_url, args.chats, args.seconds, f"r{rnd}")
                         )
                         add(tree, "turns/s", answered / args.seconds)
+                        spent = cpu_seconds(web.pid) - used
+                        add(tree, "web CPU ms per turn under load", spent * 1000 / max(answered, 1))
                         add(tree, "turn p50 ms under load", statistics.median(lat) * 1000)
                         add(tree, "turn p99 ms under load", percentile(lat, 0.99) * 1000)
                         if tree == trees[0]:
