@@ -9,54 +9,37 @@ from ``os.environ`` and call these functions.
 from __future__ import annotations
 
 import logging
-import secrets
-from pathlib import Path
 
-import msgspec
 import redis.asyncio as aioredis
 from argon2 import PasswordHasher
 from litestar import Litestar
 
 from adapters.archive_recall import PageRecall
-from adapters.cards import decode_card
-from adapters.cards.persona import persona_from_card, slug
 from adapters.clock import SystemClock
 from adapters.embedding import Embedder, make_embedder
 from adapters.hearth import Hearth
+from adapters.install import install_personas, session_secret
 from adapters.llm.offline import OfflineChatModel
 from adapters.llm.router import ProviderRouter
 from adapters.llm.stopping import StoppableModel
-from adapters.llm.tokens import OfflineTokenCounter, warm_tokenizer
+from adapters.llm.tokens import OfflineTokenCounter
 from adapters.metrics import Metrics
 from adapters.recall import EmbeddingRecall, NoRecall
-from adapters.telegram.store import TelegramStore
 from adapters.vector import FaissVectorIndex
 from adapters.web.accounts import AccountPolicy, Accounts
 from adapters.web.app import create_app
 from adapters.web.ops_api import OPS_ROUTES, Readiness
 from adapters.web.session import SessionSigner
 from adapters.web.state import WebState
-from config.load import load_personas
-from config.settings import LlmSettings, MemorySettings, RedisSettings, Settings
-from engine.errors import ConfigError, InvalidInput, StorageUnavailable
-from engine.lorebook import compile_book
+from config.settings import LlmSettings, RedisSettings, Settings
 from engine.memory import MemoryPolicy
 from engine.memory.deep import DeepPolicy
-from engine.model import Persona
-from engine.ports import ChatModel, TokenCounter
-from engine.service import ChatService, ServicePolicy
-from engine.service.archive import ArchiveDesk, ArchiveSettings
-from engine.service.controls import MessageControls
-from engine.service.deep import DeepPass
-from engine.service.memory import MemoryDesk
-from engine.service.summaries import SummaryDesk
-from engine.summary import SummaryPolicy
-from engine.validate import TextLimits, check_model_choice
-from engine.window import WindowPolicy
-from storage.client import connect, why_unreachable
-from storage.errors import map_redis_errors
+from engine.ports import ChatModel, MemoryRecall, TokenCounter
+from engine.service import ServicePolicy
+from engine.service.wiring import Policies, Stores, wire_services
+from engine.validate import TextLimits
+from storage.client import connect
 from storage.keys import KeyBuilder
-from storage.migrations import migrate
 from storage.redis_accounts import RedisAccountStore
 from storage.redis_archive import RedisArchiveStore
 from storage.redis_chat import RedisChatLock, RedisChatStore, RedisPersonaStore
@@ -67,14 +50,13 @@ from storage.redis_memory import RedisMemoryStore
 from storage.redis_memory_directory import RedisMemoryDirectory
 from storage.redis_persona_extras import RedisPersonaExtras
 from storage.redis_summary import RedisSummaryStore
+from storage.redis_telegram import TelegramStore
 
 __all__ = [
     "Hearth",
     "build",
     "create_web_app",
-    "install_personas",
     "redis_client",
-    "session_secret",
 ]
 
 log = logging.getLogger("hearth")
@@ -89,7 +71,7 @@ def _model(settings: LlmSettings) -> tuple[ChatModel, TokenCounter]:
         return model, OfflineTokenCounter()
     from adapters.llm.tokens import LearnedTokenCounter
 
-    # no count_tokens request on a turn's path: the estimate learns its ratio from usage (issue 12)
+    # no count_tokens request on a turn's path: the estimate learns its ratio from usage
     return model, LearnedTokenCounter(settings.model)
 
 
@@ -106,20 +88,11 @@ def _provider(name: str, settings: LlmSettings) -> ChatModel:
     return OfflineChatModel(delay_ms=settings.offline_delay_ms)
 
 
-def _memory(settings: MemorySettings, stores: _Stores, embedder: Embedder | None) -> MemoryDesk:
-    """The memory desk with the configured embedder (loaded once; ``none`` = no search, DEC-1)."""
-    recall = (
-        NoRecall(stores.memories)
-        if embedder is None
-        else EmbeddingRecall(stores.memories, embedder, FaissVectorIndex(), stores.documents)
-    )
-    return MemoryDesk(
-        store=stores.memories,
-        recall=recall,
-        directory=stores.directory,
-        policy=MemoryPolicy(decay_enabled=settings.decay_enabled),
-        documents=stores.documents,
-    )
+def _recall(stores: _Stores, embedder: Embedder | None) -> MemoryRecall:
+    """The memory and document search with the configured embedder (``none``: no search, DEC-1)."""
+    if embedder is None:
+        return NoRecall(stores.memories)
+    return EmbeddingRecall(stores.memories, embedder, FaissVectorIndex(), stores.documents)
 
 
 class _Stores:
@@ -158,27 +131,39 @@ def build(settings: Settings) -> Hearth:
     stores = _Stores(redis, keys, image_ttl_days=settings.redis.image_ttl_days)
     model, counter = _model(settings.llm)
     embedder = make_embedder(settings.memory.embedder)
-    memory = _memory(settings.memory, stores, embedder)
-    summaries = _summaries(settings, stores, model, memory, clock)
-    archive = _archive(settings.archive, stores, embedder, clock)
     metrics = Metrics(backlog=stores.summaries.backlog)  # the process's registry (adapters.metrics)
     metrics.watch_redis()
-    service = ChatService(
-        chats=stores.chats,
-        lock=stores.lock,
-        personas=stores.personas,
-        lore=stores.lore,
-        memory=memory,
-        summaries=summaries,
-        archive=archive,
-        on_activity=stores.archive.touch_activity,
-        model=StoppableModel(model),  # the web's "stop generating" (issue 16)
+    page_recall = None if embedder is None else PageRecall(stores.archive, embedder, FaissVectorIndex())
+    services = wire_services(
+        Stores(
+            chats=stores.chats,
+            lock=stores.lock,
+            personas=stores.personas,
+            lore=stores.lore,
+            memories=stores.memories,
+            directory=stores.directory,
+            summaries=stores.summaries,
+            archive=stores.archive,
+            controls=stores.chat_controls,
+            documents=stores.documents,
+        ),
+        model=model,
+        turn_model=StoppableModel(model),  # the web's "stop generating"
         counter=counter,
         clock=clock,
-        policy=ServicePolicy(
-            text=TextLimits(max_chars=settings.max_message_chars), default_model=settings.llm.model
+        recall=_recall(stores, embedder),
+        page_recall=page_recall,
+        policies=Policies(
+            default_model=settings.llm.model,
+            service=ServicePolicy(
+                text=TextLimits(max_chars=settings.max_message_chars), default_model=settings.llm.model
+            ),
+            memory=MemoryPolicy(decay_enabled=settings.memory.decay_enabled),
+            deep=DeepPolicy(platforms=settings.memory.deep_platforms),
+            archive=settings.archive,
         ),
         observer=metrics,
+        on_activity=stores.archive.touch_activity,
     )
     log.info("built the Hearth graph: one Redis client for namespace %r", settings.redis.namespace)
     return Hearth(
@@ -187,127 +172,21 @@ def build(settings: Settings) -> Hearth:
         keys=keys,
         clock=clock,
         embedder=embedder,
-        service=service,
-        lore=stores.lore,
+        service=services.chat,
+        lore=services.lore,
         memories=stores.memories,
         documents=stores.documents,
         directory=stores.directory,
         summaries=stores.summaries,
-        summary_desk=summaries,
-        archive=archive,
-        controls=MessageControls(service, stores.chat_controls, stores.lock),
+        summary_desk=services.summaries,
+        archive=services.archive,
+        controls=services.controls,
         chat_controls=stores.chat_controls,
         accounts=stores.accounts,
         persona_extras=stores.persona_extras,
         telegram=stores.telegram,
         metrics=metrics,
     )
-
-
-def _summaries(
-    settings: Settings, stores: _Stores, model: ChatModel, memory: MemoryDesk, clock: SystemClock
-) -> SummaryDesk:
-    """The summary desk with its deep memory pass (SUM-1, DEEP-1)."""
-    deep = DeepPass(
-        model=model,
-        memory=memory,
-        reports=stores.summaries,
-        clock=clock,
-        policy=DeepPolicy(platforms=settings.memory.deep_platforms),
-        default_model=settings.llm.model,
-        chats=stores.chats,
-    )
-    return SummaryDesk(
-        store=stores.summaries,
-        model=model,
-        personas=stores.personas,
-        clock=clock,
-        policy=SummaryPolicy(),
-        window=WindowPolicy(),
-        default_model=settings.llm.model,
-        deep=deep,
-    )
-
-
-def _archive(
-    settings: ArchiveSettings, stores: _Stores, embedder: Embedder | None, clock: SystemClock
-) -> ArchiveDesk:
-    """The archive desk with the ``HEARTH_ARCHIVE_*`` settings, the same in every process."""
-    recall = None if embedder is None else PageRecall(stores.archive, embedder, FaissVectorIndex())
-    return ArchiveDesk(store=stores.archive, clock=clock, settings=settings, recall=recall)
-
-
-async def install_personas(hearth: Hearth) -> None:
-    """Check Redis and put the persona files and cards into it (files win over stored copies).
-
-    ``HEARTH_PERSONAS`` may hold TOML persona files and character cards (``.png``, ``.charx``,
-    card ``.json``); a card's embedded lorebook is stored and attached to its persona.
-    """
-    if not await hearth.ping():
-        reason = await why_unreachable(hearth.redis)
-        where = _redacted(hearth.settings.redis.url)
-        raise StorageUnavailable(f"Redis at {where} does not answer{f': {reason}' if reason else ''}.")
-    backup = await migrate(hearth.redis, hearth.keys, Path(hearth.settings.backup_dir), hearth.clock.now())
-    if backup is not None:
-        log.info("data migrated; the backup taken first is %s", backup)
-    root = Path(hearth.settings.personas_path)
-    cards = sorted(p for p in root.glob("*") if p.suffix.lower() in _CARD_SUFFIXES) if root.is_dir() else []
-    personas = load_personas(root) if (not cards or any(root.glob("*.toml"))) else []
-    for card_file in cards:
-        personas.append(await _install_card(hearth, card_file))
-    llm = hearth.settings.llm
-    for persona in personas:
-        try:
-            check_model_choice(persona.model, deployment=llm.provider, available=llm.providers)
-        except InvalidInput as exc:
-            raise ConfigError(f"Persona {persona.id!r}: {exc.message}", code=exc.code) from exc
-    for persona in personas:
-        await hearth.service.personas.put(persona)
-        log.info("persona %r (%s) loaded", persona.id, persona.name)
-    warm_tokenizer()  # cl100k loads now, not inside the first turn that counts (issue 12)
-    if hearth.service.memory is not None:  # the scorer's background vectors, before the first reply
-        await hearth.service.memory.recall.warm()
-    await hearth.archive.warm()  # the same for the archive search
-
-
-_CARD_SUFFIXES = {".png", ".charx", ".json"}
-
-
-async def _install_card(hearth: Hearth, path: Path) -> Persona:
-    try:
-        card = decode_card(path.read_bytes(), None)
-    except InvalidInput as exc:
-        raise ConfigError(f"Character card {path}: {exc.message}") from exc
-    book = None
-    if card.book is not None:
-        # a stable id per file, so restarts update the same book instead of adding copies
-        named = msgspec.structs.replace(
-            card.book, id=f"card-{slug(path.stem)}", name=card.book.name or card.name
-        )
-        compile_book(named)  # ignored regex keys/decorators are left out, as on import (LORE-21)
-        book = await hearth.lore.put(named)
-    return persona_from_card(card, persona_id=slug(path.stem), book_id=book.id if book else None)
-
-
-async def session_secret(hearth: Hearth) -> str:
-    """``HEARTH_SESSION_SECRET``, or one generated once and shared through Redis."""
-    if hearth.settings.web.session_secret is not None:
-        return str(hearth.settings.web.session_secret)
-    key = hearth.keys.setting("session_secret")
-    with map_redis_errors():
-        await hearth.redis.set(key, secrets.token_hex(32), nx=True)
-        value = await hearth.redis.get(key)
-    if not isinstance(value, bytes):  # SET NX then GET: only a Redis that lost it answers nothing
-        raise StorageUnavailable("Redis did not keep the session secret; is it out of memory?")
-    return value.decode()
-
-
-def _redacted(url: str) -> str:
-    """A Redis URL without its password, for logs."""
-    scheme, sep, rest = url.partition("://")
-    if "@" in rest:
-        rest = "***@" + rest.split("@", 1)[1]
-    return f"{scheme}{sep}{rest}"
 
 
 def create_web_app(settings: Settings) -> Litestar:

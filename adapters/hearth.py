@@ -13,22 +13,22 @@ import redis.asyncio as aioredis
 
 from adapters.embedding.base import Embedder
 from adapters.metrics import Metrics
-from adapters.telegram.store import TelegramStore
 from config.settings import Settings
 from engine.ports import Clock
 from engine.service import ChatService
 from engine.service.archive import ArchiveDesk
 from engine.service.controls import MessageControls
+from engine.service.lore import LoreDesk
 from engine.service.summaries import SummaryDesk
 from storage.keys import KeyBuilder
 from storage.redis_accounts import RedisAccountStore
 from storage.redis_chat_controls import RedisChatControls
 from storage.redis_documents import RedisDocumentStore
-from storage.redis_lore import RedisLoreStore
 from storage.redis_memory import RedisMemoryStore
 from storage.redis_memory_directory import RedisMemoryDirectory
 from storage.redis_persona_extras import RedisPersonaExtras
 from storage.redis_summary import RedisSummaryStore
+from storage.redis_telegram import TelegramStore
 
 __all__ = ["Hearth"]
 
@@ -43,7 +43,7 @@ class Hearth:
     clock: Clock
     embedder: Embedder | None
     service: ChatService
-    lore: RedisLoreStore
+    lore: LoreDesk
     memories: RedisMemoryStore
     documents: RedisDocumentStore
     directory: RedisMemoryDirectory

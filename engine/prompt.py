@@ -81,7 +81,7 @@ class PromptMessage(msgspec.Struct, frozen=True, kw_only=True):
 class MemoryLine(msgspec.Struct, frozen=True, kw_only=True):
     """A memory as the prompt shows it; ``owner``: the display name of the person a personal
     memory belongs to, shown in front of it ("- (Alice) Alice hates cilantro"), so in a group
-    the model can tell whose it is (issue 28)."""
+    the model can tell whose it is."""
 
     id: str
     text: str

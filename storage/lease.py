@@ -12,7 +12,7 @@ final write is *fenced* — a script that writes only while the key still holds 
 (``held_token`` gives the token to pass). The task's leases travel in a context variable, so the
 commit step needs no extra argument.
 
-Fewer round trips (issue 12): a *lazy* lease is not taken when its ``async with`` starts but by
+Fewer round trips: a *lazy* lease is not taken when its ``async with`` starts but by
 the holder's first read, which sets the key in the same script (``acquire_with``); and the fenced
 commit may delete the key in the same script too (``ended``: the lease stops renewing).
 """

@@ -89,7 +89,7 @@ async def _people(redis: aioredis.Redis, keys: KeyBuilder) -> dict[str, str]:
 
 
 async def _memories_in_third_person(redis: aioredis.Redis, keys: KeyBuilder) -> None:
-    """Version 3: personal memories say whose they are (issue 28). A personal or global memory
+    """Version 3: personal memories say whose they are. A personal or global memory
     that starts in the first person ("I hate cilantro") is reworded in the third person with its
     owner's display name ("Alice hates cilantro"), the name taken from the owner's newest stored
     message; an owner who never wrote in a stored chat keeps their memories as they are. Only the

@@ -19,41 +19,17 @@ Usernames arrive validated (``adapters.web.accounts.check_username``); the store
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 import msgspec
 import redis.asyncio as aioredis
 
+from engine.ports.accounts import Account, Room
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.scripts import lua
 
 __all__ = ["Account", "RedisAccountStore", "Room"]
-
-
-class Account(msgspec.Struct, frozen=True, kw_only=True):
-    """A signed-up browser user (``web:<username>``).
-
-    Attributes:
-        username: the name, lowercase.
-        password_hash: an argon2id PHC string.
-        created_at: when the account was made.
-        generation: bumped to invalidate every session cookie issued before ("sign out everywhere").
-    """
-
-    username: str
-    password_hash: str
-    created_at: datetime
-    generation: int = 0
-
-
-class Room(msgspec.Struct, frozen=True, kw_only=True):
-    """A web room a user made (its chat ids embed the slug, so ownership is structural)."""
-
-    slug: str
-    title: str
-    created_at: datetime
 
 
 def _text(value: bytes | str) -> str:

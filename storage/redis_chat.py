@@ -15,7 +15,7 @@ Per chat (all keys hash-tagged with the chat id, see ``storage.keys``):
 Every multi-key change is one MULTI/EXEC transaction or one script (STYLE P4), so a crash
 leaves either the whole change or none of it.
 
-Round trips (issue 12): storing a message is one script (``INCR`` and the writes together,
+Round trips: storing a message is one script (``INCR`` and the writes together,
 pipelined with the persona's version); everything a turn reads before its LLM call is one
 pipeline (``turn_inputs``: a script over the chat's keys for the pending message, the window,
 the count, the attached books, the lore and summary state, plus the persona's version, the
@@ -91,7 +91,7 @@ class RedisChatStore:
         self._turn_read = client.register_script(lua("chat_turn_read"))
         self._finish = client.register_script(lua("chat_finish"))
         # the deployment-wide values a turn reads, as last read: a turn goes on with them while
-        # the Cluster node that holds them is unreachable (issue 29)
+        # the Cluster node that holds them is unreachable
         self._versions: LastKnown[str, int | None] = LastKnown("the persona's version")
         self._documents: LastKnown[str, tuple[int, str | None]] = LastKnown("the persona's documents")
         self._books: LastKnown[str, int | None] = LastKnown("a lorebook's version")
@@ -220,7 +220,7 @@ class RedisChatStore:
             (read,), others = await run_split(self._r, own, shared, self._cooldown, needed=needed)
             return None if read == _BUSY else [read, *others]
 
-        lease = lease_of(k.lock(chat))  # a lazy chat lock: this read takes it (issue 12)
+        lease = lease_of(k.lock(chat))  # a lazy chat lock: this read takes it
         if lease is None or lease.acquired:
             found = await attempt("", 0)
         else:

@@ -21,6 +21,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import WatchError
 
 from engine.model import StoredMessage, Turn
+from engine.ports.controls import Branch
 from engine.requestlog import RequestLog
 from storage import codec
 from storage.errors import map_redis_errors
@@ -31,17 +32,6 @@ from storage.replies import blob, blob_hash, members, multi, texts, unwatch
 __all__ = ["Branch", "RedisChatControls"]
 
 _IDS = msgspec.msgpack.Decoder(list[str])
-
-
-class Branch(msgspec.Struct, frozen=True, kw_only=True):
-    """A chat branched from another one at a message."""
-
-    id: str
-    chat: str
-    title: str
-    source: str
-    message: str
-    created_at: float
 
 
 _BRANCH = msgspec.msgpack.Decoder(Branch)

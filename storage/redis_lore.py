@@ -22,6 +22,7 @@ import redis.asyncio as aioredis
 
 from engine.errors import InvalidInput
 from engine.lorebook import CompiledBook, LoreBook, LoreState, compile_book
+from engine.ports.lore import BookSummary
 from storage import codec
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
@@ -30,14 +31,6 @@ from storage.replies import blob
 log = logging.getLogger("hearth.lore")
 
 __all__ = ["BookSummary", "RedisLoreStore"]
-
-
-class BookSummary(msgspec.Struct, frozen=True, kw_only=True):
-    """A lorebook as listings show it."""
-
-    id: str
-    name: str
-    entries: int
 
 
 _SUMMARY = msgspec.json.Decoder(BookSummary)

@@ -26,7 +26,7 @@ memory's day once: a day is added only while the stored last counted day is earl
 Each store keeps the lists it last read (records decoded, counters applied) under a tag of
 ``gen``, ``rev``, ``vrev`` and ``crev``; ``snapshot`` sends the tag, and the read script sends
 back nothing more while the tag stands, only the counters when only ``crev`` moved, else the
-whole list — so another process's write or decay is seen on the next read (issue 12).
+whole list — so another process's write or decay is seen on the next read.
 
 Round trips per turn: ``snapshot`` 1 (records, versions and any stale vectors), ``apply_decay``
 1, ``apply_save``/``apply_writes`` 1; +1 once after the server lost its script cache.
@@ -326,7 +326,7 @@ class RedisMemoryStore:
         self._r = client
         self._k = MemoryKeys(keys=keys)
         self._scripts = {call: client.register_script(lua(name)) for call, name in _SCRIPT_FILES.items()}
-        # lists as last read (issue 12): an unchanged list is neither sent again nor decoded
+        # lists as last read: an unchanged list is neither sent again nor decoded
         self._copies: OrderedDict[ScopeList, _Copy] = OrderedDict()
 
     @classmethod

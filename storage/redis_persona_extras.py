@@ -1,4 +1,4 @@
-"""Who owns a persona and its avatar picture (issue 16: personas in the browser).
+"""Who owns a persona and its avatar picture (personas in the browser).
 
 - ``personas:owners``  HASH persona id → username; a persona without an owner is shared (the
   deployment's: every visitor may talk to it; only the deployment's admins change it).

@@ -1,4 +1,4 @@
-"""Typed views of redis-py replies and the pipeline calls its annotations leave loose (issue 14).
+"""Typed views of redis-py replies and the pipeline calls its annotations leave loose.
 
 redis-py types every reply as ``bytes | str``, because a client may decode responses. Hearth's
 clients never do (``storage.client.connect``; vectors and msgpack blobs are bytes), so a reply is

@@ -1,4 +1,4 @@
-"""The Lua scripts of the stores, one file each in ``storage/lua/`` (issue 14; STYLE P4).
+"""The Lua scripts of the stores, one file each in ``storage/lua/`` (STYLE P4).
 
 A store loads its scripts with ``client.register_script(lua("<name>"))``: the file's text,
 read once per process from the installed package (``*.lua`` ship as package data).

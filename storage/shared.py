@@ -1,5 +1,5 @@
 """Pipelines that mix a chat's own keys with deployment-wide ones, and the last values read of
-the deployment-wide keys (issue 29: a lost Cluster master is not an outage).
+the deployment-wide keys (so a lost Cluster master is not an outage).
 
 A turn reads a few keys that every chat shares: the persona's version, the learned token ratio,
 the persona's document version, lorebook versions, the privacy opt-outs. On a Redis Cluster they

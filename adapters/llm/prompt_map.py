@@ -28,7 +28,7 @@ def input_schema(input_type: type[msgspec.Struct]) -> dict[str, Any]:
 
 @functools.cache
 def _schema(input_type: type[msgspec.Struct]) -> bytes:
-    # built once per input type (msgspec's schema generation cost ~1 ms a turn, issue 12) and
+    # built once per input type (msgspec's schema generation cost ~1 ms a turn) and
     # decoded per request, so no request shares (or can change) another's dicts
     schema = msgspec.json.schema(input_type)
     if "$ref" in schema:

@@ -1,4 +1,4 @@
-"""Stop generating: a ``ChatModel`` wrapper that ends a reply early when asked (issue 16).
+"""Stop generating: a ``ChatModel`` wrapper that ends a reply early when asked.
 
 The web socket runs each reply in its own task and sets ``STOP`` there to an ``asyncio.Event``;
 the model stream, iterated inside that task, sees it. When the event is set the provider

@@ -25,10 +25,10 @@ from adapters.telegram.context import BotContext, ReplyTasks
 from adapters.telegram.delivery import DeliveryPolicy
 from adapters.telegram.flood import RetryAfter
 from adapters.telegram.routers import create_routers
-from adapters.telegram.store import TelegramStore
 from adapters.telegram.texts import LANGUAGES, menu
 from config.settings import TelegramSettings
 from engine.errors import ConfigError
+from engine.ports import PlatformStore
 
 __all__ = ["DEFAULT_PERSONA", "IGNORED_UPDATES", "TelegramApp", "UpdateOnce", "create_bot"]
 
@@ -61,7 +61,7 @@ def create_bot(settings: TelegramSettings) -> Bot:
 class UpdateOnce(BaseMiddleware):
     """Process each ``update_id`` once, across retries and processes (PLT-1)."""
 
-    def __init__(self, store: TelegramStore) -> None:
+    def __init__(self, store: PlatformStore) -> None:
         self.store = store
 
     async def __call__(
@@ -90,7 +90,7 @@ def _chat_id(update: Update) -> int | None:
 class ChatPersona(BaseMiddleware):
     """Give each update the context of its chat's persona (``/persona``)."""
 
-    def __init__(self, store: TelegramStore) -> None:
+    def __init__(self, store: PlatformStore) -> None:
         self.store = store
 
     async def __call__(

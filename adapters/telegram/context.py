@@ -10,8 +10,7 @@ from typing import Any
 
 from adapters.telegram.delivery import DeliveryPolicy
 from adapters.telegram.ids import user_key
-from adapters.telegram.store import TelegramStore
-from engine.ports import Clock
+from engine.ports import Clock, PlatformStore
 
 __all__ = ["BotContext", "ReplyTasks"]
 
@@ -61,7 +60,7 @@ class BotContext:
         self,
         *,
         persona: str,
-        store: TelegramStore,
+        store: PlatformStore,
         policy: DeliveryPolicy,
         clock: Clock,
         replies: ReplyTasks,

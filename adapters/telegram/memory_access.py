@@ -18,9 +18,9 @@ from adapters.telegram.memory_views import Listing, ordered, page_count
 from engine.errors import Conflict, Forbidden, NotFound
 from engine.memory import ScopeList, global_list, global_personal_list, personal_list, space_list
 from engine.notices import NOTICE_LEVELS
+from engine.ports import MemoryDirectory
 from engine.service import ChatService
 from engine.service.memory import MemoryDesk
-from storage.redis_memory_directory import RedisMemoryDirectory
 
 __all__ = [
     "check_may_change",
@@ -113,7 +113,7 @@ async def check_may_change(
     raise NotFound("There is no such memory that you can change here.", code="memory_not_found")
 
 
-async def notice_level(directory: RedisMemoryDirectory, space: int) -> str:
+async def notice_level(directory: MemoryDirectory, space: int) -> str:
     """The space's memory-notice level (DEC-11), ``brief`` when unset or unknown."""
     level = await directory.notice_level(space_key(space))
     return level if level in NOTICE_LEVELS else "brief"

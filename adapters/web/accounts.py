@@ -52,7 +52,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from adapters.web.hashing import Busy, HashGate
 from adapters.web.session import USERNAME, BrowserSession, SessionSigner
 from engine.errors import Conflict, HearthError, InvalidInput, Unauthorized
-from storage.redis_accounts import Account, RedisAccountStore, Room
+from engine.ports.accounts import Account, AccountStore, Room
 
 __all__ = [
     "LINK_ALPHABET",
@@ -195,11 +195,11 @@ def room_title(name: str) -> str:
 
 
 class Accounts:
-    """Sign-up, sign-in, sessions, rooms and link codes over a ``RedisAccountStore``."""
+    """Sign-up, sign-in, sessions, rooms and link codes over a ``AccountStore``."""
 
     def __init__(
         self,
-        store: RedisAccountStore,
+        store: AccountStore,
         *,
         hasher: PasswordHasher,
         policy: AccountPolicy,

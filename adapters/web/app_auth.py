@@ -31,7 +31,7 @@ from adapters.web.session import COOKIE, BrowserSession, owned_chat, require_use
 from adapters.web.sockets import EVERY_SESSION
 from adapters.web.state import WebState
 from engine.errors import ConfigError, Forbidden, Unauthorized
-from storage.redis_accounts import Account
+from engine.ports.accounts import Account
 
 __all__ = [
     "AUTH_ROUTES",

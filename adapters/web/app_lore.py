@@ -2,9 +2,10 @@
 
 Who sees what: a signed-in person sees the books they imported (and may edit them) and the
 books of the deployment's personas (read-only: they are shared by everyone). Guests see the
-persona books only. Edits are checked with ``validate_book`` before ``RedisLoreStore.put``, so a
-bad regex key or decorator is refused and nothing is stored. Token counts are the offline
-estimate (``offline_count``), the same one the lore budget uses without an exact counter.
+persona books only. The lore desk (``engine.service.lore.LoreDesk``) applies and validates edits
+before it stores them, so a bad regex key or decorator is refused and nothing is stored. Token
+counts are the offline estimate (``offline_count``), the same one the lore budget uses without
+an exact counter.
 """
 
 from __future__ import annotations
@@ -21,162 +22,32 @@ from litestar.params import FromPath, FromQuery, JSONBody
 from adapters.cards.report import import_report
 from adapters.llm.tokens import offline_count
 from adapters.web.actions import lore as act
-from adapters.web.actions.lore import ExportFormat, find_book, imported, store_book
+from adapters.web.actions.lore import ExportFormat, imported
 from adapters.web.actions.personas import visible_persona
 from adapters.web.app_auth import owned_chat, require_user
 from adapters.web.app_personas import shared_persona_books
 from adapters.web.layers import BODY_DTO, browser_guards, web_dependency
 from adapters.web.schemas.lore import (
     AttachBooks,
-    BookEdit,
     ChatBooks,
     EditorBook,
     EditorBookList,
     EditorBookSummary,
     EditorEntry,
     EntryDeleted,
-    EntryEdit,
     EntrySaved,
     Imported,
     Tri,
 )
 from adapters.web.session import BrowserSession
 from adapters.web.state import WebState
-from engine.errors import Forbidden, InvalidInput, NotFound
-from engine.lorebook import (
-    LoreBook,
-    LoreEntry,
-    join_decorators,
-    split_decorators,
-)
-from engine.lorebook.regex_keys import split_key_string
+from engine.errors import Forbidden
+from engine.lorebook import LoreBook, LoreEntry, join_decorators
+from engine.lorebook.editing import BookEdit, EntryEdit, display_name, sorted_entries
 
-__all__ = [
-    "LORE_ROUTES",
-    "BookEdit",
-    "EntryEdit",
-    "apply_entry_edit",
-    "display_name",
-    "parse_decorators",
-    "remove_entry",
-    "sorted_entries",
-    "split_keys",
-]
+__all__ = ["LORE_ROUTES", "entry_view"]
 
-_NUMBER = re.compile(r"(\d+)")
 _FILENAME = re.compile(r"[^A-Za-z0-9_.-]+")
-
-
-def display_name(entry: LoreEntry) -> str:
-    """The editor's name of an entry: its comment (LORE-6), else its first key, else its id."""
-    return entry.comment.strip() or (entry.keys[0] if entry.keys else "") or f"entry {entry.id}"
-
-
-def _natural(text: str) -> tuple[Any, ...]:
-    return tuple(int(p) if p.isdigit() else p for p in _NUMBER.split(text.casefold()))
-
-
-def sorted_entries(entries: tuple[LoreEntry, ...]) -> list[LoreEntry]:
-    """Entries by display name (case-insensitive, numbers in numeric order), then id (LORE-6)."""
-    return sorted(entries, key=lambda e: (_natural(display_name(e)), _natural(e.id)))
-
-
-def split_keys(raw: str) -> tuple[str, ...]:
-    """Comma-separated keys (LORE-3); a ``/regex/flags`` key may contain commas (LORE-20)."""
-    return split_key_string(raw)
-
-
-def parse_decorators(text: str) -> tuple[Any, ...]:
-    """Decorator lines (``@@name value``, LORE-10) from the editor's text box.
-
-    Raises:
-        InvalidInput: ``invalid_decorator_line`` for a non-empty line without ``@@``.
-    """
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    for line in lines:
-        if not line.startswith("@@"):
-            raise InvalidInput(
-                f"Decorator lines start with @@ (e.g. '@@probability 50'); got {line[:40]!r}.",
-                code="invalid_decorator_line",
-            )
-    decorators, _ = split_decorators("\n".join(lines))
-    return decorators
-
-
-_TRI = {"book": None, "on": True, "off": False, "whole_words": True, "substring": False}
-_KEPT = (
-    "selective_logic", "probability", "use_probability", "sticky", "cooldown", "delay", "group",
-    "group_override", "group_weight", "delay_until_recursion", "exclude_recursion", "prevent_recursion",
-)  # fmt: skip
-
-
-def _tuning(edit: EntryEdit) -> dict[str, Any]:
-    """The LORE-14..18 fields the edit sets (absent ones are left out)."""
-    changes = {name: getattr(edit, name) for name in _KEPT if getattr(edit, name) is not None}
-    for name in ("use_group_scoring", "match_whole_words", "case_sensitive"):
-        value = getattr(edit, name)
-        if value is not None:
-            changes[name] = _TRI[value]
-    if edit.clear_scan_depth:
-        changes["scan_depth"] = None
-    elif edit.scan_depth is not None:
-        changes["scan_depth"] = edit.scan_depth
-    if changes.get("delay_until_recursion") is not None:
-        level = changes["delay_until_recursion"]
-        changes["delay_until_recursion"] = level if level > 1 else bool(level)
-    for name in ("sticky", "cooldown", "delay", "group_weight", "probability"):
-        if name in changes and changes[name] < 0:
-            raise InvalidInput(f"{name} must be 0 or more.", code="invalid_entry")
-    return changes
-
-
-def _new_id(book: LoreBook) -> str:
-    numbers = [int(e.id) for e in book.entries if e.id.isdigit()]
-    return str(max(numbers, default=-1) + 1)
-
-
-def apply_entry_edit(book: LoreBook, entry_id: str | None, edit: EntryEdit) -> tuple[LoreBook, LoreEntry]:
-    """The book with one entry changed (or a new one appended when ``entry_id`` is None).
-
-    Raises:
-        NotFound: ``entry_not_found``.
-        InvalidInput: ``invalid_decorator_line``.
-    """
-    secondary = split_keys(edit.secondary_keys)
-    changes: dict[str, Any] = {
-        "comment": edit.comment.strip(),
-        "keys": split_keys(edit.keys),
-        "secondary_keys": secondary,
-        "content": edit.content,
-        "decorators": parse_decorators(edit.decorators),
-        "priority": edit.priority,
-        "order": edit.order,
-        "role": edit.role,
-        "enabled": edit.enabled,
-        "constant": edit.constant,
-        "selective": bool(secondary) if edit.selective is None else edit.selective,
-        **_tuning(edit),
-    }
-    if entry_id is None:
-        entry = LoreEntry(id=_new_id(book), **changes)
-        return msgspec.structs.replace(book, entries=(*book.entries, entry)), entry
-    old = next((e for e in book.entries if e.id == entry_id), None)
-    if old is None:
-        raise NotFound(f"There is no entry {entry_id!r} in this lorebook.", code="entry_not_found")
-    entry = msgspec.structs.replace(old, **changes)
-    entries = tuple(entry if e.id == entry_id else e for e in book.entries)
-    return msgspec.structs.replace(book, entries=entries), entry
-
-
-def remove_entry(book: LoreBook, entry_id: str) -> LoreBook:
-    """The book without one entry.
-
-    Raises:
-        NotFound: ``entry_not_found``.
-    """
-    if all(e.id != entry_id for e in book.entries):
-        raise NotFound(f"There is no entry {entry_id!r} in this lorebook.", code="entry_not_found")
-    return msgspec.structs.replace(book, entries=tuple(e for e in book.entries if e.id != entry_id))
 
 
 def entry_view(entry: LoreEntry) -> EditorEntry:
@@ -251,7 +122,7 @@ async def _book(web: WebState, visitor: BrowserSession, book: str, *, edit: bool
         web
     ):  # a private persona's stay its owner's
         raise Forbidden("This lorebook is not yours.", code="not_your_lorebook")
-    return await find_book(web, book)
+    return await web.lore.find(book)
 
 
 # --- handlers -------------------------------------------------------------------------------
@@ -299,10 +170,12 @@ async def import_book(
     """
     require_user(visitor)
     raw, content_type = await request.body(), request.headers.get("content-type")
-    stored = await act.import_book(web, raw, content_type, (name or "Imported lorebook")[:120], new_id=True)
+    stored = await act.import_book(
+        web.lore, raw, content_type, (name or "Imported lorebook")[:120], new_id=True
+    )
     if web.accounts is not None:
         await web.accounts.store.own_lorebook(visitor.slug, stored.id)
-    return await imported(stored)
+    return await imported(web.lore, stored)
 
 
 async def _book_view(book: LoreBook, editable: bool) -> EditorBook:
@@ -353,10 +226,7 @@ async def _save_entry(
     web: WebState, visitor: BrowserSession, book: str, entry: str | None, edit: EntryEdit
 ) -> EntrySaved:
     found = await _book(web, visitor, book, edit=True)
-    changed, saved = await asyncio.to_thread(
-        apply_entry_edit, found, entry, edit
-    )  # keys of MBs split off the loop
-    stored = await store_book(web, changed, found.name, edited=saved.id)
+    stored, saved = await web.lore.save_entry(found, entry, edit)
     total = await asyncio.to_thread(lambda: sum(_tokens(e) for e in stored.entries))
     return EntrySaved(entry=entry_view(saved), book_tokens=total)
 
@@ -370,8 +240,7 @@ async def edit_settings(
 ) -> EditorBook:
     """Change a book's default matching and case (LORE-18) and group scoring (LORE-15)."""
     found = await _book(web, visitor, book, edit=True)
-    changes = {k: v for k, v in msgspec.structs.asdict(data).items() if v is not None}
-    stored = await store_book(web, msgspec.structs.replace(found, **changes), found.name)
+    stored = await web.lore.change_settings(found, data)
     return await _book_view(stored, True)
 
 
@@ -407,7 +276,7 @@ async def delete_entry(
 ) -> EntryDeleted:
     """Remove an entry from one of the visitor's books."""
     found = await _book(web, visitor, book, edit=True)
-    await store_book(web, remove_entry(found, entry), found.name)
+    await web.lore.delete_entry(found, entry)
     return EntryDeleted(deleted=entry)
 
 
@@ -423,7 +292,7 @@ async def attach_books(
     require_user(visitor)
     for book in dict.fromkeys(data.books):
         await _book(web, visitor, book)
-    return await act.attach_books(web, chat_id, data.books)
+    return await act.attach_books(web.lore, chat_id, data.books)
 
 
 LORE_ROUTES = [

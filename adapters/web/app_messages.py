@@ -1,4 +1,4 @@
-"""Message controls of the browser chat (issue 16): edit, delete, swipes, branches, guest chat move.
+"""Message controls of the browser chat: edit, delete, swipes, branches, guest chat move.
 
 - ``PUT /app/chats/{chat}/messages/{id}`` ``{text}`` and ``DELETE`` the same: one's own messages
   and the persona's replies (the next turn reads the edited text). Deleting one's message also
@@ -105,7 +105,7 @@ async def ticket(web: Web, visitor: Visitor) -> Ticket:
 
 @post("/guest-chat/move", status_code=200)
 async def move(web: Web, visitor: Visitor, accounts: AccountService, data: JSONBody[MoveBody]) -> Moved:
-    """Move the guest's conversations into the signed-in account (issue 16, point 4)."""
+    """Move the guest's conversations into the signed-in account."""
     require_user(visitor)
     return await move_guest_chat(web, accounts, visitor, data.ticket)
 

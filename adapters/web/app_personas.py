@@ -1,4 +1,4 @@
-"""Personas in the browser (issue 16): list, import a card, create, edit, avatar, export, delete.
+"""Personas in the browser: list, import a card, create, edit, avatar, export, delete.
 
 Who may do what (enforced server-side, in ``adapters.web.actions.personas``):
 

@@ -1,6 +1,7 @@
 """The layer settings every typed route of this adapter shares (dependencies, body decoding).
 
-- :func:`web_dependency`: ``{"web": Provide(provide_web)}``, the ``WebState`` as a dependency.
+- :func:`web_dependency`: ``web`` (the whole ``WebState``) and the narrow ``lore`` (the lore desk)
+  as dependencies.
 - :data:`BODY_DTO`: ``data`` bodies decoded strictly into their Struct (``adapters.web.body``).
 - :func:`operator_guards`: the admin token, then the empty-body check.
 - :func:`operator_route`: a standalone ``/api`` route with all of the above.
@@ -15,7 +16,7 @@ from litestar.types import Guard
 
 from adapters.web.api import admin_guard
 from adapters.web.body import StrictJSON, body_required
-from adapters.web.deps import provide_web
+from adapters.web.deps import provide_lore, provide_web
 
 __all__ = ["BODY_DTO", "browser_guards", "operator_guards", "operator_route", "web_dependency"]
 
@@ -24,8 +25,11 @@ BODY_DTO = StrictJSON
 
 
 def web_dependency() -> dict[str, Provide]:
-    """A fresh ``dependencies`` mapping with ``web`` (Litestar keeps one per layer)."""
-    return {"web": Provide(provide_web, sync_to_thread=False)}
+    """A fresh ``dependencies`` mapping with ``web`` and ``lore`` (Litestar keeps one per layer)."""
+    return {
+        "web": Provide(provide_web, sync_to_thread=False),
+        "lore": Provide(provide_lore, sync_to_thread=False),
+    }
 
 
 def operator_guards() -> list[Guard]:

@@ -15,7 +15,7 @@ from adapters.cards.jsondoc import check_json_depth
 from adapters.cards.persona import persona_from_card
 from adapters.web.actions import lore as act
 from adapters.web.actions import personas as personas_actions
-from adapters.web.actions.lore import compile_off_loop, find_book, imported, store_book
+from adapters.web.actions.lore import imported
 from adapters.web.api import decode_body
 from adapters.web.layers import operator_guards, operator_route, web_dependency
 from adapters.web.schemas.lore import (
@@ -33,6 +33,7 @@ from adapters.web.state import WebState
 from engine.errors import InvalidInput
 from engine.lorebook import LoreBook, pairs_to_dict
 from engine.model import Persona
+from engine.service.lore import LoreDesk
 from engine.validate import qualify_id
 
 __all__ = [
@@ -45,7 +46,6 @@ __all__ = [
     "delete_persona",
     "imported",
     "is_card",
-    "store_book",
 ]
 
 _CARD_KEYS = {"spec", "data", "first_mes", "char_name"}
@@ -85,43 +85,43 @@ class LorebookController(Controller):
     @post("/", status_code=201)
     async def upload(
         self,
-        web: NamedDependency[WebState],
+        lore: NamedDependency[LoreDesk],
         request: Request[Any, Any, Any],
         name: FromQuery[str | None] = None,
     ) -> Imported:
         """Import SillyTavern World Info JSON, a CCv2/CCv3 card (JSON, PNG, CHARX) or its book."""
         raw, content_type = await request.body(), request.headers.get("content-type")
-        stored = await act.import_book(web, raw, content_type, name or "Imported lorebook", new_id=False)
-        return await imported(stored)
+        stored = await act.import_book(lore, raw, content_type, name or "Imported lorebook", new_id=False)
+        return await imported(lore, stored)
 
     @get("/")
-    async def list_books(self, web: NamedDependency[WebState]) -> BookList:
+    async def list_books(self, lore: NamedDependency[LoreDesk]) -> BookList:
         """Every lorebook (id, name, number of entries)."""
-        return BookList(lorebooks=await web.lore.all())
+        return BookList(lorebooks=await lore.all())
 
     @get("/{book:str}")
-    async def read(self, web: NamedDependency[WebState], book: FromPath[str]) -> BookView:
+    async def read(self, lore: NamedDependency[LoreDesk], book: FromPath[str]) -> BookView:
         """One book with its entries."""
-        return book_view(await find_book(web, book))
+        return book_view(await lore.find(book))
 
     @get("/{book:str}/export")
     async def export(
         self,
-        web: NamedDependency[WebState],
+        lore: NamedDependency[LoreDesk],
         book: FromPath[str],
         format: FromQuery[act.ExportFormat] = "sillytavern",  # API.md's name
     ) -> Response[bytes]:
         """The book as a SillyTavern World Info file or a CCv3 lorebook."""
-        found = await find_book(web, book)
+        found = await lore.find(book)
         return act.export_book(found, format, f"{found.name or found.id}.{format}.json".replace('"', ""))
 
 
 @operator_route(put, "/api/chats/{chat:str}/lorebooks", tags=["lorebooks"])
 async def attach_lorebooks(
-    web: NamedDependency[WebState], chat: FromPath[str], data: JSONBody[AttachBooks]
+    lore: NamedDependency[LoreDesk], chat: FromPath[str], data: JSONBody[AttachBooks]
 ) -> ChatBooks:
     """Attach lorebooks to a chat (replacing the previous set); all are scanned as one pool."""
-    return await act.attach_books(web, qualify_id(chat, what="chat"), data.books)
+    return await act.attach_books(lore, qualify_id(chat, what="chat"), data.books)
 
 
 @operator_route(put, "/api/personas/{persona:str}/lorebooks", tags=["lorebooks"])
@@ -130,7 +130,7 @@ async def attach_persona_lorebooks(
 ) -> PersonaBooks:
     """Attach lorebooks to a persona (replacing its set); they join every chat's pool."""
     found = await web.service.persona(persona)
-    books = await act.missing_books(web, data.books)
+    books = await web.lore.existing(data.books)
     await web.service.personas.put(msgspec.structs.replace(found, lorebooks=tuple(books)))
     return PersonaBooks(persona=found.id, books=books)
 
@@ -162,9 +162,7 @@ async def create_persona_from_card(
         qualify_id(persona_id, what="persona")
         if ":" in persona_id or "/" in persona_id:
             raise InvalidInput("A persona id is plain: letters, digits, _ - .", code="invalid_persona_id")
-    if card.book is not None:
-        await compile_off_loop(card.book)
-    book = await store_book(state, card.book, f"{card.name}'s lorebook") if card.book is not None else None
+    book = await state.lore.save(card.book, f"{card.name}'s lorebook") if card.book is not None else None
     persona = persona_from_card(card, persona_id=persona_id, book_id=book.id if book else None)
     await state.service.personas.put(persona)
     return persona

@@ -2,7 +2,7 @@
 
 A signed-in browser's WebSocket is registered under its username and session id while it is
 open. Signing out (one session) or signing out everywhere (every session of the account) is
-announced on a Redis stream (``RedisAccountStore.announce_sign_out``); each web process follows
+announced on a Redis stream (``SignOutStream.announce_sign_out``); each web process follows
 that stream (:class:`SignOutFeed`, one blocking read of at most a second at a time, resuming
 from the last entry it saw, so nothing is missed while Redis answers) and closes its matching
 sockets with the close code ``4401`` after an ``error`` frame ``signed_out``. The process that
@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Iterator
 
 from adapters.web.session import BrowserSession
 from engine.errors import HearthError
-from storage.redis_accounts import RedisAccountStore
+from engine.ports.accounts import SignOutStream
 
 __all__ = ["EVERY_SESSION", "SIGNED_OUT", "OpenSockets", "SignOutFeed"]
 
@@ -80,7 +80,7 @@ class OpenSockets:
 class SignOutFeed:
     """Follows every web process's sign-outs and closes the matching sockets of this one."""
 
-    def __init__(self, store: RedisAccountStore, sockets: OpenSockets, *, block_ms: int = 1000) -> None:
+    def __init__(self, store: SignOutStream, sockets: OpenSockets, *, block_ms: int = 1000) -> None:
         self._store = store
         self._sockets = sockets
         self._block_ms = block_ms

@@ -14,14 +14,11 @@ from adapters.web.proxies import TrustedProxies
 from adapters.web.session import SessionSigner
 from adapters.web.sockets import OpenSockets, SignOutFeed
 from config.settings import Settings
-from engine.ports import Clock
+from engine.ports import ChatControlStore, Clock, MemoryDirectory, PersonaExtras
 from engine.service import ChatService
 from engine.service.controls import MessageControls
 from engine.service.documents import DocumentIngest
-from storage.redis_chat_controls import RedisChatControls
-from storage.redis_lore import RedisLoreStore
-from storage.redis_memory_directory import RedisMemoryDirectory
-from storage.redis_persona_extras import RedisPersonaExtras
+from engine.service.lore import LoreDesk
 
 __all__ = ["WebState"]
 
@@ -42,12 +39,12 @@ class WebState:
         signer: SessionSigner,
         clock: Clock,
         ping: Callable[[], Awaitable[bool]],
-        lore: RedisLoreStore,
-        directory: RedisMemoryDirectory,
+        lore: LoreDesk,
+        directory: MemoryDirectory,
         accounts: Accounts | None = None,
         controls: MessageControls | None = None,
-        chat_controls: RedisChatControls | None = None,
-        personas: RedisPersonaExtras | None = None,
+        chat_controls: ChatControlStore | None = None,
+        personas: PersonaExtras | None = None,
     ) -> None:
         self.settings = settings
         self.service = service

@@ -27,9 +27,10 @@ import sys
 
 from redis.exceptions import RedisClusterException, RedisError
 
-from adapters.bootstrap import build, install_personas
+from adapters.bootstrap import build
 from adapters.heap import settle
 from adapters.hearth import Hearth
+from adapters.install import install_personas
 from adapters.logs import configure_logging, json_logs
 from adapters.worker.jobs import ArchiveSweeper, JobRunner, dream_runner
 from config.settings import load_settings

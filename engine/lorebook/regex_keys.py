@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 REGEX_MAX_MEM: Final = 64 << 20
-# Complexity limits of one book (issue 13, finding 7): beyond them RE2's set fails to compile or
+# Complexity limits of one book: beyond them RE2's set fails to compile or
 # a compile costs seconds and hundreds of MB. ``lorebook_too_complex`` names the entry.
 MAX_BOOK_KEYS: Final = 100_000
 """Most keys (primary, secondary, ``@@additional_keys`` and ``@@exclude_keys``; plain and regex)

@@ -75,7 +75,7 @@ class FusionRule(msgspec.Struct, frozen=True, kw_only=True):
         phatic_plain: ... counted without the list's people words (``plain_distinct``).
         short_cut: when set (with ``phatic_cut``), a message of at most ``short_words`` words
             (its distinct index words: names, content words; function words and laughter are
-            not words) is chit-chat from this lower score on (round 10): "hahaha Ben stop it"
+            not words) is chit-chat from this lower score on: "hahaha Ben stop it"
             says too little to carry a fact, while a longer remark that reads as chatty may
             carry one, so it is chit-chat only from ``phatic_cut`` on.
         short_words: see ``short_cut``.

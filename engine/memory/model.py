@@ -216,7 +216,7 @@ def scope_list_of(record: MemoryRecord) -> ScopeList:
 def _scope_list(
     scope: Scope, persona: str, space: str | None, owner: str | None, is_global: bool
 ) -> ScopeList:
-    # A turn asks this of every memory in play several times (issue 12: ~1,200 calls a loaded
+    # A turn asks this of every memory in play several times (~1,200 calls in a loaded
     # turn); the same few lists come back, so they are built (and validated) once.
     return ScopeList(
         scope=scope,

@@ -1,4 +1,4 @@
-"""A turn's memories and the model's memory tools over them, pure part (MEM-6a, issue 14).
+"""A turn's memories and the model's memory tools over them, pure part (MEM-6a).
 
 ``MemoryContext`` is what a turn knows of its memories (who is in play, what was stored before,
 what the reply carries). A tool call of the model is decoded into its typed input
@@ -77,7 +77,7 @@ _S = TypeVar("_S", bound=msgspec.Struct)
 
 class SaveStep(msgspec.Struct, frozen=True, kw_only=True):
     """Save ``text`` into ``target`` (room is made by ``plan_save``); a first-person ``text``
-    about ``author`` is stored in the third person (issue 28)."""
+    about ``author`` is stored in the third person."""
 
     persona: str
     target: ScopeList
@@ -100,7 +100,7 @@ class SaveStep(msgspec.Struct, frozen=True, kw_only=True):
 
 class UpdateStep(msgspec.Struct, frozen=True, kw_only=True):
     """Rewrite the memory ``id`` as ``text``; a first-person ``text`` about ``author`` is stored in
-    the third person (issue 28)."""
+    the third person."""
 
     id: str
     text: str

@@ -100,7 +100,7 @@ class NewMemory(msgspec.Struct, frozen=True, kw_only=True):
         turn: the turn saving it, if any.
         author: the display name of the person the text's first person ("I", "my") refers
             to; a personal or global memory that starts in the first person is stored in the
-            third person with this name (``third_person``; issue 28). ``None``: as sent.
+            third person with this name (``third_person``). ``None``: as sent.
     """
 
     id: str
@@ -140,7 +140,7 @@ def plan_save(
         policy: the persona's memory policy.
         search_available: whether this turn's search works (DEC-13).
 
-    A personal or global memory with an ``author`` is stored in the third person (issue 28).
+    A personal or global memory with an ``author`` is stored in the third person.
 
     Returns:
         The plan: ``Saved``, preceded by ``Forgotten`` when room had to be made (DEC-11).
@@ -231,7 +231,7 @@ def plan_update(
         text: the new text, or ``None`` to keep it.
         pinned: the new pin state, or ``None`` to keep it.
         author: as ``NewMemory.author``: a personal memory's new first-person text is stored in
-            the third person with this name (issue 28).
+            the third person with this name.
 
     Returns:
         One ``Updated`` entry, or an empty plan when nothing would change. A person's change
@@ -324,7 +324,7 @@ def plan_persona_deletion(records: Iterable[MemoryRecord], persona: str) -> Writ
 def plan_third_person(
     records: Iterable[MemoryRecord], names: Mapping[str, str], policy: MemoryPolicy
 ) -> WritePlan:
-    """Plan rewriting stored first-person personal memories in the third person (issue 28).
+    """Plan rewriting stored first-person personal memories in the third person.
 
     Args:
         records: stored memories.

@@ -4,13 +4,16 @@ Implemented in ``storage/`` and ``adapters/`` (built by ``adapters/bootstrap.py`
 fakes of every store port live in ``tests/fakes/stores/``, and ``tests/contract/`` runs one suite
 per port over the fake and the Redis implementation. Where a service needs several ports of one
 store, a composite Protocol names them together (``ChatStore``, ``SummaryStore``,
-``ArchiveStore``, ``DreamStore``, ``ControlStore``, ``MemoryRecall``); it adds no method.
+``ArchiveStore``, ``DreamStore``, ``ControlStore``, ``MemoryRecall``, ``LoreStore``); it adds
+no method.
 
 - ``clock``: Clock.  ``observer``: TurnObserver.  ``model``: ChatModel, TokenCounter (and the model's events).
 - ``chat``: MessageLog, MessageIntake, TurnReads, TurnRecords, ChatSettingsStore, ImageStore, ChatLock.
-- ``controls``: MessageEdits, SwipeStore.  ``persona``: PersonaStore.  ``lore``: LoreSource.
+- ``controls``: MessageEdits, SwipeStore, BranchStore, ChatFiles.  ``lore``: LoreSource, LoreLibrary.
+- ``persona``: PersonaStore, PersonaOwners, PersonaAvatars.  ``platform``: DeliveryMarks, PlatformLinks.
+- ``accounts``: AccountRecords, KnownAddresses, SignOutStream, RateCounters, AccountRooms, LinkCodes.
 - ``summary``: SummaryTiers, SummaryLog, SummaryQueue, ReportStore.
-- ``memory``: MemoryStore, Directory.  ``recall``: Recall, DocumentRecall.
+- ``memory``: MemoryStore, MemoryPlaces, MemoryUses, MemoryChoices.  ``recall``: Recall, DocumentRecall.
 - ``documents``: DocumentStore, JobStore.
 - ``archive``: ArchiveChats, ArchiveLog, SessionPages, PageStore, SweepLease, EmbeddingQueue,
   PageVectorStore, ActivityLog, DreamReports, DreamRejections, PageSearch, PageIndex, PageRecall, DreamRecall.
@@ -18,6 +21,17 @@ store, a composite Protocol names them together (``ChatStore``, ``SummaryStore``
 
 from __future__ import annotations
 
+from engine.ports.accounts import (
+    Account,
+    AccountRecords,
+    AccountRooms,
+    AccountStore,
+    KnownAddresses,
+    LinkCodes,
+    RateCounters,
+    Room,
+    SignOutStream,
+)
 from engine.ports.archive import (
     ActivityLog,
     ArchiveChats,
@@ -52,22 +66,50 @@ from engine.ports.chat import (
     TurnStore,
 )
 from engine.ports.clock import Clock
-from engine.ports.controls import ControlStore, MessageEdits, SwipeStore
+from engine.ports.controls import (
+    Branch,
+    BranchStore,
+    ChatControlStore,
+    ChatFiles,
+    ControlStore,
+    MessageEdits,
+    SwipeStore,
+)
 from engine.ports.documents import DocumentStore, JobStore
-from engine.ports.lore import LoreSource
-from engine.ports.memory import Applied, DecayApplied, Directory, MemoryStore, Snapshot
+from engine.ports.lore import BookSummary, LoreLibrary, LoreSource, LoreStore
+from engine.ports.memory import (
+    Applied,
+    DecayApplied,
+    Directory,
+    MemoryChoices,
+    MemoryDirectory,
+    MemoryPlaces,
+    MemoryStore,
+    MemoryUses,
+    Snapshot,
+)
 from engine.ports.model import ChatModel, ModelDone, ModelEvent, TextDelta, TokenCounter
 from engine.ports.observer import TurnObserver
-from engine.ports.persona import PersonaStore
+from engine.ports.persona import PersonaAvatars, PersonaExtras, PersonaOwners, PersonaStore
+from engine.ports.platform import DeliveryMarks, PlatformLinks, PlatformStore
 from engine.ports.recall import DocumentRecall, DocumentVersion, MemoryRecall, Recall, Vector, Vectors
 from engine.ports.summary import ReportStore, SummaryLog, SummaryQueue, SummaryStore, SummaryTiers
 
 __all__ = [
+    "Account",
+    "AccountRecords",
+    "AccountRooms",
+    "AccountStore",
     "ActivityLog",
     "Applied",
     "ArchiveChats",
     "ArchiveLog",
     "ArchiveStore",
+    "BookSummary",
+    "Branch",
+    "BranchStore",
+    "ChatControlStore",
+    "ChatFiles",
     "ChatLock",
     "ChatModel",
     "ChatSettingsStore",
@@ -75,6 +117,7 @@ __all__ = [
     "Clock",
     "ControlStore",
     "DecayApplied",
+    "DeliveryMarks",
     "Directory",
     "DocumentRecall",
     "DocumentStore",
@@ -86,9 +129,17 @@ __all__ = [
     "EmbeddingQueue",
     "ImageStore",
     "JobStore",
+    "KnownAddresses",
+    "LinkCodes",
+    "LoreLibrary",
     "LoreSource",
+    "LoreStore",
+    "MemoryChoices",
+    "MemoryDirectory",
+    "MemoryPlaces",
     "MemoryRecall",
     "MemoryStore",
+    "MemoryUses",
     "MessageEdits",
     "MessageIntake",
     "MessageLog",
@@ -101,10 +152,18 @@ __all__ = [
     "PageSearch",
     "PageStore",
     "PageVectorStore",
+    "PersonaAvatars",
+    "PersonaExtras",
+    "PersonaOwners",
     "PersonaStore",
+    "PlatformLinks",
+    "PlatformStore",
+    "RateCounters",
     "Recall",
     "ReportStore",
+    "Room",
     "SessionPages",
+    "SignOutStream",
     "Snapshot",
     "StoredVectors",
     "SummaryLog",

@@ -5,9 +5,31 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from engine.model import StoredMessage, Turn
+import msgspec
 
-__all__ = ["ControlStore", "MessageEdits", "SwipeStore"]
+from engine.model import StoredMessage, Turn
+from engine.requestlog import RequestLog
+
+__all__ = [
+    "Branch",
+    "BranchStore",
+    "ChatControlStore",
+    "ChatFiles",
+    "ControlStore",
+    "MessageEdits",
+    "SwipeStore",
+]
+
+
+class Branch(msgspec.Struct, frozen=True, kw_only=True):
+    """A chat branched from another one at a message."""
+
+    id: str
+    chat: str
+    title: str
+    source: str
+    message: str
+    created_at: float
 
 
 class MessageEdits(Protocol):
@@ -67,3 +89,55 @@ class SwipeStore(Protocol):
 
 class ControlStore(MessageEdits, SwipeStore, Protocol):
     """Both control ports (``storage.redis_chat_controls.RedisChatControls``)."""
+
+
+class BranchStore(Protocol):
+    """The branches made from a chat, listed on the chat they came from."""
+
+    async def add_branch(self, root: str, branch: Branch) -> None:
+        """Remember a branch on the chat it belongs to (the same id replaces it: a rename)."""
+        ...
+
+    async def branches(self, root: str) -> list[Branch]:
+        """The branches made from a chat, oldest first."""
+        ...
+
+
+class ChatFiles(Protocol):
+    """A whole chat read or written at once (chat files, moving a guest's chats)."""
+
+    async def turns(self, chat: str, ids: list[str]) -> dict[str, Turn]:
+        """The stored turns among ``ids``, by id."""
+        ...
+
+    async def all_swipes(self, chat: str) -> dict[str, list[str]]:
+        """Every answered message's alternatives (turn ids, oldest first)."""
+        ...
+
+    async def load(
+        self,
+        chat: str,
+        messages: list[StoredMessage],
+        turns: list[Turn],
+        swipes: dict[str, list[str]],
+        *,
+        beside: list[StoredMessage],
+        logs: list[RequestLog],
+        seq: int,
+    ) -> bool:
+        """Write a whole chat into ``chat`` when it is empty, at once; ``beside`` are the
+        alternatives kept out of the log, ``logs`` the turns' request logs. Returns whether the
+        chat was empty (nothing is written otherwise)."""
+        ...
+
+    async def is_empty(self, chat: str) -> bool:
+        """Whether a chat has no messages."""
+        ...
+
+    async def clear(self, chat: str) -> None:
+        """Remove a chat's log, messages and turns (after they were copied elsewhere)."""
+        ...
+
+
+class ChatControlStore(ControlStore, BranchStore, ChatFiles, Protocol):
+    """Every control port of a chat (``storage.redis_chat_controls.RedisChatControls``)."""

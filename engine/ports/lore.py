@@ -1,12 +1,23 @@
-"""The lorebook port a turn scans (``storage.redis_lore.RedisLoreStore``)."""
+"""The lorebook ports (``storage.redis_lore.RedisLoreStore``): what a turn scans, and the
+library the lore desk edits."""
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from engine.lorebook import CompiledBook, LoreState
+import msgspec
 
-__all__ = ["LoreSource"]
+from engine.lorebook import CompiledBook, LoreBook, LoreState
+
+__all__ = ["BookSummary", "LoreLibrary", "LoreSource", "LoreStore"]
+
+
+class BookSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """A lorebook as listings show it."""
+
+    id: str
+    name: str
+    entries: int
 
 
 class LoreSource(Protocol):
@@ -26,3 +37,31 @@ class LoreSource(Protocol):
     async def state(self, chat: str) -> LoreState:
         """The chat's lorebook decorator state (written with the turn, ``TurnRecords.finish``)."""
         ...
+
+
+class LoreLibrary(Protocol):
+    """The stored books and which chat reads which (``engine.service.lore.LoreDesk``)."""
+
+    async def put(self, book: LoreBook) -> LoreBook:
+        """Store a book (a new id when it has none); returns the stored book."""
+        ...
+
+    async def get(self, book: str) -> LoreBook | None:
+        """One book, or None."""
+        ...
+
+    async def all(self) -> list[BookSummary]:
+        """Every book's summary, by name."""
+        ...
+
+    async def exist(self, books: list[str]) -> list[str]:
+        """Which of ``books`` do not exist."""
+        ...
+
+    async def attach(self, chat: str, books: list[str]) -> None:
+        """Replace the books attached to a chat."""
+        ...
+
+
+class LoreStore(LoreSource, LoreLibrary, Protocol):
+    """The scan's books and the library together (the lore desk reads attachments too)."""

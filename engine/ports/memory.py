@@ -14,7 +14,17 @@ from typing import Protocol
 from engine.memory import DecayPlan, MemoryRecord, MemoryWrite, SavePlan, ScopeList, WritePlan
 from engine.memory.model import Buried, MemoryUse
 
-__all__ = ["Applied", "DecayApplied", "Directory", "MemoryPlaces", "MemoryStore", "MemoryUses", "Snapshot"]
+__all__ = [
+    "Applied",
+    "DecayApplied",
+    "Directory",
+    "MemoryChoices",
+    "MemoryDirectory",
+    "MemoryPlaces",
+    "MemoryStore",
+    "MemoryUses",
+    "Snapshot",
+]
 
 
 class Snapshot(Protocol):
@@ -142,3 +152,33 @@ class MemoryUses(Protocol):
 
 class Directory(MemoryPlaces, MemoryUses, Protocol):
     """The memory directory: places, settings, last uses and Undo (one Redis adapter implements it)."""
+
+
+class MemoryChoices(Protocol):
+    """What people and operators choose about memory: notices, privacy, blocked memories; and
+    every list (a ``/link`` moves one person's lists)."""
+
+    async def set_notice_level(self, space: str, level: str) -> None:
+        """A space's memory notice level (MEM-9)."""
+        ...
+
+    async def set_privacy(self, user: str, *, personal_memory: bool) -> None:
+        """Opt a user in to or out of personal memory."""
+        ...
+
+    async def opted_out(self, users: Iterable[str]) -> tuple[str, ...]:
+        """Which of ``users`` opted out of personal memory."""
+        ...
+
+    async def set_blocked(self, space: str, memories: Iterable[str]) -> None:
+        """Replace a space's blocklist: memories never searched, carried or aged there (DEC-10)."""
+        ...
+
+    async def all_lists(self) -> list[ScopeList]:
+        """Every scope list the directory knows."""
+        ...
+
+
+class MemoryDirectory(Directory, MemoryChoices, Protocol):
+    """The whole directory, as the adapters' memory settings use it
+    (``storage.redis_memory_directory.RedisMemoryDirectory``)."""

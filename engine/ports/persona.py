@@ -31,3 +31,43 @@ class PersonaStore(Protocol):
     async def delete(self, persona: str) -> bool:
         """Delete a persona; whether it existed."""
         ...
+
+
+class PersonaOwners(Protocol):
+    """Who owns a persona (a persona without an owner is shared by everyone)."""
+
+    async def owners(self) -> dict[str, str]:
+        """Persona id → owner's username, for every owned persona."""
+        ...
+
+    async def owner(self, persona: str) -> str | None:
+        """The persona's owner, or None when it is shared."""
+        ...
+
+    async def set_owner(self, persona: str, username: str | None) -> None:
+        """Give the persona an owner (None: shared)."""
+        ...
+
+    async def forget(self, persona: str) -> None:
+        """Drop the persona's owner and picture (it was deleted)."""
+        ...
+
+
+class PersonaAvatars(Protocol):
+    """The personas' pictures."""
+
+    async def avatar(self, persona: str) -> bytes | None:
+        """The persona's picture, or None."""
+        ...
+
+    async def has_avatars(self) -> set[str]:
+        """The personas that have a picture."""
+        ...
+
+    async def set_avatar(self, persona: str, image: bytes | None) -> None:
+        """Set the persona's picture (None removes it)."""
+        ...
+
+
+class PersonaExtras(PersonaOwners, PersonaAvatars, Protocol):
+    """A persona's owner and picture (``storage.redis_persona_extras.RedisPersonaExtras``)."""

@@ -197,7 +197,7 @@ class ChatService:
         self._clock = clock
         self._new_id = new_id or (lambda: secrets.token_hex(6))
         self._observer = observer  # metrics: told after each step, never on the turn's Redis path
-        self._personas: dict[str, tuple[int, Persona]] = {}  # by version (issue 12)
+        self._personas: dict[str, tuple[int, Persona]] = {}  # by version
         self._books: OrderedDict[str, tuple[str, ...]] = OrderedDict()  # chat → attached, last seen
 
     async def persona(self, persona_id: str) -> Persona:
@@ -300,7 +300,7 @@ class ChatService:
 
     async def _answer(self, stored: StoredMessage) -> AsyncIterator[ReplyEvent]:
         chat = stored.chat
-        async with self._lock.hold(chat, lazy=True):  # taken by the read, freed by the finish (issue 12)
+        async with self._lock.hold(chat, lazy=True):  # taken by the read, freed by the finish
             while (inputs := await self._read(chat, stored.position, stored.persona)).answered is not None:
                 pending = inputs.answered
                 mine = pending.id == stored.id
@@ -327,7 +327,7 @@ class ChatService:
         yield await self._already_answered(stored)
 
     async def _read(self, chat: str, upto: float, persona_id: str, *, pending: bool = True) -> TurnInputs:
-        """The one read of a turn's inputs (issue 12), with the books this chat had last turn."""
+        """The one read of a turn's inputs, with the books this chat had last turn."""
         cached = self._personas.get(persona_id)
         books = (*(cached[1].lorebooks if cached else ()), *self._books.get(chat, ()))
         inputs = await self.chats.turn_inputs(
@@ -608,7 +608,7 @@ class ChatService:
 
     def _learn_ratio(self, model: str, draft: Draft) -> tuple[str, float] | None:
         """Learn the counter's ratio from the reply's usage; when it moved, the ratio to store
-        with the turn (in the finish's round trip, issue 12)."""
+        with the turn (in the finish's round trip)."""
         ratio = self.counter.learn(draft.estimated, draft.reported_input)
         if ratio is not None and model == self.policy.default_model:
             return model, ratio

@@ -1,4 +1,4 @@
-"""Message controls: edit and delete one's own messages, swipes, branches (issue 16, seed 004).
+"""Message controls: edit and delete one's own messages, swipes, branches.
 
 - **Edit / delete**: only the author of a user message may change or remove it; the persona's
   replies may be changed or removed by whoever may open the chat (the adapter checks that). The

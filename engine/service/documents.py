@@ -3,7 +3,7 @@
 ``DocumentDesk`` stores a persona's documents with their vectors and lists them; a turn searches
 them with its one embedding through ``Recall.documents`` (``MemoryDesk.for_turn``).
 
-Ingestion runs in the background, in small batches (issue 13, finding 3).
+Ingestion runs in the background, in small batches.
 
 ``POST /api/personas/{id}/documents`` only checks and chunks the upload, records a *job* and
 answers ``202``; a task in the web process then embeds the chunks ``batch`` at a time (one

@@ -133,7 +133,7 @@ class MemoryDesk:
         """
         hint = (persona, space)
         early = self.recall.available and self._searched.get(hint, False)
-        # the query, then the document search, go on while Redis is read (issue 12)
+        # the query, then the document search, go on while Redis is read
         query_task = asyncio.ensure_future(self.recall.embed(text)) if early else None
         docs_task = (
             asyncio.ensure_future(self._documents(query_task, persona, documents_seen))
@@ -152,7 +152,7 @@ class MemoryDesk:
                 learn_from_chat=learn_from_chat,
                 chat_memory_off=chat_memory_off,
             )
-            # the lists are read beside the filters (issue 12), as if nobody had opted out
+            # the lists are read beside the filters, as if nobody had opted out
             # (the usual case); an opted-out person's lists are then left out, unread by anyone
             wide = scopes_in_play(hoped)
             await self._embedded(wide)
@@ -291,7 +291,7 @@ class MemoryDesk:
         except StorageUnavailable as exc:
             log.warning("%d memory write(s) not in the directory yet: %s", len(self._unrecorded), exc.message)
 
-    # --- background embedding (issue 12) --------------------------------------------------
+    # --- background embedding ----------------------------------------------------------
 
     def embed_later(self, scopes: Iterable[ScopeList]) -> None:
         """Embed the new texts of ``scopes`` in the background, now: a write returns at once and
@@ -372,7 +372,7 @@ class MemoryDesk:
         """A person (or an import) saves a memory (MEM-6b); protected unless imported (DEC-12).
 
         ``author``: the display name the text's "I" refers to; a personal memory that starts in
-        the first person is stored in the third person with it (issue 28).
+        the first person is stored in the third person with it.
         """
         new = NewMemory(
             id=self._new_id(),

@@ -18,7 +18,8 @@ import msgspec
 import pytest
 from aiogram.types import Update
 
-from adapters.bootstrap import Hearth, build, install_personas
+from adapters.bootstrap import Hearth, build
+from adapters.install import install_personas
 from adapters.telegram.bot import TelegramApp
 from adapters.telegram.conversation import regenerate_keyboard
 from adapters.telegram.delivery import DeliveryPolicy, ReplyStream, Target, deliver
@@ -335,7 +336,7 @@ async def test_plt_3_start_greets_help_explains_and_the_menu_is_registered(bot: 
 
 
 async def test_lore_1_lore_lists_and_only_group_admins_attach(bot: Harness) -> None:
-    book = await bot.hearth.lore.put(LoreBook(id=f"tavern-{secrets.token_hex(3)}", name="Tavern lore"))
+    book = await bot.hearth.lore.store.put(LoreBook(id=f"tavern-{secrets.token_hex(3)}", name="Tavern lore"))
     room, alice, boss = group(bot.fake), person(bot.fake), person(bot.fake, "Boss")
     bot.fake.set_member(room["id"], boss["id"], "administrator")
     chat = f"tg:{room['id']}"

@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 import msgspec
 from redis.crc import key_slot
 
-from adapters.bootstrap import build, install_personas
+from adapters.bootstrap import build
+from adapters.install import install_personas
 from config.settings import load_settings
 from engine.images import Image
 from engine.model import IncomingMessage

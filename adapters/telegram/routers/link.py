@@ -27,10 +27,9 @@ from adapters.telegram.ids import user_key
 from adapters.telegram.memory_access import desk_of
 from adapters.telegram.memory_views import plural
 from engine.errors import Conflict, InvalidInput
+from engine.ports import LinkCodes, MemoryDirectory
 from engine.service import ChatService
 from engine.service.memory import MemoryDesk
-from storage.redis_accounts import RedisAccountStore
-from storage.redis_memory_directory import RedisMemoryDirectory
 
 __all__ = ["create_router", "move_memories", "on_link"]
 
@@ -46,7 +45,7 @@ UNKNOWN = (
 
 
 async def move_memories(
-    desk: MemoryDesk, directory: RedisMemoryDirectory, old: str, new: str, now: datetime
+    desk: MemoryDesk, directory: MemoryDirectory, old: str, new: str, now: datetime
 ) -> tuple[int, int]:
     """Move every memory owned by ``old`` to the same lists of ``new``.
 
@@ -93,8 +92,8 @@ async def on_link(
     bot: Bot,
     service: ChatService,
     ctx: BotContext,
-    accounts: RedisAccountStore,
-    directory: RedisMemoryDirectory,
+    accounts: LinkCodes,
+    directory: MemoryDirectory,
 ) -> None:
     """Redeem a link code and join the identities."""
     target, caller = target_of(message), caller_of(message)

@@ -16,14 +16,14 @@ from adapters.telegram.conversation import target_of
 from adapters.telegram.delivery import send_text
 from adapters.telegram.normalize import chat_of
 from engine.service import ChatService
-from storage.redis_lore import RedisLoreStore
+from engine.service.lore import LoreDesk
 
 __all__ = ["create_router", "listing", "on_lore"]
 
 USAGE = "Use /lore to list lorebooks, /lore attach <id> or /lore detach <id> to change this chat's."
 
 
-async def listing(chat: str, lore: RedisLoreStore, persona_books: tuple[str, ...]) -> str:
+async def listing(chat: str, lore: LoreDesk, persona_books: tuple[str, ...]) -> str:
     """The /lore text: every book, marked when attached here or always on for the persona."""
     books, attached = await lore.all(), set(await lore.attached(chat))
     if not books:
@@ -35,18 +35,14 @@ async def listing(chat: str, lore: RedisLoreStore, persona_books: tuple[str, ...
     return "\n".join([*lines, "", USAGE])
 
 
-async def change(chat: str, lore: RedisLoreStore, action: str, book: str) -> str:
+async def change(chat: str, lore: LoreDesk, action: str, book: str) -> str:
     """Attach or detach one book; returns what to tell the person."""
-    attached = await lore.attached(chat)
     if action == "detach":
-        if book not in attached:
+        if not await lore.remove(chat, book):
             return f"{book} is not attached to this chat."
-        await lore.attach(chat, [b for b in attached if b != book])
         return f"Detached {book}."
-    if await lore.exist([book]):
+    if not await lore.add(chat, book):
         return f"There is no lorebook {book}. /lore lists them."
-    if book not in attached:
-        await lore.attach(chat, [*attached, book])
     return f"Attached {book}; its entries can now enter this chat's replies."
 
 
@@ -55,7 +51,7 @@ async def on_lore(
     command: CommandObject,
     bot: Bot,
     service: ChatService,
-    lore: RedisLoreStore,
+    lore: LoreDesk,
     ctx: BotContext,
 ) -> None:
     """List, attach or detach lorebooks."""

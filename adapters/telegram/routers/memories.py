@@ -26,9 +26,9 @@ from adapters.telegram.memory_access import check_may_change, desk_of, load_list
 from adapters.telegram.memory_views import Listing, MemoryButton, listing_chunk, listing_keyboard
 from adapters.telegram.normalize import GROUP_TYPES
 from engine.errors import NotFound
+from engine.ports import MemoryDirectory
 from engine.service import ChatService
 from engine.service.memory import MemoryDesk
-from storage.redis_memory_directory import RedisMemoryDirectory
 
 __all__ = ["create_router", "on_button", "on_memories", "on_personal"]
 
@@ -57,7 +57,7 @@ async def _show(
 
 
 async def on_memories(
-    message: Message, bot: Bot, service: ChatService, ctx: BotContext, directory: RedisMemoryDirectory
+    message: Message, bot: Bot, service: ChatService, ctx: BotContext, directory: MemoryDirectory
 ) -> None:
     """Show the space's memories with their buttons (the person's own, in a private chat)."""
     if message.chat.type not in GROUP_TYPES:
@@ -77,7 +77,7 @@ async def on_memories(
     await _show(bot, target_of(message), listing, desk)
 
 
-async def _privacy_note(directory: RedisMemoryDirectory, user: str) -> str:
+async def _privacy_note(directory: MemoryDirectory, user: str) -> str:
     return PRIVACY_NOTE if await directory.opted_out([user]) else ""
 
 
@@ -88,7 +88,7 @@ def _own_title(chat: Chat) -> str:
 
 
 async def on_personal(
-    message: Message, bot: Bot, service: ChatService, ctx: BotContext, directory: RedisMemoryDirectory
+    message: Message, bot: Bot, service: ChatService, ctx: BotContext, directory: MemoryDirectory
 ) -> None:
     """Show the caller's memories: here in a private chat, privately from a group."""
     caller = caller_of(message)
@@ -152,7 +152,7 @@ async def on_button(
     bot: Bot,
     service: ChatService,
     ctx: BotContext,
-    directory: RedisMemoryDirectory,
+    directory: MemoryDirectory,
 ) -> None:
     """Act on the pressed entry (or turn the page), then redraw the list."""
     message = query.message

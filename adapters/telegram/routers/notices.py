@@ -19,7 +19,7 @@ from adapters.telegram.ids import space_key
 from adapters.telegram.memory_access import notice_level
 from engine.errors import Forbidden
 from engine.notices import NOTICE_LEVELS
-from storage.redis_memory_directory import RedisMemoryDirectory
+from engine.ports import MemoryDirectory
 
 __all__ = ["NoticeButton", "create_router", "on_button", "on_notices", "showing"]
 
@@ -50,9 +50,7 @@ def showing(level: str) -> tuple[str, InlineKeyboardMarkup]:
     return "\n".join(lines), InlineKeyboardMarkup(inline_keyboard=[buttons])
 
 
-async def on_notices(
-    message: Message, command: CommandObject, bot: Bot, directory: RedisMemoryDirectory
-) -> None:
+async def on_notices(message: Message, command: CommandObject, bot: Bot, directory: MemoryDirectory) -> None:
     """Show the level, or set it (admins, in groups)."""
     wanted, space, target = (command.args or "").strip().lower(), message.chat.id, target_of(message)
     if wanted and wanted not in NOTICE_LEVELS:
@@ -68,7 +66,7 @@ async def on_notices(
 
 
 async def on_button(
-    query: CallbackQuery, callback_data: NoticeButton, bot: Bot, directory: RedisMemoryDirectory
+    query: CallbackQuery, callback_data: NoticeButton, bot: Bot, directory: MemoryDirectory
 ) -> None:
     """Set the level from a button, if the presser may."""
     message, level = query.message, callback_data.level

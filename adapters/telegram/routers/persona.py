@@ -19,8 +19,8 @@ from adapters.telegram.context import BotContext
 from adapters.telegram.conversation import target_of
 from adapters.telegram.delivery import send_text
 from engine.model import Persona
+from engine.ports import PersonaOwners
 from engine.service import ChatService
-from storage.redis_persona_extras import RedisPersonaExtras
 
 __all__ = ["PersonaPick", "create_router", "on_command", "on_pick"]
 
@@ -33,7 +33,7 @@ class PersonaPick(CallbackData, prefix="persona"):
     persona: str
 
 
-async def _shared(service: ChatService, owners: RedisPersonaExtras) -> list[Persona]:
+async def _shared(service: ChatService, owners: PersonaOwners) -> list[Persona]:
     private = await owners.owners()
     return [p for p in await service.personas.all() if p.id not in private]
 
@@ -53,7 +53,7 @@ def _keyboard(personas: list[Persona], current: str) -> InlineKeyboardMarkup:
 
 
 async def _choose(
-    service: ChatService, ctx: BotContext, owners: RedisPersonaExtras, chat_id: int, wanted: str
+    service: ChatService, ctx: BotContext, owners: PersonaOwners, chat_id: int, wanted: str
 ) -> str:
     """Choose a persona for the chat; returns what to say."""
     personas = {p.id: p for p in await _shared(service, owners)}
@@ -71,7 +71,7 @@ async def on_command(
     bot: Bot,
     service: ChatService,
     ctx: BotContext,
-    persona_owners: RedisPersonaExtras,
+    persona_owners: PersonaOwners,
     command: CommandObject,
 ) -> None:
     """List the personas, or choose one with ``/persona <id>``."""
@@ -102,7 +102,7 @@ async def on_pick(
     bot: Bot,
     service: ChatService,
     ctx: BotContext,
-    persona_owners: RedisPersonaExtras,
+    persona_owners: PersonaOwners,
 ) -> None:
     """A persona button: choose it (group admins only), then redraw the buttons."""
     message = query.message

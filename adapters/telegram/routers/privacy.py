@@ -18,7 +18,7 @@ from adapters.telegram.context import BotContext
 from adapters.telegram.conversation import target_of
 from adapters.telegram.delivery import send_text
 from engine.errors import Forbidden
-from storage.redis_memory_directory import RedisMemoryDirectory
+from engine.ports import MemoryDirectory
 
 __all__ = ["PrivacyButton", "create_router", "on_button", "on_privacy", "status"]
 
@@ -50,7 +50,7 @@ def status(name: str, owner: int, *, opted_out: bool) -> tuple[str, InlineKeyboa
     return (OFF if opted_out else ON).format(name=name), markup
 
 
-async def on_privacy(message: Message, bot: Bot, ctx: BotContext, directory: RedisMemoryDirectory) -> None:
+async def on_privacy(message: Message, bot: Bot, ctx: BotContext, directory: MemoryDirectory) -> None:
     """Show whether personal memory is on for the caller, with a button to change it."""
     caller = caller_of(message)
     if caller is None or message.from_user is None:
@@ -65,7 +65,7 @@ async def on_button(
     callback_data: PrivacyButton,
     bot: Bot,
     ctx: BotContext,
-    directory: RedisMemoryDirectory,
+    directory: MemoryDirectory,
 ) -> None:
     """Opt the presser out or back in, if the button is theirs."""
     if query.from_user.id != callback_data.owner:

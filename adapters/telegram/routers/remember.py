@@ -43,9 +43,9 @@ from adapters.telegram.memory_views import PER_PAGE, forgot_text, ordered, plura
 from adapters.telegram.normalize import display_name
 from engine.errors import Conflict, Forbidden, NotFound
 from engine.memory import MemoryRecord, ScopeList, global_personal_list, personal_list, space_list
+from engine.ports import MemoryDirectory
 from engine.service import ChatService
 from engine.service.memory import MemoryDesk
-from storage.redis_memory_directory import RedisMemoryDirectory
 
 __all__ = ["ForgetChoice", "create_router", "on_choice", "on_forget", "on_remember"]
 
@@ -87,11 +87,11 @@ async def on_remember(
     bot: Bot,
     service: ChatService,
     ctx: BotContext,
-    directory: RedisMemoryDirectory,
+    directory: MemoryDirectory,
 ) -> None:
     """Save a person-added memory and say what happened."""
     text, desk, replied = (command.args or "").strip(), desk_of(service), message.reply_to_message
-    author = display_name(message)  # a personal memory's "I" is stored as their name (issue 28)
+    author = display_name(message)  # a personal memory's "I" is stored as their name
     if not text and replied is not None:
         text = (replied.text or replied.caption or "").strip()
         author = display_name(replied)
@@ -175,7 +175,7 @@ async def on_forget(
     bot: Bot,
     service: ChatService,
     ctx: BotContext,
-    directory: RedisMemoryDirectory,
+    directory: MemoryDirectory,
 ) -> None:
     """Forget a memory named by id, or found by words (asking when several match)."""
     words, desk, target = (command.args or "").strip(), desk_of(service), target_of(message)
@@ -210,7 +210,7 @@ async def on_choice(
     bot: Bot,
     service: ChatService,
     ctx: BotContext,
-    directory: RedisMemoryDirectory,
+    directory: MemoryDirectory,
 ) -> None:
     """Forget the chosen memory, if the presser may, and say so in place of the question."""
     message = query.message

@@ -1,4 +1,4 @@
-"""Character cards and pictures of personas (issue 16): import a card, set or read a picture,
+"""Character cards and pictures of personas: import a card, set or read a picture,
 export a persona as a CCv3 card PNG.
 
 Importing a card (PNG, CHARX or card JSON) makes a persona with the card's greeting, its PNG (or
@@ -18,7 +18,6 @@ import msgspec
 from adapters.cards import decode_card, encode_card
 from adapters.cards.charx import ZIP_MAGIC, read_icon
 from adapters.cards.persona import persona_from_card, slug
-from adapters.web.actions.lore import store_book
 from adapters.web.actions.personas import card_of, unique_id
 from adapters.web.session import BrowserSession
 from adapters.web.state import WebState
@@ -52,7 +51,7 @@ async def import_card(
     book_id = None
     if card.book is not None:
         book = msgspec.structs.replace(card.book, id="")  # a new book, never someone else's by id
-        stored = await store_book(web, book, f"{card.name}'s lorebook"[:120])
+        stored = await web.lore.save(book, f"{card.name}'s lorebook"[:120])
         book_id = stored.id
         if web.accounts is not None:
             await web.accounts.store.own_lorebook(importer.slug, stored.id)

@@ -20,15 +20,15 @@ from adapters.chatfile import ChatFile, FileMessage, decode_chat, encode_hearth,
 from adapters.web.state import WebState
 from engine.errors import Conflict, InvalidInput
 from engine.model import StoredMessage, Turn
+from engine.ports.controls import ChatControlStore
 from engine.requestlog import RequestLog, WindowLog
-from storage.redis_chat_controls import RedisChatControls
 
 __all__ = ["ImportResult", "export_chat", "import_chat", "read_chat", "read_file"]
 
 _ALL = 1_000_000
 
 
-def _controls(web: WebState) -> RedisChatControls:
+def _controls(web: WebState) -> ChatControlStore:
     if web.chat_controls is None:
         raise Conflict("Chat files need the message controls.", code="not_available")
     return web.chat_controls

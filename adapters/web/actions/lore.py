@@ -15,70 +15,32 @@ from litestar import Response
 from adapters.cards import decode_lorebook, encode_lorebook
 from adapters.cards.report import import_report
 from adapters.web.schemas.lore import ChatBooks, Imported
-from adapters.web.state import WebState
-from engine.errors import NotFound
-from engine.lorebook import LoreBook, compile_book, validate_book
+from engine.lorebook import LoreBook
+from engine.service.lore import LoreDesk
 
 __all__ = [
     "ExportFormat",
     "attach_books",
-    "compile_off_loop",
     "export_book",
-    "find_book",
     "import_book",
     "imported",
-    "missing_books",
-    "store_book",
 ]
 
 ExportFormat = Literal["sillytavern", "ccv3"]
 
-_COMPILING = asyncio.Semaphore(2)  # books compiled at once per process (each may take ~0.5 s, 100 MB)
 
-
-async def compile_off_loop(book: LoreBook, *, edited: str | None = None) -> None:
-    """Compile (an import) or validate (an editor save) in a worker thread, so a regex-heavy
-    book never blocks other requests.
-
-    RE2 and the Aho-Corasick builder run in C; the event loop keeps answering (``/healthz``,
-    chat turns) meanwhile. Books past the limits of ``engine.lorebook.regex_keys`` are refused
-    with 422 ``lorebook_too_complex`` before the expensive part.
-    """
-    async with _COMPILING:
-        if edited is None:
-            await asyncio.to_thread(compile_book, book)
-        else:
-            await asyncio.to_thread(validate_book, book, only=edited)
-
-
-async def store_book(
-    state: WebState, book: LoreBook, fallback_name: str, *, edited: str | None = None
-) -> LoreBook:
-    """Validate and store; nothing is stored on error.
-
-    Ranges, ids and complexity are always checked. An import (``edited`` None) keeps entries
-    with a regex key RE2 cannot run or an invalid decorator value, which the import report names
-    (LORE-21); an editor save refuses them in the entry being ``edited``.
-    """
-    if not book.name.strip():
-        book = msgspec.structs.replace(book, name=fallback_name)
-    await compile_off_loop(book, edited=edited)
-    return await state.lore.put(book)
-
-
-async def imported(book: LoreBook) -> Imported:
+async def imported(desk: LoreDesk, book: LoreBook) -> Imported:
     """The answer to an import: id, name, entry count and the per-entry report (LORE-21).
 
     The report compiles the book (cached per version in the scan, not here), so it is made in a
     worker thread like the import itself.
     """
-    async with _COMPILING:
-        report = await asyncio.to_thread(import_report, book)
+    report = await desk.in_worker(import_report, book)
     return Imported(id=book.id, name=book.name, entries=len(book.entries), report=list(report))
 
 
 async def import_book(
-    web: WebState, raw: bytes, content_type: str | None, fallback_name: str, *, new_id: bool
+    lore: LoreDesk, raw: bytes, content_type: str | None, fallback_name: str, *, new_id: bool
 ) -> LoreBook:
     """Import SillyTavern World Info JSON, a CCv2/CCv3 card (JSON, PNG, CHARX) or its book.
 
@@ -88,32 +50,12 @@ async def import_book(
     book = await asyncio.to_thread(decode_lorebook, raw, content_type)
     if new_id:
         book = msgspec.structs.replace(book, id="")
-    return await store_book(web, book, fallback_name)
+    return await lore.save(book, fallback_name)
 
 
-async def find_book(web: WebState, book: str) -> LoreBook:
-    """The book, or 404 ``lorebook_not_found``."""
-    found = await web.lore.get(book)
-    if found is None:
-        raise NotFound(f"There is no lorebook {book!r}.", code="lorebook_not_found")
-    return found
-
-
-async def missing_books(web: WebState, books: list[str]) -> list[str]:
-    """The books of ``books`` (deduplicated, in order) after 404 ``lorebook_not_found`` for any
-    that does not exist."""
-    wanted = list(dict.fromkeys(books))
-    missing = await web.lore.exist(wanted)
-    if missing:
-        raise NotFound(f"There is no lorebook {missing[0]!r}.", code="lorebook_not_found")
-    return wanted
-
-
-async def attach_books(web: WebState, chat: str, books: list[str]) -> ChatBooks:
+async def attach_books(lore: LoreDesk, chat: str, books: list[str]) -> ChatBooks:
     """Attach books to a chat (replacing the previous set); all are scanned as one pool (LORE-1)."""
-    wanted = await missing_books(web, books)
-    await web.lore.attach(chat, wanted)
-    return ChatBooks(chat=chat, books=wanted)
+    return ChatBooks(chat=chat, books=await lore.attach(chat, books))
 
 
 def export_book(book: LoreBook, format: ExportFormat, filename: str) -> Response[bytes]:

@@ -199,7 +199,7 @@ async def _save_all(
     authors: Sequence[str | None] | None = None,
 ) -> list[Memory]:
     """Save ``texts`` one by one; ``authors[i]`` is who the "I" of ``texts[i]`` is (a personal
-    memory in the first person is stored in the third person, issue 28)."""
+    memory in the first person is stored in the third person)."""
     desk = memory_desk(web)
     limits = (await web.service.persona(persona)).memory
     saved = []
@@ -254,7 +254,7 @@ async def from_dialogue(
         lines = "\n".join(f"{m.name}: {m.text}" for m in selected)
         drafts, offline = await web.service.draft_memories(persona, lines, limit=DRAFT_LIMIT)
         return Drafts(drafts=list(drafts), offline=offline)
-    # a kept message's "I" is its author; a reviewed draft's is the list's owner (issue 28)
+    # a kept message's "I" is its author; a reviewed draft's is the list's owner
     owner = next((m.name for m in selected if m.user == target.owner), None)
     kept = list(texts) if texts is not None else [m.text for m in selected]
     authors = [owner] * len(kept) if texts is not None else [m.name for m in selected]

@@ -1,4 +1,4 @@
-"""What the browser's message controls do (issue 16): edit, delete, swipes, branches, and the
+"""What the browser's message controls do: edit, delete, swipes, branches, and the
 guest chat move.
 
 The functions take the ``web`` state and a chat the visitor owns (the routes check it). A guest
@@ -20,9 +20,9 @@ from adapters.web.session import MAIN_ROOM, BrowserSession, chat_for
 from adapters.web.state import WebState
 from engine.errors import ConfigError, InvalidInput, NotFound
 from engine.model import StoredMessage
+from engine.ports.controls import Branch as BranchRecord
+from engine.ports.controls import ChatControlStore
 from engine.service.controls import BRANCH_MARK, MessageControls
-from storage.redis_chat_controls import Branch as BranchRecord
-from storage.redis_chat_controls import RedisChatControls
 
 __all__ = [
     "TICKET_SECONDS",
@@ -41,7 +41,7 @@ TICKET_SECONDS = 600
 TITLE_CHARS = 80
 
 
-def controls_of(web: WebState) -> tuple[MessageControls, RedisChatControls]:
+def controls_of(web: WebState) -> tuple[MessageControls, ChatControlStore]:
     """The message controls and their store, or 500 ``controls_unavailable``."""
     if web.controls is None or web.chat_controls is None:
         raise ConfigError("Message controls are not configured.", code="controls_unavailable")
@@ -133,7 +133,7 @@ def guest_of(web: WebState, ticket: str) -> BrowserSession:
 
 async def move_guest_chat(web: WebState, accounts: Accounts, user: BrowserSession, ticket: str) -> Moved:
     """Move the guest's conversations into ``user``'s account: into the main room when it is
-    empty (a new account), else into a new room "Guest chat" (issue 16, point 4)."""
+    empty (a new account), else into a new room "Guest chat"."""
     guest = guest_of(web, ticket)
     _, store = controls_of(web)
     personas = await web.service.personas.all()

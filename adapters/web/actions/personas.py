@@ -1,4 +1,4 @@
-"""What the persona endpoints do (issue 16), and who may see and change which persona.
+"""What the persona endpoints do, and who may see and change which persona.
 
 - **Shared personas** (no owner): every visitor, guests too, may talk to them; only the
   deployment's admins (``HEARTH_WEB_ADMINS``) may change them in the browser.
@@ -183,7 +183,7 @@ async def books_allowed(web: WebState, visitor: BrowserSession, books: list[str]
     for book in books:
         if book not in own and book not in shared:
             raise Forbidden(f"The lorebook {book!r} is not yours.", code="not_your_lorebook")
-    missing = await web.lore.exist(books)
+    missing = await web.lore.missing(books)
     if missing:
         raise NotFound(f"There is no lorebook {missing[0]!r}.", code="lorebook_not_found")
     return tuple(dict.fromkeys(books))

@@ -13,9 +13,10 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from engine.lorebook import LoreBook, LoreEntry, Matching, Role, SelectiveLogic
+from engine.lorebook.editing import BookEdit, EntryEdit
 from engine.lorebook.model import LoreIssue
 from engine.model import Persona
-from storage.redis_lore import BookSummary
+from engine.ports import BookSummary
 
 __all__ = [
     "AttachBooks",
@@ -45,48 +46,6 @@ class AttachBooks(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     ``PUT /app/chats/{chat}/lorebooks``: the set of books (replacing the previous one)."""
 
     books: list[str]
-
-
-class EntryEdit(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """What the editor may change in an entry (fields it does not show are kept as they were)."""
-
-    comment: str = ""
-    keys: str = ""
-    secondary_keys: str = ""
-    content: str = ""
-    decorators: str = ""
-    priority: int = 0
-    order: int = 0
-    role: Role = "system"
-    enabled: bool = True
-    constant: bool = False
-    selective: bool | None = None
-    # LORE-14..18, LORE-22: absent (None) keeps the entry's value (a new entry: the default).
-    selective_logic: SelectiveLogic | None = None
-    probability: int | None = None
-    use_probability: bool | None = None
-    sticky: int | None = None
-    cooldown: int | None = None
-    delay: int | None = None
-    group: str | None = None
-    group_override: bool | None = None
-    group_weight: int | None = None
-    use_group_scoring: Literal["book", "on", "off"] | None = None
-    delay_until_recursion: int | None = None
-    exclude_recursion: bool | None = None
-    prevent_recursion: bool | None = None
-    match_whole_words: Literal["book", "whole_words", "substring"] | None = None
-    case_sensitive: Literal["book", "on", "off"] | None = None
-    scan_depth: int | None = None
-    clear_scan_depth: bool = False
-
-
-class BookEdit(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Book settings the editor changes (LORE-18, LORE-15)."""
-
-    matching: Matching | None = None
-    case_sensitive: bool | None = None
-    use_group_scoring: bool | None = None
 
 
 class Imported(msgspec.Struct, frozen=True, kw_only=True):

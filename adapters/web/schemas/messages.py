@@ -1,4 +1,4 @@
-"""Request and response types of the browser's message controls (issue 16): edit, delete,
+"""Request and response types of the browser's message controls: edit, delete,
 swipes, branches and the guest chat move."""
 
 from __future__ import annotations

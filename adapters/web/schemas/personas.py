@@ -1,4 +1,4 @@
-"""Request and response types of the browser's persona endpoints (issue 16, ``/app/personas``)."""
+"""Request and response types of the browser's persona endpoints (``/app/personas``)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ class PersonaBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     scenario: str | None = None
     mes_example: str | None = None
     alternate_greetings: list[str] | None = None
-    """The card fields (issue 31); left out (``None``), a change keeps the persona's own."""
+    """The card fields; left out (``None``), a change keeps the persona's own."""
     model: ModelBody = msgspec.field(default_factory=ModelBody)
     lorebooks: list[str] = msgspec.field(default_factory=list)
     learn_from_chat: bool = True

@@ -7,7 +7,8 @@ import secrets
 import msgspec
 
 from engine.lorebook import CompiledBook, LoreBook, LoreState
-from storage.redis_lore import BookSummary, RedisLoreStore
+from engine.ports import BookSummary
+from storage.redis_lore import RedisLoreStore
 from tests.fakes.stores.data import InMemoryData
 
 __all__ = ["InMemoryLoreStore"]

@@ -1,5 +1,6 @@
-"""A deployment on the in-memory fakes: the services wired as ``adapters.bootstrap`` wires them,
-minus Redis, so service behaviour is tested in milliseconds."""
+"""A deployment on the in-memory fakes: the services wired by ``engine.service.wiring.wire_services``,
+the function ``adapters.bootstrap.build`` wires them with, on fakes instead of Redis, so service
+behaviour is tested in milliseconds."""
 
 from __future__ import annotations
 
@@ -7,18 +8,13 @@ from collections.abc import AsyncIterator
 
 from adapters.llm.tokens import OfflineTokenCounter
 from engine.archive import ArchivePolicy
-from engine.memory import MemoryPolicy
 from engine.memory.deep import DeepPolicy
 from engine.model import IncomingMessage, Persona
 from engine.ports import ChatModel, TurnObserver
-from engine.service import ChatService, ReplyEvent, ServicePolicy
-from engine.service.archive import ArchiveDesk, ArchiveSettings
-from engine.service.controls import MessageControls
-from engine.service.deep import DeepPass
-from engine.service.memory import MemoryDesk
-from engine.service.summaries import SummaryDesk
+from engine.service import ReplyEvent
+from engine.service.archive import ArchiveSettings
+from engine.service.wiring import Policies, Stores, wire_services
 from engine.summary import SummaryPolicy
-from engine.window import WindowPolicy
 from tests.fakes.ports import FixedClock, ScriptedChatModel
 from tests.fakes.stores import (
     InMemoryArchiveStore,
@@ -69,52 +65,38 @@ class World:
         self.memory_store = InMemoryMemoryStore()
         self.directory = InMemoryMemoryDirectory(self.data)
         self.archive_store = InMemoryArchiveStore(self.data)
-        self.memory = MemoryDesk(
-            store=self.memory_store,
-            recall=InMemoryRecall(self.memory_store),
-            directory=self.directory,
-            policy=MemoryPolicy(),
-            documents=InMemoryDocumentStore(),
-        )
-        self.deep = DeepPass(
-            model=self.model,
-            memory=self.memory,
-            reports=self.summary_store,
-            clock=self.clock,
-            policy=deep or DeepPolicy(),
-            default_model="m",
-            chats=self.chats,
-        )
-        self.summaries = SummaryDesk(
-            store=self.summary_store,
-            model=self.model,
-            personas=self.personas,
-            clock=self.clock,
-            policy=summary or SummaryPolicy(chunk_messages=10),
-            window=WindowPolicy(),
-            default_model="m",
-            deep=self.deep if deep is not None else None,
-        )
-        self.archive = ArchiveDesk(
-            store=self.archive_store,
-            clock=self.clock,
-            settings=ArchiveSettings(policy=archive or ArchivePolicy()),
-        )
-        self.service = ChatService(
-            chats=self.chats,
-            lock=self.lock,
-            personas=self.personas,
-            lore=self.lore,
+        services = wire_services(
+            Stores(
+                chats=self.chats,
+                lock=self.lock,
+                personas=self.personas,
+                lore=self.lore,
+                memories=self.memory_store,
+                directory=self.directory,
+                summaries=self.summary_store,
+                archive=self.archive_store,
+                controls=InMemoryChatControls(self.data),
+                documents=InMemoryDocumentStore(),
+            ),
             model=self.model,
             counter=OfflineTokenCounter(),
             clock=self.clock,
-            policy=ServicePolicy(),
-            memory=self.memory,
-            summaries=self.summaries,
-            archive=self.archive,
+            recall=InMemoryRecall(self.memory_store),
+            policies=Policies(
+                default_model="m",
+                summary=summary or SummaryPolicy(chunk_messages=10),
+                archive=ArchiveSettings(policy=archive or ArchivePolicy()),
+                deep=deep,
+            ),
             observer=observer,
         )
-        self.controls = MessageControls(self.service, InMemoryChatControls(self.data), self.lock)
+        self.memory = services.memory
+        self.deep = services.deep
+        self.summaries = services.summaries
+        self.archive = services.archive
+        self.service = services.chat
+        self.controls = services.controls
+        self.lore_desk = services.lore
 
     async def start(self, *personas: Persona) -> World:
         """Store the personas (``PERSONA`` when none is given)."""

@@ -6,18 +6,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adapters.web.app_lore import (
+from adapters.web.app_lore import entry_view
+from engine.errors import InvalidInput, NotFound
+from engine.lorebook import Decorator, LoreBook, LoreEntry, validate_book
+from engine.lorebook.editing import (
     EntryEdit,
     apply_entry_edit,
     display_name,
-    entry_view,
     parse_decorators,
     remove_entry,
     sorted_entries,
     split_keys,
 )
-from engine.errors import InvalidInput, NotFound
-from engine.lorebook import Decorator, LoreBook, LoreEntry, validate_book
 
 BOOK = LoreBook(
     id="lb-1",

@@ -1,4 +1,4 @@
-"""What the Telegram adapter keeps in Redis beside the chat log.
+"""What the Telegram adapter keeps in Redis beside the chat log (``engine.ports.PlatformStore``).
 
 - ``<ns>:tg:update:<bot>:<update_id>``   SET NX with a TTL: an update is processed once, even
   when Telegram delivers it again or two processes receive it (webhook retries, a restarted
