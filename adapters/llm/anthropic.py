@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import ssl
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -41,6 +43,17 @@ DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
 _CONNECTIONS = 1000  # at most, to the provider (the SDK's default)
 _decode = msgspec.json.Decoder().decode
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """Certificates from ``certifi`` (what the SDK's httpx trusted), so a slim container without
+    the system's CA bundle still reaches api.anthropic.com; the system's bundle without it."""
+    try:
+        import certifi
+    except ImportError:
+        return ssl.create_default_context()
+    return ssl.create_default_context(cafile=certifi.where())
 
 
 class ClaudeError(Exception):
@@ -141,7 +154,9 @@ class AnthropicChatModel:
         loop = asyncio.get_running_loop()
         if self._session is None or self._session.closed or self._loop is not loop:
             self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=_CONNECTIONS), timeout=self._timeout
+                connector=aiohttp.TCPConnector(limit=_CONNECTIONS, ssl=_tls()),
+                timeout=self._timeout,
+                trust_env=True,  # HTTPS_PROXY / NO_PROXY, as the SDK's httpx client honoured them
             )
             self._loop = loop
         return self._session
