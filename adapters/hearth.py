@@ -70,4 +70,7 @@ class Hearth:
         """Finish the background work that writes to Redis, then close the Redis connections."""
         if self.service.memory is not None:
             await self.service.memory.close()
+        close_model = getattr(self.service.model, "aclose", None)  # the provider's pooled connections
+        if close_model is not None:
+            await close_model()
         await self.redis.aclose()

@@ -7,6 +7,10 @@ its keys in one hash slot (``storage.keys``), so the same code runs on both.
 Every client has short socket timeouts and one quick retry, so a request fails with 503
 ``storage_unavailable`` within a few seconds when Redis is gone instead of hanging.
 
+A single server's client draws on a pool of at most ``MAX_CONNECTIONS`` connections; when all
+are busy (many concurrent turns, each with pipelines in flight) a command waits for one, at most
+``POOL_WAIT`` seconds, instead of failing at once with ``MaxConnectionsError`` (a 503).
+
 A ``rediss://`` URL speaks TLS, verifying the server's certificate against the system's trusted
 authorities. Hosted Redis often presents a self-signed certificate (Heroku Redis does);
 ``tls_verify=False`` (``HEARTH_REDIS_TLS_VERIFY=false``) still encrypts but accepts any certificate.
@@ -21,7 +25,16 @@ import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
-__all__ = ["CLUSTER_RETRIES", "CONNECT_TIMEOUT", "SOCKET_TIMEOUT", "connect", "is_tls", "why_unreachable"]
+__all__ = [
+    "CLUSTER_RETRIES",
+    "CONNECT_TIMEOUT",
+    "MAX_CONNECTIONS",
+    "POOL_WAIT",
+    "SOCKET_TIMEOUT",
+    "connect",
+    "is_tls",
+    "why_unreachable",
+]
 
 SOCKET_TIMEOUT = 5.0
 """Seconds a command may wait for Redis's answer (longer than any blocking read Hearth issues)."""
@@ -29,6 +42,10 @@ CONNECT_TIMEOUT = 2.0
 """Seconds to open a connection."""
 CLUSTER_RETRIES = 3
 """Retries of a Redis Cluster command or pipeline that met a connection error or CLUSTERDOWN."""
+MAX_CONNECTIONS = 100
+"""Connections a single server's client holds at most (redis-py's default)."""
+POOL_WAIT = SOCKET_TIMEOUT
+"""Seconds a command waits for a free connection of the pool before failing."""
 
 
 def connect(url: str, *, cluster: bool = False, tls_verify: bool = True, **extra: Any) -> aioredis.Redis:
@@ -54,7 +71,11 @@ def connect(url: str, *, cluster: bool = False, tls_verify: bool = True, **extra
         options.setdefault("retry", Retry(ExponentialBackoff(cap=0.5, base=0.1), CLUSTER_RETRIES))
         return cast("aioredis.Redis", RedisCluster.from_url(url, **options))
     options.setdefault("retry", Retry(ExponentialBackoff(cap=0.5, base=0.05), 1))
-    return aioredis.from_url(url, **options)
+    most = int(options.pop("max_connections", MAX_CONNECTIONS))
+    pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=most, timeout=POOL_WAIT, **options)
+    client = aioredis.Redis(connection_pool=pool)
+    client.auto_close_connection_pool = True  # closing the client closes its pool, as from_url's
+    return client
 
 
 def is_tls(url: str) -> bool:

@@ -26,6 +26,10 @@ class KeyBuilder(msgspec.Struct, frozen=True, kw_only=True):
         """The request log of one turn (kept for a limited time)."""
         return f"{self.prefix}:chat:{{{chat}}}:req:{turn}"
 
+    def memory_uses(self) -> str:
+        """The HASH of each memory's last use by a turn (in the memory directory's slot)."""
+        return f"{self.prefix}:mem:used{{{self.prefix}:mem:where}}"
+
     def lock(self, chat: str) -> str:
         """The lock that serializes a chat's turns."""
         return f"{self.prefix}:chat:{{{chat}}}:lock"

@@ -39,6 +39,7 @@ import redis.asyncio as aioredis
 from engine.errors import Conflict
 from engine.images import MAX_CHAT_IMAGES
 from engine.lorebook import LoreState
+from engine.memory.model import MemoryUse
 from engine.model import ChatSettings, Persona, StoredMessage, Turn
 from engine.ports import NewMessage, TurnInputs
 from engine.requestlog import RequestLog
@@ -47,6 +48,7 @@ from storage import codec
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.lease import LEASE_TTL, Lease, LeaseLost, lease_of
+from storage.redis_memory_directory import use_fields
 from storage.replies import blob, blob_hash, maybe_blob, members
 from storage.scripts import lua
 from storage.shared import Call, Cooldown, LastKnown, run_split
@@ -330,6 +332,7 @@ class RedisChatStore:
         lore_state: LoreState | None = None,
         *,
         token_ratio: tuple[str, float] | None = None,
+        memory_use: tuple[Sequence[str], MemoryUse] | None = None,
     ) -> StoredMessage | None:
         """See ``engine.ports.TurnStore.finish``."""
         k, chat = self._k, turn.chat
@@ -362,13 +365,19 @@ class RedisChatStore:
         ]
         script_keys = [*keys, k.lock(chat)]
         shared: list[Call] = []
+        lost: list[str] = []  # what each shared write's failure loses, for the log
         if token_ratio is not None:  # the same round trip (another slot: not in the script)
             shared.append(("HSET", (k.token_ratio(), token_ratio[0], f"{token_ratio[1]:.5f}")))
+            lost.append("the learned token ratio was not stored")
+        fields = use_fields(memory_use[0], memory_use[1]) if memory_use is not None else {}
+        if fields:  # the memory panel's "why", in the directory's slot: the same round trip too
+            shared.append(("HSET", (k.memory_uses(), *(x for pair in fields.items() for x in pair))))
+            lost.append(f"the use of {len(fields)} memories was not noted")
         finish: Call = (self._finish, (len(script_keys), *script_keys, *args))
         (done,), saved = await run_split(self._r, [finish], shared, self._cooldown)
-        for failed in saved:  # a deployment-wide write never fails the turn; a later turn learns again
+        for what, failed in zip(lost, saved, strict=True):  # never fails the turn; a later one writes again
             if isinstance(failed, Exception):
-                logger.warning("the learned token ratio was not stored (%s)", failed)
+                logger.warning("%s (%s)", what, failed)
         if not done:
             raise LeaseLost("The lock was lost before this could be stored; another holder carries on.")
         if lease is not None and token:

@@ -26,11 +26,18 @@ from storage.keys import KeyBuilder
 from storage.replies import blob, text
 from storage.shared import Call, Cooldown, run_split
 
-__all__ = ["RedisMemoryDirectory"]
+__all__ = ["RedisMemoryDirectory", "use_fields"]
 
 _SCOPE = msgspec.json.Decoder(ScopeList)
 _BURIED = msgspec.msgpack.Decoder(Buried)
 _USE = msgspec.msgpack.Decoder(MemoryUse)
+
+
+def use_fields(memories: Iterable[str], use: MemoryUse) -> dict[FieldT, EncodableT]:
+    """The ``mem:used`` fields noting ``use`` for each of ``memories`` (``KeyBuilder.memory_uses``)."""
+    return dict.fromkeys(memories, msgspec.msgpack.encode(use))
+
+
 log = logging.getLogger("hearth.storage")
 
 
@@ -43,7 +50,7 @@ class RedisMemoryDirectory:
         self._prefix = prefix
         self._where = f"{prefix}:mem:where"
         self._optout = f"{prefix}:privacy:optout"
-        self._used = f"{prefix}:mem:used{{{self._where}}}"
+        self._used = keys.memory_uses()
         self._cooldown = Cooldown.of(client)
 
     async def locate(self, memory: str) -> ScopeList | None:
@@ -54,8 +61,7 @@ class RedisMemoryDirectory:
 
     async def note_use(self, memories: Iterable[str], use: MemoryUse) -> None:
         """See ``engine.ports.Directory.note_use``."""
-        packed = msgspec.msgpack.encode(use)
-        mapping: dict[FieldT, EncodableT] = dict.fromkeys(memories, packed)
+        mapping = use_fields(memories, use)
         if mapping:
             with map_redis_errors():
                 await self._r.hset(self._used, mapping=mapping)

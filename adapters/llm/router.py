@@ -29,6 +29,13 @@ class ProviderRouter:
     def __getattr__(self, name: str) -> object:  # the client, attempts... of the default model
         return getattr(self.inner, name)
 
+    async def aclose(self) -> None:
+        """Close the pooled connections of the models that hold some (``aclose``)."""
+        for model in self._models.values():
+            close = getattr(model, "aclose", None)
+            if close is not None:
+                await close()
+
     @property
     def providers(self) -> tuple[str, ...]:
         """The providers this router can reach."""

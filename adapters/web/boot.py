@@ -28,6 +28,8 @@ from typing import Any
 
 import msgspec
 
+from adapters.heap import settle
+
 __all__ = ["BootShell"]
 
 log = logging.getLogger(__name__)
@@ -149,6 +151,7 @@ class BootShell:
             self._on_failure(exc)
             return
         self._app = app
+        settle()  # start-up's garbage back to the system before the first request
         self.ready_after = time.monotonic() - self.started_at
         self._ready.set()
 

@@ -28,6 +28,7 @@ import sys
 from redis.exceptions import RedisClusterException, RedisError
 
 from adapters.bootstrap import build
+from adapters.heap import settle
 from adapters.hearth import Hearth
 from adapters.install import install_personas
 from adapters.logs import configure_logging, json_logs
@@ -96,6 +97,7 @@ async def _serve(hearth: Hearth, stop: asyncio.Event) -> None:
         ),
     ]
     _serve_metrics(hearth)
+    settle()  # start-up's garbage back to the system (adapters.heap)
     log.info("Hearth worker ready (Telegram polling: %s; background jobs: on)", "on" if telegram else "off")
     try:
         await _heartbeat(hearth, stop)

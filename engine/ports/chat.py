@@ -16,6 +16,7 @@ import msgspec
 
 from engine.images import ImageRef
 from engine.lorebook import LoreState
+from engine.memory.model import MemoryUse
 from engine.model import ChatSettings, StoredMessage, Turn
 from engine.ports.recall import DocumentVersion
 from engine.requestlog import RequestLog
@@ -199,6 +200,7 @@ class TurnRecords(Protocol):
         lore_state: LoreState | None = None,
         *,
         token_ratio: tuple[str, float] | None = None,
+        memory_use: tuple[Sequence[str], MemoryUse] | None = None,
     ) -> StoredMessage | None:
         """Atomically record a finished (or failed) turn, its log and its reply.
 
@@ -206,7 +208,10 @@ class TurnRecords(Protocol):
         message it answers, marks ``superseded`` (a regenerated turn) as replaced, and keeps
         the chat's new lorebook decorator state. ``token_ratio`` (model, ratio): a learned
         token ratio stored in the same round trip, as ``save_token_ratio`` does (not part of
-        the turn's atomic write: it is shared by every chat).
+        the turn's atomic write: it is shared by every chat). ``memory_use`` (memory ids, use):
+        the memories the turn sent, noted as ``Directory.note_use`` notes them (the memory
+        panel's "why"), in the same round trip and likewise outside the atomic write: a failure
+        to note it is logged and loses only the note.
 
         Returns:
             The stored reply, if any.

@@ -20,7 +20,7 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime
 
 import msgspec
@@ -650,12 +650,13 @@ class ChatService:
             now=self._clock.now(),
             duration_ms=duration,
         )
-        await self._finish(commit, ratio)
-        if self.memory is not None:  # the panel's "why": this turn used these memories
+        used = None
+        if self.memory is not None and commit.log.memories:  # the panel's "why", with the finish
             use = MemoryUse.of(
                 turn=plan.turn.id, chat=answered.chat, at=commit.log.created_at, message=answered.text
             )
-            await self.memory.note_use([m.id for m in commit.log.memories], use)
+            used = ([m.id for m in commit.log.memories], use)
+        await self._finish(commit, ratio, used)
         if self._observer is not None:
             self._observer.turn_done(commit.log, self._seconds_since(gathered.started))
         spilled = gathered.persona.summaries and gathered.frame.spilled  # SUM-1: some left the window
@@ -756,9 +757,20 @@ class ChatService:
         first = await self.chats.first_notice(frame.answered.chat, NO_VISION)
         return (NO_VISION_NOTICE,) if first else ()
 
-    async def _finish(self, commit: Commit, ratio: tuple[str, float] | None = None) -> None:
+    async def _finish(
+        self,
+        commit: Commit,
+        ratio: tuple[str, float] | None = None,
+        used: tuple[Sequence[str], MemoryUse] | None = None,
+    ) -> None:
         await self.chats.finish(
-            commit.turn, commit.log, commit.reply, commit.superseded, commit.lore_state, token_ratio=ratio
+            commit.turn,
+            commit.log,
+            commit.reply,
+            commit.superseded,
+            commit.lore_state,
+            token_ratio=ratio,
+            memory_use=used,
         )
 
     def _learn_ratio(self, model: str, draft: Draft) -> tuple[str, float] | None:

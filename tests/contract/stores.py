@@ -68,7 +68,7 @@ class Stores:
         self._r = client
         self._keys = KeyBuilder(prefix="contract")
         self._memory = InMemoryMemoryStore()
-        self._directory = InMemoryMemoryDirectory()
+        self._directory = InMemoryMemoryDirectory(self.data)
         self._documents = InMemoryDocumentStore()
         self._summary = InMemorySummaryStore(self.data)
         self._archive = InMemoryArchiveStore(self.data)

@@ -11,7 +11,6 @@ import asyncio
 from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime
 
-import anthropic
 import msgspec
 import pytest
 import redis.asyncio as aioredis
@@ -50,11 +49,10 @@ MODEL = "claude-test-1"
 # everything and frees the lock; issue 12 allows 4
 PLAIN_TRIPS = 3
 # + the memory filters and the memory lists (one script per list, pipelined); the book versions
-# and the persona's document version come with the one read, a moved token ratio with the finish;
-# a day's first turn adds the decay: 6 at most, as issue 12 allows; + the memory panel's "why"
-# (issue 31: one HSET noting the last use of the memories the turn sent) — 6, a day's first 7,
-# one over issue 12's cap until that note rides in the memory lists' own write
-LOADED_TRIPS = 6
+# and the persona's document version come with the one read, a moved token ratio and the memory
+# panel's "why" (the last use of the memories the turn sent) with the finish; a day's first turn
+# adds the decay: 5, a day's first 6, as issue 12 allows
+LOADED_TRIPS = 5
 
 
 @pytest.fixture
@@ -62,7 +60,7 @@ async def made() -> AsyncIterator[list[Hearth]]:
     hearths: list[Hearth] = []
     yield hearths
     for hearth in hearths:
-        await hearth.sdk.close()
+        await hearth.claude.aclose()
 
 
 @pytest.fixture
@@ -88,7 +86,9 @@ class Hearth:
         embedder: Embedder | None = None,
     ) -> None:
         keys = KeyBuilder(prefix="rt")
-        self.sdk = sdk = anthropic.AsyncAnthropic(api_key="sk-test", base_url=fake.base_url, max_retries=0)
+        self.claude = AnthropicChatModel(
+            "sk-test", base_url=fake.base_url, attempts=Attempts("Claude", max_retries=0)
+        )
         self.counter = LearnedTokenCounter(MODEL)
         self.desk: MemoryDesk | None = None
         if memory:
@@ -113,7 +113,7 @@ class Hearth:
             personas=RedisPersonaStore(redis, keys),
             lore=self.lore,
             memory=self.desk,
-            model=AnthropicChatModel(sdk, Attempts("Claude", max_retries=0)),
+            model=self.claude,
             counter=self.counter,
             clock=self.clock,
             policy=ServicePolicy(default_model=MODEL),
@@ -221,6 +221,10 @@ async def test_issue_12_lore_memories_and_documents_stay_within_their_round_trip
     log = (await hearth.service.turn("web:hearthroom", done.turn))[1]
     assert {m.entry for m in log.lore if m.included} == {"1", "2"}  # the lore really was in play
     assert any(m.state == "active" for m in log.memories)
+    assert hearth.service.memory is not None
+    used = await hearth.service.memory.directory.uses([m.id for m in log.memories])
+    assert set(used) == {m.id for m in log.memories}  # the panel's "why", noted with the finish
+    assert {u.turn for u in used.values()} == {done.turn}
 
 
 async def test_issue_12_every_loaded_turn_stays_within_six_round_trips_over_chat_days(

@@ -11,6 +11,7 @@ import msgspec
 from engine.errors import Conflict
 from engine.images import MAX_CHAT_IMAGES
 from engine.lorebook import LoreState
+from engine.memory.model import MemoryUse
 from engine.model import ChatSettings, Persona, StoredMessage, Turn
 from engine.ports import NewMessage, TurnInputs
 from engine.requestlog import RequestLog
@@ -186,10 +187,13 @@ class InMemoryChatStore:
         lore_state: LoreState | None = None,
         *,
         token_ratio: tuple[str, float] | None = None,
+        memory_use: tuple[Sequence[str], MemoryUse] | None = None,
     ) -> StoredMessage | None:
         """See ``engine.ports.TurnRecords.finish`` (the fake lock is never lost, so no fence)."""
         if token_ratio is not None:
             await self.save_token_ratio(*token_ratio)
+        if memory_use is not None:  # the directory's uses (shared with ``InMemoryMemoryDirectory``)
+            self._d.memory_uses.update(dict.fromkeys(memory_use[0], memory_use[1]))
         data = self._d.chat(turn.chat)
         stored = None
         if reply is not None:

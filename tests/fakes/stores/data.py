@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.lorebook import LoreBook, LoreState
+from engine.memory.model import MemoryUse
 from engine.model import ChatSettings, Persona, StoredMessage, Turn
 from engine.requestlog import RequestLog
 from engine.summary import SummaryState
@@ -53,6 +54,7 @@ class InMemoryData:
     books: dict[str, LoreBook] = field(default_factory=dict)
     book_versions: dict[str, int] = field(default_factory=dict)
     jobs: list[tuple[str, str]] = field(default_factory=list)  # the summary job stream: (id, chat)
+    memory_uses: dict[str, MemoryUse] = field(default_factory=dict)  # the directory's "why" notes
 
     def chat(self, chat: str) -> ChatData:
         """The chat's keys (created empty on first use, as Redis keys spring into being)."""

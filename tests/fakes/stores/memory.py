@@ -33,6 +33,7 @@ from engine.memory.decay import CounterChange
 from engine.memory.model import Buried, MemoryUse
 from engine.ports import DocumentVersion, Vector, Vectors
 from storage.redis_memory import DecayResult, ListConflict, ListState, MemorySnapshot, WriteResult
+from tests.fakes.stores.data import InMemoryData
 
 __all__ = ["InMemoryMemoryDirectory", "InMemoryMemoryStore", "InMemoryRecall"]
 
@@ -208,12 +209,13 @@ class InMemoryMemoryStore:
 class InMemoryMemoryDirectory:
     """``Directory`` in memory, with the privacy and space settings the web and Telegram change."""
 
-    def __init__(self) -> None:
+    def __init__(self, data: InMemoryData | None = None) -> None:
+        """``data``: where the uses are kept, shared with the chat store's ``finish``."""
         self._where: dict[str, ScopeList] = {}
         self._optout: set[str] = set()
         self._blocked: dict[str, frozenset[str]] = {}
         self._notices: dict[str, str] = {}
-        self._used: dict[str, MemoryUse] = {}
+        self._used: dict[str, MemoryUse] = data.memory_uses if data is not None else {}
         self._tombs: dict[str, Buried] = {}  # without expiry: the fake's clock never moves
 
     async def locate(self, memory: str) -> ScopeList | None:

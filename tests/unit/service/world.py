@@ -63,7 +63,7 @@ class World:
         self.lock = InMemoryChatLock(wait=1.0)
         self.summary_store = InMemorySummaryStore(self.data)
         self.memory_store = InMemoryMemoryStore()
-        self.directory = InMemoryMemoryDirectory()
+        self.directory = InMemoryMemoryDirectory(self.data)
         self.archive_store = InMemoryArchiveStore(self.data)
         services = wire_services(
             Stores(
