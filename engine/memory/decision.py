@@ -1,0 +1,289 @@
+"""The learned recall decision (RECALL-1, DEC-4, DEC-7): one calibrated logistic model.
+
+Theory of operation. The recall adapter measures, for one message and each memory in play, a
+few numbers (:class:`Measured`): the dense score, the lexical covers, the BM25 score, whether the
+memory is about other people than the message names (RECALL-2), the message's content for the
+memory's list and its chit-chat score (RECALL-3). :func:`signals` turns them into the model's
+signals — the measurements themselves plus leads and ranks against the other candidates — each
+oriented so that more is better. :func:`decide` computes every candidate's probability
+``p = 1 / (1 + exp(-(bias + sum(weight * (signal - mean) / scale))))`` with the parameters of a
+:class:`DecisionParams` (data: trained by ``bench/train_decision.py``, every weight >= 0), and
+uses the candidates with ``p >= threshold``, best first, at most ``max_used`` (DEC-4).
+
+Because every weight is non-negative and every signal grows with the candidate's own
+measurements, a candidate's probability never drops when one of its measurements grows. Ranks
+and leads are computed over the set of candidates with ties broken by id, so the decision
+never depends on the order the candidates come in. :class:`Reason` explains a candidate: its
+probability and its two strongest signal contributions (``weight * (signal - mean) / scale``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import msgspec
+
+from engine.errors import InvalidInput
+from engine.memory.decay import SearchHit
+
+__all__ = [
+    "SIGNALS",
+    "Decision",
+    "DecisionParams",
+    "Feature",
+    "FusedWeights",
+    "Measured",
+    "Reason",
+    "decide",
+    "probabilities",
+    "signals",
+]
+
+SIGNALS: tuple[str, ...] = (
+    "dense",
+    "dense_lead",
+    "query_cover",
+    "own_cover",
+    "distinct",
+    "plain_distinct",
+    "bm25",
+    "bm25_lead",
+    "margin",
+    "fused_top",
+    "dense_top",
+    "bm25_top",
+    "here",
+    "content",
+    "calm",
+)
+"""The model's signals, in the order of a parameters file's ``features``."""
+
+
+class Feature(msgspec.Struct, frozen=True, kw_only=True):
+    """One signal's standardisation and weight (``meaning`` documents it; not used here)."""
+
+    name: str
+    mean: float
+    scale: float
+    weight: float
+    meaning: str = ""
+
+
+class FusedWeights(msgspec.Struct, frozen=True, kw_only=True):
+    """The weighted sum behind the ``margin`` and ``fused_top`` signals."""
+
+    dense: float = 1.0
+    query: float = 3.0
+    own: float = 1.0
+    distinct: float = 2.0
+
+
+class DecisionParams(msgspec.Struct, frozen=True, kw_only=True):
+    """A trained decision: the parameters file of ``bench/train_decision.py`` (schema 1).
+
+    Raises ``InvalidInput`` (``invalid_decision``) when a weight is negative, a scale is not
+    positive or the features are not :data:`SIGNALS` in order.
+    """
+
+    embedder: str
+    features: tuple[Feature, ...]
+    bias: float
+    threshold: float
+    max_used: int = 3
+    fused: FusedWeights = FusedWeights()
+    schema: int = 1
+    model: str = "logistic"
+
+    def __post_init__(self) -> None:
+        if tuple(f.name for f in self.features) != SIGNALS:
+            raise InvalidInput(
+                "decision features must be the model's signals in order", code="invalid_decision"
+            )
+        if any(f.weight < 0 or not f.scale > 0 for f in self.features):
+            raise InvalidInput("decision weights must be >= 0 and scales > 0", code="invalid_decision")
+        if min(self.fused.dense, self.fused.query, self.fused.own, self.fused.distinct) < 0:
+            raise InvalidInput("fused weights must not be negative", code="invalid_decision")
+        if self.max_used < 1 or not 0.0 <= self.threshold <= 1.0:
+            raise InvalidInput("threshold in [0, 1] and max_used >= 1", code="invalid_decision")
+
+
+class Measured(msgspec.Struct, frozen=True, kw_only=True):
+    """What the recall adapter measured for one candidate memory."""
+
+    id: str
+    dense: float
+    query_cover: float = 0.0
+    own_cover: float = 0.0
+    distinct: float = 0.0
+    plain_distinct: float | None = None
+    """The distinct cover without the list's people words; None: ``distinct`` stands in."""
+    bm25: float = 0.0
+    elsewhere: bool = False
+    """About other people than the ones the message names (RECALL-2)."""
+    content: float = 1.0
+    """The message's content for this memory's list (``Bm25.content``)."""
+
+    def key(self) -> tuple[float, ...]:
+        """Orders two measurements of one id (the larger is kept), whatever their order."""
+        plain = -1.0 if self.plain_distinct is None else self.plain_distinct
+        return (
+            float(not self.elsewhere),
+            self.dense,
+            self.query_cover,
+            self.own_cover,
+            self.distinct,
+            plain,
+            self.bm25,
+            self.content,
+        )
+
+
+class Reason(msgspec.Struct, frozen=True, kw_only=True):
+    """Why a candidate was used or not: its probability and its two strongest signals."""
+
+    id: str
+    used: bool
+    probability: float
+    signals: tuple[tuple[str, float], ...]
+    """``(signal, contribution to the logit)``, largest magnitude first."""
+
+
+class Decision(msgspec.Struct, frozen=True, kw_only=True):
+    """The used candidates (best first) and the reasons of the used and near-miss ones."""
+
+    hits: tuple[SearchHit, ...] = ()
+    reasons: tuple[Reason, ...] = ()
+
+
+def _ranks(values: Sequence[float]) -> list[int]:
+    """0 for the largest value; ties by position (callers pass candidates sorted by id)."""
+    order = sorted(range(len(values)), key=lambda i: (-values[i], i))
+    ranks = [0] * len(values)
+    for rank, i in enumerate(order):
+        ranks[i] = rank
+    return ranks
+
+
+def _leads(values: Sequence[float]) -> list[float]:
+    """Each value minus the best of the others (0 for a single value)."""
+    if len(values) < 2:
+        return [0.0] * len(values)
+    best = max(values)
+    second = sorted(values)[-2]
+    return [v - (second if v == best else best) for v in values]
+
+
+def signals(candidates: Sequence[Measured], fused: FusedWeights, *, phatic: float = 0.0) -> list[list[float]]:
+    """The :data:`SIGNALS` row of each candidate, in the order given (ranks and leads are taken
+    over all of them; ties by id). ``phatic``: the message's chit-chat score."""
+    n = len(candidates)
+    by_id = sorted(range(n), key=lambda i: candidates[i].id)
+    position = {i: p for p, i in enumerate(by_id)}
+
+    def ranked(values: list[float]) -> list[int]:
+        in_id_order = _ranks([values[i] for i in by_id])
+        return [in_id_order[position[i]] for i in range(n)]
+
+    dense = [c.dense for c in candidates]
+    bm25 = [math.log1p(max(c.bm25, 0.0)) for c in candidates]
+    summed = [
+        fused.dense * c.dense
+        + fused.query * c.query_cover
+        + fused.own * c.own_cover
+        + fused.distinct * c.distinct
+        for c in candidates
+    ]
+    gated = [-math.inf if c.elsewhere else s for c, s in zip(candidates, summed, strict=True)]
+    dense_lead, bm25_lead, margin = _leads(dense), _leads(bm25), _leads(summed)
+    fused_rank, dense_rank, bm25_rank = ranked(gated), ranked(dense), ranked([c.bm25 for c in candidates])
+    calm = 1.0 - phatic
+    return [
+        [
+            c.dense,
+            dense_lead[i],
+            c.query_cover,
+            c.own_cover,
+            c.distinct,
+            c.distinct if c.plain_distinct is None else c.plain_distinct,
+            bm25[i],
+            bm25_lead[i],
+            margin[i],
+            1.0 / (1.0 + fused_rank[i]),
+            1.0 / (1.0 + dense_rank[i]),
+            1.0 / (1.0 + bm25_rank[i]),
+            0.0 if c.elsewhere else 1.0,
+            c.content,
+            calm,
+        ]
+        for i, c in enumerate(candidates)
+    ]
+
+
+def _contributions(row: Sequence[float], params: DecisionParams) -> list[float]:
+    return [f.weight * (v - f.mean) / f.scale for f, v in zip(params.features, row, strict=True)]
+
+
+def _sigmoid(logit: float) -> float:
+    if logit >= 0:
+        return 1.0 / (1.0 + math.exp(-logit))
+    e = math.exp(logit)
+    return e / (1.0 + e)
+
+
+def _unique(candidates: Sequence[Measured]) -> list[Measured]:
+    """One measurement per id (the largest ``key``), sorted by id."""
+    best: dict[str, Measured] = {}
+    for c in candidates:
+        if c.id not in best or c.key() > best[c.id].key():
+            best[c.id] = c
+    return [best[i] for i in sorted(best)]
+
+
+def probabilities(
+    candidates: Sequence[Measured], params: DecisionParams, *, phatic: float = 0.0
+) -> dict[str, float]:
+    """Each candidate's probability of being a right memory, by id (an id given twice counts
+    once, with its largest measurement)."""
+    unique = _unique(candidates)
+    rows = signals(unique, params.fused, phatic=phatic)
+    return {
+        c.id: _sigmoid(params.bias + math.fsum(_contributions(row, params)))
+        for c, row in zip(unique, rows, strict=True)
+    }
+
+
+def decide(
+    candidates: Sequence[Measured], params: DecisionParams, *, phatic: float = 0.0, near: int = 3
+) -> Decision:
+    """The used candidates: ``p >= threshold``, best first (ties by id), at most ``max_used``.
+
+    ``hits[i].similarity`` is the probability rounded to 3 decimals. ``reasons`` explain the used
+    candidates and the ``near`` best unused ones. The result is the same for any order of
+    ``candidates``.
+    """
+    unique = _unique(candidates)
+    if not unique:
+        return Decision()
+    rows = signals(unique, params.fused, phatic=phatic)
+    scored = []
+    for c, row in zip(unique, rows, strict=True):
+        parts = _contributions(row, params)
+        scored.append((_sigmoid(params.bias + math.fsum(parts)), c.id, parts))
+    scored.sort(key=lambda s: (-s[0], s[1]))
+    used = [s for s in scored[: params.max_used] if s[0] >= params.threshold]
+    reasons = []
+    for rank, (p, rid, parts) in enumerate(scored[: len(used) + near]):
+        strongest = sorted(range(len(parts)), key=lambda j: (-abs(parts[j]), j))[:2]
+        reasons.append(
+            Reason(
+                id=rid,
+                used=rank < len(used),
+                probability=round(p, 4),
+                signals=tuple((SIGNALS[j], round(parts[j], 3)) for j in strongest),
+            )
+        )
+    return Decision(
+        hits=tuple(SearchHit(memory_id=rid, similarity=round(p, 3)) for p, rid, _ in used),
+        reasons=tuple(reasons),
+    )
