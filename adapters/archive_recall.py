@@ -250,7 +250,7 @@ class PageRecall:
         for rule, rows in ((self._rule, found.embedded), (LEXICAL_PAGES, found.missing)):
             if len(rows):
                 part = (dense[rows], query_cover[rows], own_cover[rows], distinct[rows], content[rows])
-                ranked.extend(hits(rule, [found.ids[i] for i in rows], part, lead=False, limit=limit))
+                ranked.extend(hits(rule, [found.ids[i] for i in rows], part, limit=limit))
         return [(h.memory_id, h.similarity) for h in ranked][:limit]
 
     async def _pages(self, chat: str, allowed: set[str], background: Vectors) -> _PageSet:

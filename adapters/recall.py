@@ -5,8 +5,9 @@ process's FAISS index when a list's vector version changed), embeds memories tha
 vector yet for the current embedder (so changing the embedder re-embeds instead of mixing
 models), and scores candidates with the calibrated background-relative score of
 ``adapters.embedding.scorer`` fused with a lexical score (RECALL-1, ``adapters.hybrid``): every
-searchable memory and every document chunk is scored exactly, and the reasonable-match decision
-is ``engine.memory.fusion.decide`` on the fused evidence (docs/RECALL.md). The same query vector
+searchable memory and every document chunk is scored exactly; memories are decided by the learned
+model of ``engine.memory.decision`` (parameters per embedder: ``scorer.decision_params``), document
+chunks by the fused-score threshold of ``engine.memory.fusion`` (docs/RECALL.md). The same query vector
 (which carries its text for the lexical half) searches the persona's document chunks (DOC-1,
 DEC-15). Embedding is CPU work and runs in a thread.
 ``NoRecall`` is the ``HEARTH_EMBEDDER=none`` case: memories load, nothing is searched (DEC-1).
@@ -22,22 +23,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from adapters.embedding import Embedder, MatchScorer, embed_background, embed_phatic
-from adapters.embedding.scorer import FUSION, passage_rule
-from adapters.hybrid import (
-    Evidences,
-    QueryVector,
-    ScoredSet,
-    ScoredSets,
-    build_set,
-    hits,
-    phatic_score,
-    query_text,
-)
+from adapters.embedding.scorer import decision_params, passage_rule
+from adapters.hybrid import QueryVector, ScoredSet, ScoredSets, build_set, hits, phatic_score, query_text
+from adapters.hybrid import measured as measure
 from adapters.vector import VectorIndex, load_memory_vectors, memory_key
-from adapters.vector.lexical import word_count
 from engine.errors import Conflict
 from engine.memory import MemoryRecord, ScopeList, SearchResult, scope_list_of
-from engine.memory.fusion import chit_chat
+from engine.memory.decision import Measured, decide
 from engine.ports import DocumentVersion, Vector, Vectors
 from storage.redis_documents import RedisDocumentStore
 from storage.redis_memory import RedisMemoryStore
@@ -122,7 +114,7 @@ class EmbeddingRecall:
         self._chunks = document_chunks
         self.model = embedder.name
         self._scorer = MatchScorer.for_embedder(embedder.name)
-        self._rule = FUSION[embedder.name]
+        self._decision = decision_params(embedder.name)
         self._passages = passage_rule(embedder.name)
         self._background: np.ndarray | None = None
         self._phatic: np.ndarray | None = None
@@ -160,11 +152,10 @@ class EmbeddingRecall:
         return phatic
 
     async def warm(self) -> None:
-        """Embed the scorer's background passages (and, when the rule uses them, the chit-chat
-        messages of RECALL-3) now, not on the first reply (~0.7 s each)."""
+        """Embed the scorer's background passages and the chit-chat messages of RECALL-3 now,
+        not on the first reply (~0.7 s each)."""
         await self._background_vectors()
-        if self._rule.phatic_cut is not None:
-            await self._phatic_vectors()
+        await self._phatic_vectors()
 
     async def embed(self, text: str) -> np.ndarray:
         """The one query embedding of a turn (DEC-15: shared by memories and documents).
@@ -185,10 +176,11 @@ class EmbeddingRecall:
     async def search(
         self, query: np.ndarray, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
     ) -> SearchResult:
-        """Score every searchable memory against the query; hits are the reasonable matches.
-
-        ``similarity`` is the fused match score (RECALL-1, docs/RECALL.md), decided over all
-        the memories in play together.
+        """Measure every searchable memory against the query; hits are the memories the learned
+        decision uses (``engine.memory.decision``: probability over the embedder's threshold, at
+        most 3, never one about other people than the message names), decided over all the
+        memories in play together. ``similarity`` is the probability; ``reasons`` explain the
+        used and near-miss memories (the request log's ``recall``).
         """
         searchable = [r for r in records if not r.hidden]
         if not searchable:
@@ -198,45 +190,25 @@ class EmbeddingRecall:
         for record in searchable:
             by_scope.setdefault(scope_list_of(record), []).append(record)
         text = query_text(query)
-        phatic = 0.0
-        count: int | None = None
-        if self._rule.phatic_cut is not None:
-            phatic = phatic_score(query, await self._phatic_vectors())
-            count = word_count(text) if self._rule.short_cut is not None else None
-        # the plain cover decides only for a message that reads as chit-chat (RECALL-3)
-        want_plain = self._rule.phatic_plain and chit_chat(self._rule, phatic, count)
-        ids: list[str] = []
-        parts: list[Evidences] = []
-        elsewhere: list[np.ndarray] = []
-        plain: list[np.ndarray] = []
+        phatic = phatic_score(query, await self._phatic_vectors())
+        measured: list[Measured] = []
         for scope in dict.fromkeys(scopes):
             own = sorted(by_scope.get(scope, ()), key=lambda r: r.id)
             if not own:
                 continue
             scored = self._memory_set(scope, own, background)
-            ids.extend(scored.ids)
-            parts.append(scored.evidence(query, text, background))
-            if self._rule.person_gate:
-                elsewhere.append(scored.elsewhere(text))
-            if want_plain:
-                plain.append(scored.plain_distinct(text))
-        if not ids:
+            measured += measure(
+                scored.ids,
+                scored.evidence(query, text, background),
+                scored.lexical.scores(text) if text.strip() else np.zeros(len(scored.ids)),
+                scored.elsewhere(text),
+                scored.plain_distinct(text),
+                bool(text.strip()) and scored.lexical.names_only(text),
+            )
+        if not measured:
             return SearchResult(ok=True)
-        dense, query_cover, own_cover, distinct, content = (
-            np.concatenate([p[i] for p in parts]) for i in range(5)
-        )
-        evidence = (dense, query_cover, own_cover, distinct, content)
-        gate = np.concatenate(elsewhere) if elsewhere else None
-        found = hits(
-            self._rule,
-            ids,
-            evidence,
-            elsewhere=gate,
-            phatic=phatic,
-            plain=np.concatenate(plain) if plain else None,
-            words=count,
-        )
-        return SearchResult(ok=True, hits=found)
+        decision = decide(measured, self._decision, phatic=phatic)
+        return SearchResult(ok=True, hits=decision.hits, reasons=decision.reasons)
 
     def _memory_set(self, scope: ScopeList, own: Sequence[MemoryRecord], background: np.ndarray) -> ScoredSet:
         """The scored set of one list's searchable memories, cached while list and vectors stand."""

@@ -16,7 +16,9 @@ So a candidate's probability never drops when one of its own signals grows. Labe
 memory of a recall question; every candidate of small talk, another chat's question or the
 other-person question is a negative.
 
-Decision: the candidates with ``p >= threshold``, best first, at most 3 (DEC-4). The threshold
+Decision: the candidates with ``p >= threshold``, best first, at most 3 (DEC-4), never one the
+person evidence marks elsewhere (RECALL-2) — ``engine.memory.decision.decide``, whose ``signals``
+also compute the rows here, so training and production read the same numbers. The threshold
 uses the most right memories while, over the out-of-fold probabilities of leave-one-chat-out
 cross-validation, another chat's question uses a memory in at most ``WRONG_LIMIT`` of cases and
 small talk uses at most ``SMALL_LIMIT`` memories a message (of equal thresholds, the highest).
@@ -77,6 +79,7 @@ FEATURES: dict[str, str] = {
 }
 NAMES = tuple(FEATURES)
 assert NAMES == SIGNALS, "the trainer's features are the production decision's signals"
+HERE = NAMES.index("here")
 FUSED = FusedWeights()
 """The weighted sum behind ``margin`` and ``fused_top`` (written into the parameters file)."""
 SHIPPED = Path(__file__).resolve().parents[1] / "adapters" / "embedding"
@@ -220,7 +223,7 @@ def figures(messages: Sequence[Message], probs: Sequence[np.ndarray], threshold:
     tally.update({"fused top-1": [], "fused top-3": []})
     good = total = 0
     for m, p in zip(messages, probs, strict=True):
-        used = chosen(p, threshold)
+        used = chosen(np.where(m.x[:, HERE] > 0, p, -1.0), threshold)  # never elsewhere (RECALL-2)
         hit = bool(m.label[used].any())
         if m.kind == "recall" and m.label.any():
             tally["right used"].append(hit)

@@ -173,6 +173,7 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
             for d in g.lore.decisions
         ),
         memories=memory_logs(g.memory),
+        recall=g.memory.reasons,
         documents=len(g.memory.documents),
         summaries=len(frame.summary.tiers),
     )

@@ -529,6 +529,15 @@ class Bm25:
         self._last_aliases = (query, out)
         return out
 
+    def names_only(self, query: str) -> bool:
+        """Whether every index word of ``query`` is a people form of the set (``_people``): the
+        message names the set's people and says nothing about them ("thanks Cleo, see you
+        later", "Phong có đó không?"; RECALL-3). False for a query without index words."""
+        everyone = self._people[1]
+        aliases = self._aliases(query)
+        found = [aliases.get(w, w) for w in words(query)]
+        return bool(found) and all(any(f in everyone for f in w) for w in found)
+
     def _names_a_stranger(self, said: Sequence[CaseWord]) -> bool:
         """Whether ``said`` holds a capitalized word inside a sentence that no document holds in
         any form (a person the set does not know)."""

@@ -31,6 +31,7 @@ __all__ = [
     "SEARCH_FAILED",
     "CounterChange",
     "DecayPlan",
+    "RecallReason",
     "SearchHit",
     "SearchResult",
     "apply_decay",
@@ -48,11 +49,24 @@ class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
     similarity: float
 
 
+class RecallReason(msgspec.Struct, frozen=True, kw_only=True):
+    """Why the search used a memory or not (the request log's ``recall``): its probability of
+    being a right memory and its two strongest signals (``engine.memory.decision``)."""
+
+    id: str
+    used: bool
+    probability: float
+    signals: tuple[tuple[str, float], ...]
+    """``(signal, contribution to the logit)``, largest magnitude first."""
+
+
 class SearchResult(msgspec.Struct, frozen=True, kw_only=True):
-    """The outcome of a reply's search; ``ok=False`` when it failed or was unavailable (DEC-8)."""
+    """The outcome of a reply's search; ``ok=False`` when it failed or was unavailable (DEC-8).
+    ``reasons``: the used and near-miss memories' reasons, best first."""
 
     ok: bool = True
     hits: tuple[SearchHit, ...] = ()
+    reasons: tuple[RecallReason, ...] = ()
 
 
 SEARCH_FAILED = SearchResult(ok=False)

@@ -8,12 +8,14 @@ signals — the measurements themselves plus leads and ranks against the other c
 oriented so that more is better. :func:`decide` computes every candidate's probability
 ``p = 1 / (1 + exp(-(bias + sum(weight * (signal - mean) / scale))))`` with the parameters of a
 :class:`DecisionParams` (data: trained by ``bench/train_decision.py``, every weight >= 0), and
-uses the candidates with ``p >= threshold``, best first, at most ``max_used`` (DEC-4).
+uses the candidates with ``p >= threshold``, best first, at most ``max_used`` (DEC-4), never one
+the person evidence marks as about other people than the message names (RECALL-2), nor one of a
+list whose people are all the message names, saying nothing else (RECALL-3).
 
 Because every weight is non-negative and every signal grows with the candidate's own
 measurements, a candidate's probability never drops when one of its measurements grows. Ranks
 and leads are computed over the set of candidates with ties broken by id, so the decision
-never depends on the order the candidates come in. :class:`Reason` explains a candidate: its
+never depends on the order the candidates come in. :class:`RecallReason` explains a candidate: its
 probability and its two strongest signal contributions (``weight * (signal - mean) / scale``).
 """
 
@@ -25,7 +27,7 @@ from collections.abc import Sequence
 import msgspec
 
 from engine.errors import InvalidInput
-from engine.memory.decay import SearchHit
+from engine.memory.decay import RecallReason, SearchHit
 
 __all__ = [
     "SIGNALS",
@@ -34,7 +36,6 @@ __all__ = [
     "Feature",
     "FusedWeights",
     "Measured",
-    "Reason",
     "decide",
     "probabilities",
     "signals",
@@ -123,6 +124,9 @@ class Measured(msgspec.Struct, frozen=True, kw_only=True):
     """About other people than the ones the message names (RECALL-2)."""
     content: float = 1.0
     """The message's content for this memory's list (``Bm25.content``)."""
+    names_only: bool = False
+    """The message only names the people of this memory's list (RECALL-3: it says nothing
+    about them, so it recalls none of their memories)."""
 
     def key(self) -> tuple[float, ...]:
         """Orders two measurements of one id (the larger is kept), whatever their order."""
@@ -136,24 +140,15 @@ class Measured(msgspec.Struct, frozen=True, kw_only=True):
             plain,
             self.bm25,
             self.content,
+            float(not self.names_only),
         )
-
-
-class Reason(msgspec.Struct, frozen=True, kw_only=True):
-    """Why a candidate was used or not: its probability and its two strongest signals."""
-
-    id: str
-    used: bool
-    probability: float
-    signals: tuple[tuple[str, float], ...]
-    """``(signal, contribution to the logit)``, largest magnitude first."""
 
 
 class Decision(msgspec.Struct, frozen=True, kw_only=True):
     """The used candidates (best first) and the reasons of the used and near-miss ones."""
 
     hits: tuple[SearchHit, ...] = ()
-    reasons: tuple[Reason, ...] = ()
+    reasons: tuple[RecallReason, ...] = ()
 
 
 def _ranks(values: Sequence[float]) -> list[int]:
@@ -256,7 +251,9 @@ def probabilities(
 def decide(
     candidates: Sequence[Measured], params: DecisionParams, *, phatic: float = 0.0, near: int = 3
 ) -> Decision:
-    """The used candidates: ``p >= threshold``, best first (ties by id), at most ``max_used``.
+    """The used candidates: ``p >= threshold``, best first (ties by id), at most ``max_used``;
+    never a candidate marked ``elsewhere`` (RECALL-2: a memory about other people than the
+    message names is no match, whatever its probability) nor ``names_only`` (RECALL-3).
 
     ``hits[i].similarity`` is the probability rounded to 3 decimals. ``reasons`` explain the used
     candidates and the ``near`` best unused ones. The result is the same for any order of
@@ -269,21 +266,24 @@ def decide(
     scored = []
     for c, row in zip(unique, rows, strict=True):
         parts = _contributions(row, params)
-        scored.append((_sigmoid(params.bias + math.fsum(parts)), c.id, parts))
+        eligible = not (c.elsewhere or c.names_only)
+        scored.append((_sigmoid(params.bias + math.fsum(parts)), c.id, parts, eligible))
     scored.sort(key=lambda s: (-s[0], s[1]))
-    used = [s for s in scored[: params.max_used] if s[0] >= params.threshold]
+    used = [s for s in scored if s[0] >= params.threshold and s[3]][: params.max_used]
+    taken = {s[1] for s in used}
+    rest = [s for s in scored if s[1] not in taken][:near]
     reasons = []
-    for rank, (p, rid, parts) in enumerate(scored[: len(used) + near]):
+    for p, rid, parts, _ in [*used, *rest]:
         strongest = sorted(range(len(parts)), key=lambda j: (-abs(parts[j]), j))[:2]
         reasons.append(
-            Reason(
+            RecallReason(
                 id=rid,
-                used=rank < len(used),
+                used=rid in taken,
                 probability=round(p, 4),
                 signals=tuple((SIGNALS[j], round(parts[j], 3)) for j in strongest),
             )
         )
     return Decision(
-        hits=tuple(SearchHit(memory_id=rid, similarity=round(p, 3)) for p, rid, _ in used),
+        hits=tuple(SearchHit(memory_id=rid, similarity=round(p, 3)) for p, rid, _, _ in used),
         reasons=tuple(reasons),
     )

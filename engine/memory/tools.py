@@ -17,7 +17,7 @@ import msgspec
 
 from engine.errors import Conflict, InvalidInput, NotFound
 from engine.memory.carry import ReplyMemories
-from engine.memory.decay import DecayPlan
+from engine.memory.decay import DecayPlan, RecallReason
 from engine.memory.model import (
     MemoryPolicy,
     MemoryRecord,
@@ -64,6 +64,8 @@ class MemoryContext(msgspec.Struct, frozen=True, kw_only=True):
     plan: DecayPlan | None = None
     reply: ReplyMemories | None = None
     search_ok: bool = False
+    reasons: tuple[RecallReason, ...] = ()
+    """Why the search used each used and near-miss memory or not (the request log's ``recall``)."""
     can_write: bool = False
     documents: tuple[str, ...] = ()
     policy: MemoryPolicy | None = None

@@ -202,6 +202,7 @@ class MemoryDesk:
             plan=plan,
             reply=reply,
             search_ok=search.ok,
+            reasons=search.reasons,
             can_write=bool(set(participants) - set(guests)),
             documents=documents,
             policy=policy,
