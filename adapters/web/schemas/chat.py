@@ -13,6 +13,7 @@ from typing import Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from engine.memory import RecallReason
 from engine.model import StoredMessage
 from engine.requestlog import (
     Context,
@@ -237,3 +238,5 @@ class Inspection(msgspec.Struct, frozen=True, kw_only=True):
     summaries: int
     documents: int
     usage: Usage | None
+    recall: tuple[RecallReason, ...] = ()
+    """Why the memory search used each used and near-miss memory or not (ids, no texts)."""
