@@ -22,6 +22,7 @@ probability and its two strongest signal contributions (``weight * (signal - mea
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 
 import msgspec
@@ -219,6 +220,14 @@ def _contributions(row: Sequence[float], params: DecisionParams) -> list[float]:
     return [f.weight * (v - f.mean) / f.scale for f, v in zip(params.features, row, strict=True)]
 
 
+def _logits(rows: Sequence[Sequence[float]], params: DecisionParams) -> list[float]:
+    """``bias + sum(weight * (signal - mean) / scale)`` per row, as ``offset + sum(a * signal)``
+    (each term non-decreasing in its signal: ``a = weight / scale >= 0``)."""
+    slopes = [f.weight / f.scale for f in params.features]
+    offset = params.bias - math.fsum(f.weight * f.mean / f.scale for f in params.features)
+    return [offset + sum(map(operator.mul, slopes, row)) for row in rows]
+
+
 def _sigmoid(logit: float) -> float:
     if logit >= 0:
         return 1.0 / (1.0 + math.exp(-logit))
@@ -241,11 +250,8 @@ def probabilities(
     """Each candidate's probability of being a right memory, by id (an id given twice counts
     once, with its largest measurement)."""
     unique = _unique(candidates)
-    rows = signals(unique, params.fused, phatic=phatic)
-    return {
-        c.id: _sigmoid(params.bias + math.fsum(_contributions(row, params)))
-        for c, row in zip(unique, rows, strict=True)
-    }
+    logits = _logits(signals(unique, params.fused, phatic=phatic), params)
+    return {c.id: _sigmoid(z) for c, z in zip(unique, logits, strict=True)}
 
 
 def decide(
@@ -263,17 +269,17 @@ def decide(
     if not unique:
         return Decision()
     rows = signals(unique, params.fused, phatic=phatic)
-    scored = []
-    for c, row in zip(unique, rows, strict=True):
-        parts = _contributions(row, params)
-        eligible = not (c.elsewhere or c.names_only)
-        scored.append((_sigmoid(params.bias + math.fsum(parts)), c.id, parts, eligible))
+    scored = [
+        (_sigmoid(z), c.id, row, not (c.elsewhere or c.names_only))
+        for c, row, z in zip(unique, rows, _logits(rows, params), strict=True)
+    ]
     scored.sort(key=lambda s: (-s[0], s[1]))
     used = [s for s in scored if s[0] >= params.threshold and s[3]][: params.max_used]
     taken = {s[1] for s in used}
     rest = [s for s in scored if s[1] not in taken][:near]
     reasons = []
-    for p, rid, parts, _ in [*used, *rest]:
+    for p, rid, row, _ in [*used, *rest]:
+        parts = _contributions(row, params)
         strongest = sorted(range(len(parts)), key=lambda j: (-abs(parts[j]), j))[:2]
         reasons.append(
             RecallReason(
