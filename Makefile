@@ -2,7 +2,9 @@
 #   make run    install what running needs, start a local Redis (unless REDIS_URL is set), run the
 #               web process and the worker (the Procfile's two processes) until Ctrl-C; the URL is
 #               printed once the web process answers /healthz
-#   make test   install the test tools too and run the whole test suite
+#   make test   install the test tools too and run the whole test suite, on parallel workers
+#               (HEARTH_TEST_WORKERS, default 4; 0 runs every test in one process)
+#   make check  the quick loop: ruff, mypy and the unit and contract-on-fakes tests (under a minute)
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -12,7 +14,7 @@ PY     := $(VENV)/bin/python
 RUN_STAMP  := $(VENV)/.hearth-run-installed
 TEST_STAMP := $(VENV)/.hearth-test-installed
 
-.PHONY: run test install install-test lint worker web clean
+.PHONY: run test check install install-test lint worker web clean
 
 $(PY):
 	@echo "hearth: creating $(VENV)"
@@ -46,11 +48,24 @@ web: $(RUN_STAMP)
 lint: $(TEST_STAMP)
 	$(PY) -m ruff check .
 
+# -n auto: pytest-xdist workers, as many as tests/conftest.py's pytest_xdist_auto_num_workers says
+# (HEARTH_TEST_WORKERS or its measured default); each worker starts its own Redis, Cluster and
+# web processes on free ports and in its own temp folder. Every collected test runs.
 test: $(TEST_STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m mypy
 	$(PY) -m tests.fixtures.browser
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
+
+# Two workers: the unit tests are CPU-bound, and the machine has two cores. The contract suites
+# run on their in-memory fakes only (their Redis runs are marked integration); properties run on
+# fewer Hypothesis examples (profile "check" in tests/conftest.py).
+check: $(TEST_STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m mypy
+	$(PY) -m pytest tests/unit tests/contract -m "not (contract and integration)" \
+		--hypothesis-profile=check -n $(or $(HEARTH_CHECK_WORKERS),2) -q
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis

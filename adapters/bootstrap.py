@@ -24,6 +24,7 @@ from adapters.clock import SystemClock
 from adapters.embedding import Embedder, make_embedder
 from adapters.hearth import Hearth
 from adapters.llm.offline import OfflineChatModel
+from adapters.llm.router import ProviderRouter
 from adapters.llm.stopping import StoppableModel
 from adapters.llm.tokens import OfflineTokenCounter, warm_tokenizer
 from adapters.metrics import Metrics
@@ -50,7 +51,7 @@ from engine.service.deep import DeepPass
 from engine.service.memory import MemoryDesk
 from engine.service.summaries import SummaryDesk
 from engine.summary import SummaryPolicy
-from engine.validate import TextLimits
+from engine.validate import TextLimits, check_model_choice
 from engine.window import WindowPolicy
 from storage.client import connect, why_unreachable
 from storage.errors import map_redis_errors
@@ -67,20 +68,42 @@ from storage.redis_memory_directory import RedisMemoryDirectory
 from storage.redis_persona_extras import RedisPersonaExtras
 from storage.redis_summary import RedisSummaryStore
 
-__all__ = ["Hearth", "build", "create_web_app", "install_personas", "redis_client", "session_secret"]
+__all__ = [
+    "Hearth",
+    "build",
+    "create_web_app",
+    "install_personas",
+    "redis_client",
+    "session_secret",
+]
 
 log = logging.getLogger("hearth")
 
 
 def _model(settings: LlmSettings) -> tuple[ChatModel, TokenCounter]:
-    if settings.api_key is None:
-        return OfflineChatModel(delay_ms=settings.offline_delay_ms), OfflineTokenCounter()
-    # Imported only when a key is set: the SDK is slow to import and offline runs never need it.
-    from adapters.llm.anthropic import AnthropicChatModel
+    """The deployment's provider, and every other provider whose credentials are set, behind
+    one router (a persona may name its own, LLM-1)."""
+    models = {name: _provider(name, settings) for name in settings.providers}
+    model = ProviderRouter(models.pop(settings.provider), models)
+    if settings.provider == "offline":
+        return model, OfflineTokenCounter()
     from adapters.llm.tokens import LearnedTokenCounter
 
     # no count_tokens request on a turn's path: the estimate learns its ratio from usage (issue 12)
-    return AnthropicChatModel.from_settings(settings), LearnedTokenCounter(settings.model)
+    return model, LearnedTokenCounter(settings.model)
+
+
+def _provider(name: str, settings: LlmSettings) -> ChatModel:
+    if name == "anthropic":
+        # Imported only when a key is set: the SDKs are slow to import and offline runs never need them.
+        from adapters.llm.anthropic import AnthropicChatModel
+
+        return AnthropicChatModel.from_settings(settings)
+    if name == "openai":
+        from adapters.llm.openai import OpenAIChatModel
+
+        return OpenAIChatModel.from_settings(settings)
+    return OfflineChatModel(delay_ms=settings.offline_delay_ms)
 
 
 def _memory(settings: MemorySettings, stores: _Stores, embedder: Embedder | None) -> MemoryDesk:
@@ -102,8 +125,8 @@ def _memory(settings: MemorySettings, stores: _Stores, embedder: Embedder | None
 class _Stores:
     """Every Redis store of the process, on one client and one key builder."""
 
-    def __init__(self, redis: aioredis.Redis, keys: KeyBuilder) -> None:
-        self.chats = RedisChatStore(redis, keys)
+    def __init__(self, redis: aioredis.Redis, keys: KeyBuilder, *, image_ttl_days: int = 30) -> None:
+        self.chats = RedisChatStore(redis, keys, image_ttl=image_ttl_days * 86_400)
         self.lock = RedisChatLock(redis, keys)
         self.personas = RedisPersonaStore(redis, keys)
         self.lore = RedisLoreStore(redis, keys)
@@ -132,7 +155,7 @@ def build(settings: Settings) -> Hearth:
     redis = redis_client(settings.redis)
     keys = KeyBuilder(prefix=settings.redis.namespace)
     clock = SystemClock()
-    stores = _Stores(redis, keys)
+    stores = _Stores(redis, keys, image_ttl_days=settings.redis.image_ttl_days)
     model, counter = _model(settings.llm)
     embedder = make_embedder(settings.memory.embedder)
     memory = _memory(settings.memory, stores, embedder)
@@ -147,7 +170,7 @@ def build(settings: Settings) -> Hearth:
         lore=stores.lore,
         memory=memory,
         summaries=summaries,
-        archive_search=archive.tool_search,
+        archive=archive,
         on_activity=stores.archive.touch_activity,
         model=StoppableModel(model),  # the web's "stop generating" (issue 16)
         counter=counter,
@@ -192,6 +215,7 @@ def _summaries(
         clock=clock,
         policy=DeepPolicy(platforms=settings.memory.deep_platforms),
         default_model=settings.llm.model,
+        chats=stores.chats,
     )
     return SummaryDesk(
         store=stores.summaries,
@@ -231,6 +255,12 @@ async def install_personas(hearth: Hearth) -> None:
     personas = load_personas(root) if (not cards or any(root.glob("*.toml"))) else []
     for card_file in cards:
         personas.append(await _install_card(hearth, card_file))
+    llm = hearth.settings.llm
+    for persona in personas:
+        try:
+            check_model_choice(persona.model, deployment=llm.provider, available=llm.providers)
+        except InvalidInput as exc:
+            raise ConfigError(f"Persona {persona.id!r}: {exc.message}", code=exc.code) from exc
     for persona in personas:
         await hearth.service.personas.put(persona)
         log.info("persona %r (%s) loaded", persona.id, persona.name)
@@ -302,8 +332,7 @@ def create_web_app(settings: Settings) -> Litestar:
         await install_personas(hearth)  # the recall and archive vectors and the tokenizer load here
         state.signer = SessionSigner(await session_secret(hearth))
         readiness.mark_ready()  # /readyz: the embedder loaded in build, the indexes just now
-        mode = "offline model" if settings.offline else f"Claude {settings.llm.model}"
-        log.info("Hearth web ready on port %d (%s)", settings.web.port, mode)
+        log.info("Hearth web ready on port %d (%s)", settings.web.port, settings.llm.label)
 
     if not settings.telegram.webhook_url:
         app = create_app(state, on_startup=[startup], on_shutdown=[hearth.close], extra_routes=OPS_ROUTES)

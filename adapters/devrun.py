@@ -10,14 +10,17 @@ restart (``HEARTH_VAR_DIR`` names another folder than ``./var``).
 Our own small supervisor rather than honcho: it also owns the local Redis, and it has to keep
 ``make`` out of the Ctrl-C (see ``_Terminal``), which no Procfile runner does.
 
-- The web address is printed once the web process answers ``/healthz`` (it takes a few seconds
-  to start), not before.
+- The web address is printed once the web process answers ``/readyz`` (its port answers within
+  a second or two, the app behind it some seconds later), not before.
 - Every line a process prints is shown prefixed with its name (``web    |``, ``worker |``) and
   kept in ``./var/log/<name>.log``.
 - One Ctrl-C, SIGINT or SIGTERM stops everything cleanly: web and worker get SIGTERM (SIGKILL
   after 15 s), then Redis (which writes its files), and the exit status is 0. Our own SIGINT
   handler is installed even when the shell started us with SIGINT ignored (a background job).
-- If a process dies on its own, the others are stopped and the exit status is 1.
+- If a process dies on its own, it alone is started again after a pause that doubles with each
+  crash (1 s, 2 s, 4 s … at most 30 s; the others keep serving). A process that crashes
+  ``CRASH_LIMIT`` times within ``CRASH_WINDOW_SECONDS`` is given up on: everything stops and
+  the exit status is 1.
 """
 
 from __future__ import annotations
@@ -42,6 +45,9 @@ from typing import IO
 VAR = Path(os.environ.get("HEARTH_VAR_DIR", "var")).resolve()
 SOCKET = VAR / "redis.sock"
 STOP_GRACE_SECONDS = 15.0
+CRASH_LIMIT = 5
+CRASH_WINDOW_SECONDS = 60.0
+MAX_RESTART_PAUSE_SECONDS = 30.0
 _PROCFILE = Path(__file__).resolve().parents[1] / "Procfile"
 
 
@@ -63,12 +69,12 @@ def procfile() -> dict[str, list[str]]:
 def announce_when_up(
     port: int, host: str, stopping: threading.Event, say: Callable[[str], None] = _say
 ) -> bool:
-    """Poll the web process's ``/healthz`` until it answers 200, then ``say`` its address.
+    """Poll the web process's ``/readyz`` until it answers 200, then ``say`` its address.
 
     Returns whether it was announced (False when ``stopping`` was set first).
     """
     target = "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
-    probe = f"http://{f'[{target}]' if ':' in target else target}:{port}/healthz"
+    probe = f"http://{f'[{target}]' if ':' in target else target}:{port}/readyz"
     while not stopping.is_set():
         try:
             with urllib.request.urlopen(probe, timeout=2) as answer:
@@ -184,7 +190,7 @@ def _pipe_lines(name: str, stream: IO[bytes], width: int) -> None:
     logs = VAR / "log"
     logs.mkdir(parents=True, exist_ok=True)
     prefix = f"{name:<{width}} | ".encode()
-    with (logs / f"{name}.log").open("ab") as kept:
+    with stream, (logs / f"{name}.log").open("ab") as kept:
         for line in iter(stream.readline, b""):
             kept.write(line)
             kept.flush()
@@ -193,39 +199,70 @@ def _pipe_lines(name: str, stream: IO[bytes], width: int) -> None:
                 sys.stdout.buffer.flush()
 
 
-class Supervisor:
-    """Starts the named processes and stops them all together."""
+def restart_pause(crashes: int) -> float:
+    """Seconds to wait before starting a process again after its ``crashes``-th recent crash."""
+    return min(MAX_RESTART_PAUSE_SECONDS, 2.0 ** max(0, crashes - 1))
 
-    def __init__(self, names: list[str], env: dict[str, str]) -> None:
+
+class Supervisor:
+    """Starts the named processes, starts one again when it crashes, and stops them all together."""
+
+    def __init__(
+        self, names: list[str], env: dict[str, str], commands: dict[str, list[str]] | None = None
+    ) -> None:
         self.names = names
         self.env = env
+        self.commands = commands
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
         self.stopping = threading.Event()
+        self._crashes: dict[str, list[float]] = {}
+        self._width = max(len(n) for n in names)
 
     def start(self) -> None:
-        commands = procfile()
-        width = max(len(n) for n in self.names)
+        commands = self.commands if self.commands is not None else procfile()
+        self.commands = commands
         for name in self.names:
-            proc = subprocess.Popen(
-                commands[name],
-                env=self.env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # signals reach us only; we stop them in order
-                preexec_fn=_die_with_parent,
-            )
-            self.procs[name] = proc
-            assert proc.stdout is not None
-            threading.Thread(target=_pipe_lines, args=(name, proc.stdout, width), daemon=True).start()
+            self._spawn(name)
+
+    def _spawn(self, name: str) -> None:
+        assert self.commands is not None
+        proc = subprocess.Popen(
+            self.commands[name],
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # signals reach us only; we stop them in order
+            preexec_fn=_die_with_parent,
+        )
+        self.procs[name] = proc
+        assert proc.stdout is not None
+        threading.Thread(target=_pipe_lines, args=(name, proc.stdout, self._width), daemon=True).start()
 
     def wait(self) -> int:
-        """Until a signal (exit status 0) or until a process exits on its own (status 1)."""
+        """Until a signal (exit status 0) or until a process crashes too often (status 1)."""
+        due: dict[str, float] = {}  # crashed processes and when to start them again
         while not self.stopping.is_set():
-            for name, proc in self.procs.items():
-                if proc.poll() is not None:
-                    _say(f"{name} exited with status {proc.returncode}; stopping the others")
+            now = time.monotonic()
+            for name, proc in list(self.procs.items()):
+                if name in due or proc.poll() is None:
+                    continue
+                recent = [t for t in self._crashes.get(name, []) if now - t < CRASH_WINDOW_SECONDS]
+                recent.append(now)
+                self._crashes[name] = recent
+                if len(recent) >= CRASH_LIMIT:
+                    _say(
+                        f"{name} exited with status {proc.returncode}, {len(recent)} times within "
+                        f"{CRASH_WINDOW_SECONDS:.0f} s; stopping everything"
+                    )
                     self.stop()
                     return 1
+                pause = restart_pause(len(recent))
+                _say(f"{name} exited with status {proc.returncode}; starting it again in {pause:.0f} s")
+                due[name] = now + pause
+            for name, when in list(due.items()):
+                if now >= when:
+                    del due[name]
+                    self._spawn(name)
             self.stopping.wait(0.2)
         self.stop()
         return 0
@@ -257,6 +294,21 @@ def _redis_url(env: dict[str, str]) -> tuple[str, subprocess.Popen[bytes] | None
     return f"unix://{SOCKET}", redis
 
 
+def model_line(env: dict[str, str]) -> str:
+    """Which model will answer (``HEARTH_LLM``, or the keys and base URL that are set)."""
+    from config.settings import llm_settings
+    from engine.errors import ConfigError
+
+    try:
+        llm = llm_settings(env)
+    except ConfigError as exc:  # the processes stop on it with the same message
+        return exc.message
+    if llm.provider == "offline":
+        keys = "ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL"
+        return f"no {keys} is set: the labelled offline model answers."
+    return f"the model: {llm.label}"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the named Procfile processes (default: all of them) until a signal."""
     known = procfile()
@@ -277,8 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         supervisor.env["REDIS_URL"], redis = _redis_url(supervisor.env)
         supervisor.env.setdefault("PORT", "8000")
-        if not supervisor.env.get("ANTHROPIC_API_KEY"):
-            _say("ANTHROPIC_API_KEY is not set: the labelled offline model answers.")
+        _say(model_line(supervisor.env))
         _say(f"running {', '.join(names)}; logs also in {VAR / 'log'}/; Ctrl-C stops everything")
         supervisor.start()
         if "web" in names:

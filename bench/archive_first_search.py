@@ -31,6 +31,7 @@ from datetime import timedelta
 from adapters.archive_recall import PageRecall
 from adapters.embedding import embed_background, make_embedder
 from adapters.vector import BruteForceVectorIndex
+from bench import datasets
 from bench.redis_process import RedisProcess
 from engine.archive import QueryOptions
 from engine.model import Persona
@@ -39,34 +40,18 @@ from storage.keys import KeyBuilder
 from tests.integration.test_archive import T0, World
 
 CHAT = "web:bench"
-SUBJECTS = ["my sister", "the landlord", "our cat", "Jonas", "the new boss", "grandma", "the band"]
-VERBS = ["talked about", "complained about", "finally fixed", "forgot", "asked me about", "loved"]
-THINGS = [
-    "the leaking kitchen tap",
-    "the trip to Lisbon",
-    "the broken bike chain",
-    "the wedding playlist",
-    "the tax forms",
-    "the garden shed",
-    "the concert tickets",
-    "the dentist appointment",
-    "the old photo albums",
-    "the recipe for plum cake",
-]
-QUERIES = [
-    "what happened with the leaking kitchen tap?",
-    "did we ever sort out the concert tickets",
-    "who forgot the dentist appointment",
-    "tell me about the trip to Lisbon again",
-]
+_CHAT = datasets.load("archive_chat")
+SUBJECTS: list[str] = _CHAT["subjects"]
+VERBS: list[str] = _CHAT["verbs"]
+THINGS: list[str] = _CHAT["things"]
+QUERIES: list[str] = _CHAT["queries"]
 
 
 def lines(session: int, rng: random.Random) -> list[str]:
     """100 chat lines of one session."""
     return [
         f"{rng.choice(SUBJECTS).capitalize()} {rng.choice(VERBS)} {rng.choice(THINGS)} "
-        f"{rng.choice(['yesterday', 'again', 'this morning', 'last week', 'at lunch'])}, "
-        f"{rng.choice(['can you believe it', 'funny', 'honestly', 'ugh', 'so that is done'])} "
+        f"{rng.choice(_CHAT['when'])}, {rng.choice(_CHAT['remarks'])} "
         f"(day {session}, {n})"
         for n in range(100)
     ]

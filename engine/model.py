@@ -11,14 +11,17 @@ from typing import Literal
 
 import msgspec
 
+from engine.images import Image, ImageRef
 from engine.memory.journal import Deleted, Forgotten, Saved, Updated
 
 __all__ = [
     "PLATFORMS",
     "ROLES",
+    "ChatSettings",
     "IncomingMessage",
     "JournalEntry",
     "MemoryLimits",
+    "MemoryMode",
     "MessageStored",
     "ModelSettings",
     "Persona",
@@ -32,6 +35,7 @@ __all__ = [
 Platform = Literal["web", "telegram"]
 Role = Literal["system", "user", "assistant"]
 TurnStatus = Literal["done", "failed", "superseded"]
+MemoryMode = Literal["on", "off"]
 
 PLATFORMS: tuple[str, ...] = ("web", "telegram")
 ROLES: tuple[str, ...] = ("system", "user", "assistant")
@@ -41,6 +45,8 @@ class IncomingMessage(msgspec.Struct, frozen=True, kw_only=True):
     """One message from any platform, normalized by its adapter (PLT-5).
 
     Ids are platform-qualified (``web:room1``, ``tg:-1001234/topic/7``, ``tg:42``).
+    ``images``: the pictures it carries, already checked (``engine.images.check_images``); the
+    text may then be empty.
     """
 
     platform: Platform
@@ -54,17 +60,21 @@ class IncomingMessage(msgspec.Struct, frozen=True, kw_only=True):
     is_mention: bool = False
     attachments: tuple[str, ...] = ()
     guest: bool = False
+    images: tuple[Image, ...] = ()
 
 
 class ModelSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Which model a persona talks through and how.
 
-    ``name`` empty means "the deployment's HEARTH_MODEL".
+    ``provider`` empty means "the deployment's provider" (``HEARTH_LLM``); else ``anthropic``,
+    ``openai`` or ``offline`` (LLM-1). ``name`` empty means "the deployment's HEARTH_MODEL"
+    (only with the deployment's provider: a persona naming another provider names its model).
     """
 
     name: str = ""
     max_tokens: int = 1024
     context_window: int = 200_000
+    provider: str = ""
 
 
 class MemoryLimits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -95,6 +105,23 @@ class Persona(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     deep_memory: bool = True
 
 
+class ChatSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """A chat's own settings, kept with the chat.
+
+    ``memory``: ``off`` puts the chat in memory-off mode (MEM-8, DEEP-4): its turns neither read
+    nor write any memory list, the deep pass and the archive leave it alone (a challenge chat:
+    every attempt starts from the same clean slate). A chat may be switched before its first
+    message, so it starts in that mode.
+    """
+
+    memory: MemoryMode = "on"
+    off_since: float | None = None
+    """While memory is off: the log position from which the chat's messages were written so."""
+    off_spans: tuple[tuple[float, float], ...] = ()
+    """Earlier memory-off stretches as (first, last) log positions, oldest first: the deep pass
+    never reads the messages in them, even after memory is back on (DEEP-4)."""
+
+
 class StoredMessage(msgspec.Struct, frozen=True, kw_only=True):
     """A message as kept in a chat's log.
 
@@ -105,6 +132,9 @@ class StoredMessage(msgspec.Struct, frozen=True, kw_only=True):
     ``listened`` marks a user message stored without a reply (group chatter the persona only
     listens to): it is context for later turns, never a message a turn replies to, so its author
     is not a participant of those turns (MEM-4).
+
+    ``images`` names the pictures the message carries; their bytes are stored beside the log
+    (``engine.images``), and ``tokens`` counts them too.
     """
 
     id: str
@@ -121,6 +151,7 @@ class StoredMessage(msgspec.Struct, frozen=True, kw_only=True):
     reply_to: str | None = None
     guest: bool = False
     listened: bool = False
+    images: tuple[ImageRef, ...] = ()
 
 
 class Turn(msgspec.Struct, frozen=True, kw_only=True):

@@ -1,4 +1,5 @@
-"""Memory notices (DEC-11): what a reply tells people about the memories it saved or forgot.
+"""Notices a reply carries: what it saved or forgot in memory (DEC-11), and that the model could
+not see a picture.
 
 A space chooses how visible they are: ``off`` (nothing), ``brief`` (counts only, the default),
 or ``full`` (the texts).
@@ -10,11 +11,17 @@ from typing import Literal
 
 from engine.requestlog import MemoryNote
 
-__all__ = ["NOTICE_LEVELS", "NoticeLevel", "notice_level", "render_notices"]
+__all__ = ["NOTICE_LEVELS", "NO_VISION", "NO_VISION_NOTICE", "NoticeLevel", "notice_level", "render_notices"]
 
 NoticeLevel = Literal["off", "brief", "full"]
 NOTICE_LEVELS: tuple[str, ...] = ("off", "brief", "full")
 _LEVELS: dict[str, NoticeLevel] = {"off": "off", "brief": "brief", "full": "full"}
+NO_VISION = "no_vision"
+NO_VISION_NOTICE = (
+    "This model cannot see pictures: it was told only that you sent one (its type and size). "
+    "Describe it in words if it matters."
+)
+"""Shown once per chat when a picture reaches a model without vision (``engine.images``)."""
 _VERBS = {"saved": "Saved", "updated": "Updated", "deleted": "Deleted", "forgotten": "Forgot"}
 
 

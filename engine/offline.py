@@ -11,10 +11,12 @@ import re
 
 import msgspec
 
+from engine.memory.mode import MEMORY_OFF_NOTE
 from engine.prompt import Prompt, PromptMessage
 from engine.tools import SaveMemoryInput, ToolCall, ToolSpec
 
 __all__ = [
+    "NO_PICTURES",
     "OFFLINE_LABEL",
     "REMEMBER",
     "REMEMBER_INSIDE",
@@ -24,6 +26,8 @@ __all__ = [
 ]
 
 OFFLINE_LABEL = "Offline model (no Claude key)"
+NO_PICTURES = "I cannot see pictures: I only know that you sent one, not what it shows."
+_PICTURE = re.compile(r"\[image: [^\]]{1,40}\]")
 _WORD = re.compile(r"\w{3,}", re.UNICODE)
 _SPEAKER = re.compile(r"^[^:\n]{1,64}: ")
 _MEMORY_ID = re.compile(r" \[[\w-]+\]$")
@@ -130,6 +134,8 @@ def offline_reply(prompt: Prompt, persona_name: str) -> str:
         f"[{OFFLINE_LABEL}] This is {persona_name}'s offline stand-in, not Claude.",
         f"You said: “{echo}”.",
     ]
+    if _PICTURE.search(said):
+        parts.append(NO_PICTURES)
     results = [r for exchange in prompt.exchanges for r in exchange.results]
     if results:
         parts.extend(_IDS_IN_RESULT.sub("", r.content) for r in results)
@@ -138,4 +144,6 @@ def offline_reply(prompt: Prompt, persona_name: str) -> str:
         parts.append(f"From what I was given: “{quoted}”")
     else:
         parts.append("Nothing I was given touches that yet.")
+    if remembered_fact(said) and any(m.text == MEMORY_OFF_NOTE for m in prompt.messages):
+        parts.append("Memory is off in this chat, so I will not remember that.")  # MEM-8
     return " ".join(parts)

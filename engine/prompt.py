@@ -23,6 +23,7 @@ from collections.abc import Callable
 import msgspec
 
 from engine.errors import ConfigError
+from engine.images import Image, ImageRef, placeholder
 from engine.macros import MacroContext, expand
 from engine.model import Persona, Role
 from engine.tools import ToolExchange
@@ -60,12 +61,16 @@ STABLE_SLOTS: frozenset[str] = frozenset({"persona", "pinned_memories", "active_
 
 
 class PromptMessage(msgspec.Struct, frozen=True, kw_only=True):
-    """One provider-neutral message of a prompt, tagged with the slot it came from."""
+    """One provider-neutral message of a prompt, tagged with the slot it came from.
+
+    ``images``: pictures a user message carries (the adapter puts them before its text).
+    """
 
     role: Role
     text: str
     slot: str
     source: str | None = None
+    images: tuple[Image, ...] = ()
 
 
 class MemoryLine(msgspec.Struct, frozen=True, kw_only=True):
@@ -95,9 +100,15 @@ class PromptParts(msgspec.Struct, frozen=True, kw_only=True):
     lore: tuple[PromptMessage, ...] = ()
     recalled: tuple[MemoryLine, ...] = ()
     documents: tuple[str, ...] = ()
+    archive_pinned: tuple[str, ...] = ()  # the briefing's pinned archive pages (EPI-13)
+    working_notes: tuple[str, ...] = ()  # the running session's working notes (EPI-1)
     user_name: str = "the user"
     macros: MacroContext | None = None
     answering: int = 1  # the newest window messages this turn answers (the rest were seen before)
+    memory_note: str = ""  # said in the pinned memories' place when the chat has memory off (MEM-8)
+    pictures: dict[str, Image] = msgspec.field(default_factory=dict)
+    """The pictures the prompt carries, by id (``engine.images``); any other picture a window
+    message names is a placeholder."""
 
 
 class Prompt(msgspec.Struct, frozen=True, kw_only=True):
@@ -146,6 +157,8 @@ def _memory_block(title: str, lines: tuple[MemoryLine, ...], slot: str) -> tuple
 
 
 def _render_pinned(parts: PromptParts) -> tuple[PromptMessage, ...]:
+    if parts.memory_note:
+        return (PromptMessage(role="system", text=parts.memory_note, slot="pinned_memories"),)
     return _memory_block("Things you must always keep in mind:", parts.pinned, "pinned_memories")
 
 
@@ -165,27 +178,54 @@ def _render_lore(parts: PromptParts) -> tuple[PromptMessage, ...]:
     return parts.lore
 
 
+def _with_placeholders(text: str, refs: tuple[ImageRef, ...], pictures: dict[str, Image]) -> str:
+    """The text after the placeholders of the pictures the prompt does not carry."""
+    left = [placeholder(r) for r in refs if r.id not in pictures]
+    return " ".join([*left, text]).strip() if left else text
+
+
 def _render_window(parts: PromptParts) -> tuple[PromptMessage, ...]:
     speakers = {m.user for m in parts.window.messages if m.role == "user"}
     named = len(speakers) > 1
-    return tuple(
-        PromptMessage(
-            role=m.role,
-            text=f"{m.name}: {m.text}" if named and m.role == "user" else m.text,
-            slot="window",
-            source=m.id,
+    pictures = parts.pictures
+    rendered: list[PromptMessage] = []
+    for m in parts.window.messages:
+        text = _with_placeholders(m.text, m.images, pictures)
+        rendered.append(
+            PromptMessage(
+                role=m.role,
+                text=f"{m.name}: {text}" if named and m.role == "user" else text,
+                slot="window",
+                source=m.id,
+                images=tuple(pictures[r.id] for r in m.images if r.id in pictures),
+            )
         )
-        for m in parts.window.messages
-    )
+    return tuple(rendered)
 
 
 def _render_recalled(parts: PromptParts) -> tuple[PromptMessage, ...]:
     recalled = _memory_block("This came back to you just now:", parts.recalled, "recalled")
+    briefing = _render_briefing(parts)
     if not parts.documents:
-        return recalled
+        return (*recalled, *briefing)
     docs = "\n\n".join(parts.documents)
     text = f"From your documents:\n{docs}"
-    return (*recalled, PromptMessage(role="system", text=text, slot="recalled"))
+    return (*recalled, PromptMessage(role="system", text=text, slot="recalled"), *briefing)
+
+
+def _render_briefing(parts: PromptParts) -> tuple[PromptMessage, ...]:
+    """The archive's briefing, in the ``recalled`` slot: pinned pages of earlier sessions
+    (EPI-13) and the working notes of this session (EPI-1)."""
+    shown: list[PromptMessage] = []
+    if parts.archive_pinned:
+        body = "\n".join(f"- {line}" for line in parts.archive_pinned)
+        text = f"Pinned pages from the archive of earlier sessions:\n{body}"
+        shown.append(PromptMessage(role="system", text=text, slot="recalled", source="archive:pinned"))
+    if parts.working_notes:
+        body = "\n".join(f"- {line}" for line in parts.working_notes)
+        text = f"Working notes for this session (they end with it):\n{body}"
+        shown.append(PromptMessage(role="system", text=text, slot="recalled", source="archive:notes"))
+    return tuple(shown)
 
 
 def _render_post_history(parts: PromptParts) -> tuple[PromptMessage, ...]:

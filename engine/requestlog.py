@@ -134,6 +134,7 @@ class RequestLog(msgspec.Struct, frozen=True, kw_only=True):
     attempts: int = 0
     error: str | None = None
     duration_ms: int | None = None
+    memory: Literal["on", "off"] = "on"  # "off": the chat is in memory-off mode (MEM-8)
 
 
 class Context(msgspec.Struct, frozen=True, kw_only=True):
@@ -164,6 +165,7 @@ def build_request_log(
     recall: tuple[RecallReason, ...] = (),
     summaries: int = 0,
     documents: int = 0,
+    memory: Literal["on", "off"] = "on",
 ) -> RequestLog:
     """Build the log of a request before it is sent.
 
@@ -183,6 +185,7 @@ def build_request_log(
         recall: the memory search's reasons (used and near-miss memories).
         summaries: number of summary tiers used.
         documents: number of document chunks used.
+        memory: ``off`` when the chat is in memory-off mode (MEM-8).
 
     Returns:
         The request log, without usage, attempts or error (the service adds them after the call).
@@ -217,6 +220,7 @@ def build_request_log(
         recall=recall,
         summaries=summaries,
         documents=documents,
+        memory=memory,
     )
 
 

@@ -17,7 +17,9 @@ import msgspec
 __all__ = [
     "ARCHIVE_TOOLS",
     "MEMORY_TOOLS",
+    "AddWorkingNoteInput",
     "DeleteMemoryInput",
+    "ExploreArchiveInput",
     "SaveMemoryInput",
     "SearchArchiveInput",
     "ToolCall",
@@ -96,6 +98,21 @@ class SearchArchiveInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     query: str
 
 
+class ExploreArchiveInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Explore this chat's archive from a topic (EPI-13): the matching session pages and the pages
+    linked to them. reasoning: how much to read, "minimal" to "max" (default "medium")."""
+
+    query: str
+    reasoning: Literal["minimal", "low", "medium", "high", "max"] = "medium"
+
+
+class AddWorkingNoteInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Note something for the rest of this session only (EPI-1): it stays in view until the chat
+    goes quiet for a while, then it ends. text: the note (at most 500 characters)."""
+
+    text: str
+
+
 ARCHIVE_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="search_archive",
@@ -104,6 +121,23 @@ ARCHIVE_TOOLS: tuple[ToolSpec, ...] = (
             "topic, name or detail; returns the matching session pages."
         ),
         input_type=SearchArchiveInput,
+    ),
+    ToolSpec(
+        name="explore_archive",
+        description=(
+            "Explore the archive of this chat's earlier sessions from a topic: reads the matching "
+            "session pages and the pages linked to them, as far as the reasoning level allows."
+        ),
+        input_type=ExploreArchiveInput,
+    ),
+    ToolSpec(
+        name="add_working_note",
+        description=(
+            "Write a short working note for this session only (a plan, an open question, where "
+            "things stand). It stays in your notes until the chat goes quiet and the session "
+            "ends; for lasting facts use save_memory."
+        ),
+        input_type=AddWorkingNoteInput,
     ),
 )
 

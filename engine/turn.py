@@ -17,10 +17,13 @@ from typing import Literal
 
 import msgspec
 
+from engine.archive.working import Briefing
+from engine.images import RECENT_IMAGE_MESSAGES, Image, image_tokens
 from engine.lorebook import LoreResult, LoreState
 from engine.macros import MacroContext
 from engine.memory import MemoryRecord, MemoryWrite
 from engine.memory.journal import Deleted, Forgotten, Saved, Updated
+from engine.memory.mode import MEMORY_OFF_NOTE
 from engine.memory.tools import MemoryContext, display_names, memory_line
 from engine.model import JournalEntry, ModelSettings, Persona, StoredMessage, Turn
 from engine.ports import ModelDone, NewMessage, TurnInputs
@@ -64,8 +67,10 @@ __all__ = [
     "persona_message",
     "plan_turn",
     "prompt_parts",
+    "recent_image_ids",
     "reply_time",
     "turn_macros",
+    "turn_tools",
     "unseen_ids",
     "writable_people",
 ]
@@ -137,6 +142,9 @@ class Gathered(msgspec.Struct, frozen=True, kw_only=True):
     replaces: Turn | None = None
     memory_tools: bool = False  # the memory desk is on (the turn may still not write)
     archive_tools: bool = False
+    memory_off: bool = False  # the chat is in memory-off mode (MEM-8): no lists, no archive, no tools
+    pictures: dict[str, Image] = msgspec.field(default_factory=dict)  # the pictures the prompt carries
+    briefing: Briefing = Briefing()  # the archive's pinned pages and working notes (EPI-1, EPI-13)
 
 
 class TurnPlan(msgspec.Struct, frozen=True, kw_only=True):
@@ -155,6 +163,10 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
     parts = msgspec.structs.replace(
         prompt_parts(persona, frame.window, g.lore, g.memory, frame.answered),
         summaries=prompt_summaries(frame.summary),
+        memory_note=MEMORY_OFF_NOTE if g.memory_off else "",
+        pictures=g.pictures,
+        archive_pinned=g.briefing.pinned,
+        working_notes=g.briefing.notes,
     )
     prompt = assemble_prompt(parts, template)
     log = build_request_log(
@@ -167,7 +179,10 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
         prompt=prompt,
         window=frame.window,
         template=template,
-        message_tokens={i: estimate(m.text) for i, m in enumerate(prompt.messages)},
+        message_tokens={
+            i: estimate(m.text) + sum(image_tokens(p.width, p.height) for p in m.images)
+            for i, m in enumerate(prompt.messages)
+        },
         lore=tuple(
             LoreLog(book=d.book, entry=d.entry, name=d.name, included=d.included, reason=d.reason)
             for d in g.lore.decisions
@@ -176,6 +191,7 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
         recall=g.memory.reasons,
         documents=len(g.memory.documents),
         summaries=len(frame.summary.tiers),
+        memory="off" if g.memory_off else "on",
     )
     turn = Turn(
         id=g.turn_id,
@@ -187,10 +203,25 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
         created_at=g.started,
         replaces=g.replaces.id if g.replaces else None,
     )
+    return TurnPlan(prompt=prompt, log=log, turn=turn, tools=turn_tools(g))
+
+
+def turn_tools(g: Gathered) -> tuple[ToolSpec, ...]:
+    """The tools a turn offers: the memory tools when it may write memories, the archive's when
+    the archive is in play; none of either in a memory-off chat (MEM-8)."""
+    if g.memory_off:
+        return ()
     tools = memory_tools(writable_people(g)) if g.memory.can_write and g.memory_tools else ()
-    return TurnPlan(
-        prompt=prompt, log=log, turn=turn, tools=(*tools, *(ARCHIVE_TOOLS if g.archive_tools else ()))
-    )
+    return (*tools, *(ARCHIVE_TOOLS if g.archive_tools else ()))
+
+
+def recent_image_ids(
+    messages: tuple[StoredMessage, ...], keep: int = RECENT_IMAGE_MESSAGES
+) -> tuple[str, ...]:
+    """The pictures a prompt carries: those of the newest ``keep`` user messages of ``messages``
+    (oldest first) that have pictures; the others stay placeholders (``engine.images``)."""
+    carriers = [m for m in messages if m.role == "user" and m.images][-keep:] if keep > 0 else []
+    return tuple(ref.id for m in carriers for ref in m.images)
 
 
 def writable_people(g: Gathered) -> tuple[tuple[str, str], ...]:

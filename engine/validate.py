@@ -10,20 +10,28 @@ from __future__ import annotations
 import re
 import unicodedata
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from engine.errors import InvalidInput
 
+if TYPE_CHECKING:  # engine.model imports this module (through engine.memory)
+    from engine.model import ModelSettings
+
 __all__ = [
+    "MODEL_PROVIDERS",
     "SENT_AT_WINDOW_DAYS",
     "TextLimits",
+    "check_model_choice",
     "check_sent_at",
     "check_text",
     "has_control_chars",
     "qualify_id",
 ]
 
+MODEL_PROVIDERS = ("anthropic", "openai", "offline")
+_NEEDS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY or OPENAI_BASE_URL"}
 _ID = re.compile(r"[A-Za-z0-9_.:@/+=-]{1,128}")
 _PREFIXES = {"web": "web", "tg": "tg"}
 
@@ -150,3 +158,36 @@ def has_control_chars(text: str) -> bool:
     kept because pasted Windows line ends carry it.
     """
     return _CONTROL.search(text) is not None
+
+
+def check_model_choice(model: ModelSettings, *, deployment: str, available: tuple[str, ...]) -> None:
+    """Check a persona's provider and model against what the deployment can reach (LLM-1).
+
+    Args:
+        model: the persona's model settings (``provider`` empty: the deployment's).
+        deployment: the deployment's provider (``HEARTH_LLM``).
+        available: the providers whose credentials are set.
+
+    Raises:
+        InvalidInput: ``invalid_provider`` (not a provider), ``provider_unavailable`` (its
+            credentials are not set), ``model_name_required`` (another provider than the
+            deployment's without a model name: ``HEARTH_MODEL`` names the deployment's model).
+    """
+    provider = model.provider
+    if not provider or provider == deployment:
+        return
+    if provider not in MODEL_PROVIDERS:
+        raise InvalidInput(
+            f"There is no model provider {provider!r}; use one of {', '.join(MODEL_PROVIDERS)}.",
+            code="invalid_provider",
+        )
+    if provider not in available:
+        raise InvalidInput(
+            f"The provider {provider!r} is not set up on this deployment: {_NEEDS[provider]} is not set.",
+            code="provider_unavailable",
+        )
+    if not model.name.strip() and provider != "offline":
+        raise InvalidInput(
+            f"A persona on {provider!r} (not this deployment's {deployment!r}) needs a model name.",
+            code="model_name_required",
+        )

@@ -12,6 +12,9 @@ Per chat (``<prefix>:chat:{<chat>}:<part>``, one Cluster slot with the chat's lo
   embedder. Written in the background when pages are written (``PageRecall.index``); a
   missing row or a stale fingerprint means "embed again" (searches then read the page lexically).
 - ``archive:low``    SET of page ids the entropy filter keeps out of any LLM pass (EPI-7).
+- ``archive:brief``  SET of the ids of the chat's pinned pages and open working notes: what a
+  turn's briefing reads (``briefing_pages``) without loading every page. Kept in the same MULTI
+  as every page change (``engine.archive.working``, EPI-1, EPI-13).
 
 Deployment-wide: ``<prefix>:archive:chats`` (SET of chats with pages) and ``<prefix>:archive:where``
 (HASH page id → chat, so a page can be named by its id alone), and ``<prefix>:archive:last_sweep``
@@ -42,7 +45,7 @@ import msgspec
 import redis.asyncio as aioredis
 from redis.exceptions import WatchError
 
-from engine.archive import Page
+from engine.archive import Page, in_briefing
 from engine.archive.dream import DreamReport
 from engine.errors import Conflict
 from engine.memory.journal import Saved
@@ -107,6 +110,7 @@ class RedisArchiveStore:
         self._unembedded = f"{self._k.prefix}:archive:unembedded"
         self._rejected = f"{self._k.prefix}:archive:dream_rejected"
         self._touch_script = client.register_script(lua("archive_touch"))
+        self._brief_script = client.register_script(lua("archive_brief"))
         self._touched: datetime | None = None  # the last activity this process recorded
 
     def _key(self, chat: str, part: str) -> str:
@@ -222,6 +226,13 @@ class RedisArchiveStore:
                 return None
         return chat
 
+    async def briefing_pages(self, chat: str) -> list[Page]:
+        """The chat's pinned pages and open working notes, oldest first (one round trip: a
+        script reads the briefing set and its pages, both in the chat's slot)."""
+        with map_redis_errors():
+            raw = await self._brief_script(keys=[self._key(chat, "brief"), self._key(chat, "pages")])
+        return _ordered(blob(b) for b in raw)
+
     async def low_entropy(self, chat: str) -> set[str]:
         """Ids of the chat's pages the entropy filter keeps out of LLM passes (EPI-7)."""
         with map_redis_errors():
@@ -267,7 +278,14 @@ class RedisArchiveStore:
     ) -> None:
         if updates:
             pipe.hset(self._key(chat, "pages"), mapping={p.id: codec.ENCODER.encode(p) for p in updates})
+            shown = [p.id for p in updates if in_briefing(p)]
+            hidden = [p.id for p in updates if not in_briefing(p)]
+            if shown:
+                pipe.sadd(self._key(chat, "brief"), *shown)
+            if hidden:
+                pipe.srem(self._key(chat, "brief"), *hidden)
         if purge:
+            pipe.srem(self._key(chat, "brief"), *purge)
             pipe.hdel(self._key(chat, "pages"), *purge)
             pipe.hdel(self._key(chat, "vecs"), *purge)
             pipe.hdel(self._key(chat, "cvecs"), *purge)

@@ -8,6 +8,9 @@ Per chat (all keys hash-tagged with the chat id, see ``storage.keys``):
 - ``pending``  ZSET message id → position of messages that still await a reply.
 - ``turns``    HASH turn id → msgpack ``Turn``; ``answers`` HASH message id → turn id.
 - ``latest``   the id of the newest finished turn; ``req:<turn>`` the turn's request log (TTL).
+- ``settings`` msgpack ``ChatSettings`` (the chat's memory mode, MEM-8), read with every turn.
+- ``img:<id>``  a picture's bytes (TTL ``image_ttl``); ``images`` ZSET picture id → position, at
+  most ``MAX_CHAT_IMAGES`` (storing one more deletes the oldest); ``notice:<name>`` a notice shown.
 
 Every multi-key change is one MULTI/EXEC transaction or one script (STYLE P4), so a crash
 leaves either the whole change or none of it.
@@ -34,8 +37,9 @@ import msgspec
 import redis.asyncio as aioredis
 
 from engine.errors import Conflict
+from engine.images import MAX_CHAT_IMAGES
 from engine.lorebook import LoreState
-from engine.model import Persona, StoredMessage, Turn
+from engine.model import ChatSettings, Persona, StoredMessage, Turn
 from engine.ports import NewMessage, TurnInputs
 from engine.requestlog import RequestLog
 from engine.summary import SummaryState
@@ -50,6 +54,7 @@ from storage.shared import Call, Cooldown, LastKnown, run_split
 __all__ = ["RedisChatLock", "RedisChatStore", "RedisPersonaStore"]
 
 REQUEST_LOG_TTL = 30 * 24 * 3600
+IMAGE_TTL = 30 * 24 * 3600  # HEARTH_IMAGE_TTL_DAYS's default
 logger = logging.getLogger("hearth.storage")
 
 _BOOK_IDS = msgspec.json.Decoder(list[str])
@@ -68,9 +73,18 @@ def _message_parts(message: StoredMessage) -> tuple[bytes, bytes]:
 class RedisChatStore:
     """Implements the ``MessageLog`` and ``TurnStore`` ports on one Redis client."""
 
-    def __init__(self, client: aioredis.Redis, keys: KeyBuilder) -> None:
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        keys: KeyBuilder,
+        *,
+        image_ttl: int = IMAGE_TTL,
+        max_images: int = MAX_CHAT_IMAGES,
+    ) -> None:
         self._r = client
         self._k = keys
+        self._image_ttl = image_ttl
+        self._max_images = max_images
         self._append = client.register_script(lua("chat_append"))
         self._turn_read = client.register_script(lua("chat_turn_read"))
         self._finish = client.register_script(lua("chat_finish"))
@@ -95,23 +109,66 @@ class RedisChatStore:
         return stored
 
     async def store_message(
-        self, chat: str, message: NewMessage, *, pending: bool, greeting: NewMessage | None
+        self,
+        chat: str,
+        message: NewMessage,
+        *,
+        pending: bool,
+        greeting: NewMessage | None,
+        images: Sequence[tuple[str, bytes]] = (),
     ) -> tuple[StoredMessage, int | None]:
-        """See ``engine.ports.TurnStore.store_message``: one script, pipelined with the version read."""
+        """See ``engine.ports.TurnStore.store_message``: one script (the pictures too), pipelined
+        with the version read."""
         k = self._k
         draft = message.placed(chat, "m", 0.0)
         header, body = _message_parts(draft)
         hello = codec.ENCODER.encode(greeting.placed(chat, "m0", 0.0)) if greeting is not None else b""
-        keys = [k.chat(chat, "seq"), k.chat(chat, "msgs"), k.chat(chat, "log"), k.chat(chat, "pending")]
+        keys = [
+            k.chat(chat, "seq"),
+            k.chat(chat, "msgs"),
+            k.chat(chat, "log"),
+            k.chat(chat, "pending"),
+            k.chat(chat, "images"),
+            *(self._image_key(chat, i) for i, _ in images),
+        ]
+        args = (header, body, "1" if pending else "0", hello, self._image_ttl, self._max_images)
+        pictures = [part for i, data in images for part in (i, data)]
         (seq,), (version,) = await run_split(
             self._r,
-            [(self._append, (4, *keys, header, body, "1" if pending else "0", hello))],
+            [(self._append, (len(keys), *keys, *args, self._image_key(chat, ""), *pictures))],
             [("HGET", (k.persona_versions(), message.persona))],
             self._cooldown,
             needed=[not self._versions.knows(message.persona)],
         )
         stored = msgspec.structs.replace(draft, id=f"m{seq}", position=float(seq))
         return stored, self._version(message.persona, version)
+
+    def _image_key(self, chat: str, image: str) -> str:
+        return self._k.chat(chat, f"img:{image}")
+
+    async def images(self, chat: str, ids: Sequence[str]) -> dict[str, bytes]:
+        """See ``engine.ports.ImageStore.images`` (one MGET: every key is in the chat's slot)."""
+        if not ids:
+            return {}
+        with map_redis_errors():
+            found = await self._r.mget([self._image_key(chat, i) for i in ids])
+        return {i: blob(b) for i, b in zip(ids, found, strict=True) if b is not None}
+
+    async def drop_images(self, chat: str, ids: Sequence[str]) -> None:
+        """See ``engine.ports.ImageStore.drop_images``."""
+        if not ids:
+            return
+        with map_redis_errors():
+            async with self._r.pipeline(transaction=True) as tx:
+                tx.delete(*(self._image_key(chat, i) for i in ids))
+                tx.zrem(self._k.chat(chat, "images"), *ids)
+                await tx.execute()
+
+    async def first_notice(self, chat: str, notice: str) -> bool:
+        """See ``engine.ports.ImageStore.first_notice`` (kept as long as the chat's pictures)."""
+        with map_redis_errors():
+            first = await self._r.set(self._k.chat(chat, f"notice:{notice}"), 1, nx=True, ex=self._image_ttl)
+        return bool(first)
 
     def _version(self, persona: str, result: Any) -> int | None:
         """The persona's version read (or the last one read, when its node is unreachable)."""
@@ -144,12 +201,12 @@ class RedisChatStore:
     ) -> TurnInputs:
         """See ``engine.ports.TurnStore.turn_inputs``."""
         k = self._k
-        parts = ("pending", "log", "msgs", "lorebooks", "lore_state", "summary", "summary_v", "lock")
-        keys = [k.chat(chat, p) for p in parts[:-1]] + [k.lock(chat)]
+        parts = ("pending", "log", "msgs", "lorebooks", "lore_state", "summary", "summary_v")
+        keys = [*(k.chat(chat, p) for p in parts), k.lock(chat), k.chat(chat, "settings")]
         wanted = list(dict.fromkeys(books))
 
         async def attempt(token: str, ttl_ms: int) -> list[Any] | None:
-            args = (8, *keys, repr(upto), str(limit), int(pending), token, ttl_ms)
+            args = (len(keys), *keys, repr(upto), str(limit), int(pending), token, ttl_ms)
             own: list[Call] = [(self._turn_read, args)]
             shared: list[Call] = [  # deployment-wide: the last values read stand in when unreachable
                 ("HGET", (k.persona_versions(), persona)),
@@ -182,7 +239,7 @@ class RedisChatStore:
         }
         if len(read) == 1:
             return TurnInputs(answered=None, **common)
-        answered, blobs, count, attached, lore_state, summary, summary_v = read
+        answered, blobs, count, attached, lore_state, summary, summary_v, *settings = read
         state = codec.SUMMARY.decode(summary) if summary is not None else SummaryState()
         return TurnInputs(
             answered=codec.MESSAGE.decode(answered) if answered is not None else None,
@@ -191,6 +248,7 @@ class RedisChatStore:
             attached=tuple(_BOOK_IDS.decode(attached)) if attached is not None else (),
             lore_state=codec.LORE_STATE.decode(lore_state) if lore_state is not None else LoreState(),
             summary=SummaryState(upto=state.upto, tiers=state.tiers, version=int(summary_v or 0)),
+            chat_settings=_settings(settings[0] if settings else None),
             **common,
         )
 
@@ -201,6 +259,17 @@ class RedisChatStore:
         value = int(result) if isinstance(result, bytes | int) else result
         found: int | None = self._books.result(book, value)
         return found
+
+    async def chat_settings(self, chat: str) -> ChatSettings:
+        """See ``engine.ports.ChatSettingsStore.chat_settings``."""
+        with map_redis_errors():
+            raw = await self._r.get(self._k.chat(chat, "settings"))
+        return _settings(raw)
+
+    async def put_chat_settings(self, chat: str, settings: ChatSettings) -> None:
+        """See ``engine.ports.ChatSettingsStore.put_chat_settings``."""
+        with map_redis_errors():
+            await self._r.set(self._k.chat(chat, "settings"), codec.ENCODER.encode(settings))
 
     async def save_token_ratio(self, model: str, ratio: float) -> None:
         """See ``engine.ports.TurnStore.save_token_ratio``."""
@@ -328,6 +397,10 @@ class RedisChatStore:
         with map_redis_errors():
             turn_id = await self._r.get(self._k.chat(chat, "latest"))
             return await self._turn(chat, maybe_blob(turn_id))
+
+
+def _settings(raw: bytes | str | None) -> ChatSettings:
+    return codec.CHAT_SETTINGS.decode(blob(raw)) if raw is not None else ChatSettings()
 
 
 class RedisChatLock:

@@ -58,15 +58,26 @@ class RedisChatControls:
             await self._r.hset(self._k.chat(message.chat, "msgs"), message.id, codec.ENCODER.encode(message))
 
     async def remove_message(self, chat: str, message: str) -> bool:
-        """Take a message out of the log and the pending queue; whether it was in the log."""
+        """Take a message out of the log and the pending queue, and delete its pictures; whether
+        it was in the log."""
         k = self._k
         with map_redis_errors():
+            raw = await self._r.hget(k.chat(chat, "msgs"), message)
+            images = [r.id for r in codec.MESSAGE.decode(blob(raw)).images] if raw is not None else []
             async with self._r.pipeline(transaction=True) as tx:
                 tx.zrem(k.chat(chat, "log"), message)
                 tx.zrem(k.chat(chat, "pending"), message)
                 tx.hdel(k.chat(chat, "msgs"), message)
-                removed, _, _ = await tx.execute()
+                if images:
+                    tx.delete(*(k.chat(chat, f"img:{i}") for i in images))
+                    tx.zrem(k.chat(chat, "images"), *images)
+                removed, *_ = await tx.execute()
         return bool(removed)
+
+    async def requeue(self, message: StoredMessage) -> None:
+        """See ``engine.ports.MessageEdits.requeue``."""
+        with map_redis_errors():
+            await self._r.zadd(self._k.chat(message.chat, "pending"), {message.id: message.position})
 
     async def swipes(self, chat: str, message: str) -> list[str]:
         """The turn ids of one answered message's alternatives, oldest first."""
@@ -133,7 +144,13 @@ class RedisChatControls:
             turns = [codec.TURN.decode(blob(b)) for b in raw_turns if b is not None]
             logs = [await self._r.get(k.request_log(source, t.id)) for t in turns]
             books = await self._r.get(k.chat(source, "lorebooks"))
+            pictures = await self._pictures(source, messages)
             async with self._r.pipeline(transaction=True) as tx:
+                for image, (position, data, ttl_ms) in pictures.items():  # the branch keeps them
+                    tx.set(k.chat(target, f"img:{image}"), data, px=ttl_ms)
+                    tx.zadd(k.chat(target, "images"), {image: position})
+                if pictures:
+                    tx.pexpire(k.chat(target, "images"), max(t for _, _, t in pictures.values()))
                 tx.set(k.chat(target, "seq"), seq)
                 latest: Turn | None = None
                 for m in messages:
@@ -156,11 +173,44 @@ class RedisChatControls:
                 await tx.execute()
         return len(messages)
 
+    async def _pictures(
+        self, chat: str, messages: list[StoredMessage]
+    ) -> dict[str, tuple[float, bytes, int]]:
+        """The pictures of ``messages`` still kept: id → (position, bytes, milliseconds left)."""
+        owned = {r.id: m.position for m in messages for r in m.images}
+        if not owned:
+            return {}
+        ids = list(owned)
+        async with self._r.pipeline(transaction=False) as p:
+            for image in ids:
+                p.get(self._k.chat(chat, f"img:{image}"))
+                p.pttl(self._k.chat(chat, f"img:{image}"))
+            found = await p.execute()
+        kept = {}
+        for n, image in enumerate(ids):
+            data, ttl = found[2 * n], found[2 * n + 1]
+            if data is not None and int(ttl) > 0:
+                kept[image] = (owned[image], blob(data), int(ttl))
+        return kept
+
     async def clear(self, chat: str) -> None:
         """Remove a chat's log, messages and turns (after they were moved elsewhere)."""
-        parts = ("seq", "log", "msgs", "pending", "turns", "answers", "latest", "lorebooks", "swipes")
+        parts = (
+            "seq",
+            "log",
+            "msgs",
+            "pending",
+            "turns",
+            "answers",
+            "latest",
+            "lorebooks",
+            "swipes",
+            "images",
+        )
         with map_redis_errors():
-            await self._r.delete(*(self._k.chat(chat, p) for p in parts))
+            images = texts(members(await self._r.zrange(self._k.chat(chat, "images"), 0, -1)))
+            pictures = [self._k.chat(chat, f"img:{i}") for i in images]
+            await self._r.delete(*(self._k.chat(chat, p) for p in parts), *pictures)
 
     async def is_empty(self, chat: str) -> bool:
         """Whether a chat has no messages."""

@@ -10,8 +10,9 @@ entry exports its ``extensions`` byte for byte. Every unknown entry field (``nam
 Normalizations on export (documented, tested): the V3 entry fields the engine models are
 always written (``id``, ``comment``, ``constant``, ``selective``, ``secondary_keys``,
 ``priority`` -- equal to ``insertion_order`` when the file had none -- and ``use_regex``);
-``case_sensitive`` is written when set; a missing book ``extensions`` becomes ``{}``; missing
-ids are numbered; a decorator line is re-rendered ``@@name value``.
+``case_sensitive`` is written when set, both as CCv3's top-level field and as
+``extensions.case_sensitive`` (the one SillyTavern reads); a missing book ``extensions`` becomes
+``{}``; missing ids are numbered; a decorator line is re-rendered ``@@name value``.
 """
 
 from __future__ import annotations
@@ -163,7 +164,7 @@ def _encode_entry(entry: LoreEntry) -> dict[str, Any]:
     }
     if entry.case_sensitive is not None:
         out["case_sensitive"] = entry.case_sensitive
-    _patch_tuning(ext, entry, entry.case_sensitive)
+    _patch_tuning(ext, entry)
     out["extensions"] = ext
     return {**top, **out}
 
@@ -192,11 +193,13 @@ def _card_places(entry: LoreEntry) -> tuple[dict[str, Any], dict[str, Any]]:
     return top, ext
 
 
-def _patch_tuning(ext: dict[str, Any], entry: LoreEntry, top_case: bool | None) -> None:
-    """Rewrite only the tuning keys whose value, as read back, differs from the entry."""
+def _patch_tuning(ext: dict[str, Any], entry: LoreEntry) -> None:
+    """Rewrite only the tuning keys whose value, as read back from ``extensions``, differs.
+
+    ``case_sensitive`` is compared with ``extensions`` alone although the top-level field wins on
+    import: SillyTavern reads only ``extensions.case_sensitive``, so a set value goes there too.
+    """
     current = tuning_values(ext, CardTuning, "extensions", use_probability=True)
-    if top_case is not None:
-        current["case_sensitive"] = top_case
     for attr in _TUNING_ATTRS:
         wanted = getattr(entry, attr)
         if current[attr] == wanted:

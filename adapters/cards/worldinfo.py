@@ -10,8 +10,13 @@ then stays in ``extra``.
 
 Normalizations on export (documented, tested): entries become an object keyed by ``uid``;
 aliases are written under their native names; fields the engine models are always written
-(absent or ``null`` ones with SillyTavern's defaults, nullable overrides as ``null``); an
-empty ``extensions`` object is omitted; a decorator line is re-rendered ``@@name value``.
+(absent or ``null`` ones with SillyTavern's defaults, nullable overrides as ``null``); an entry
+without a ``position`` gets ``1`` (after the character, as ST reads such a card entry); an empty
+``extensions`` object is omitted; a decorator line is re-rendered ``@@name value``.
+
+Matching (LORE-5, LORE-18): a book whose file does not set Hearth's ``extensions.hearth.matching``
+matches whole words with short endings (``IMPORTED_MATCHING``); a book-level
+``matchWholeWords: false`` asks for substring matching, an entry's own ``matchWholeWords`` wins.
 """
 
 from __future__ import annotations
@@ -40,12 +45,14 @@ from engine.lorebook.model import LoreBook, LoreEntry, Matching, join_decorators
 
 __all__ = [
     "HEARTH_KEY",
+    "IMPORTED_MATCHING",
     "BookSettings",
     "book_extensions",
     "book_fields",
     "book_settings",
     "decode_world_info",
     "encode_world_info",
+    "implied_matching",
 ]
 
 _TUNING_NAMES = frozenset(f.encode_name for f in msgspec.structs.fields(StTuning))
@@ -77,12 +84,38 @@ HEARTH_KEY = "hearth"
 
 
 class _HearthBook(msgspec.Struct, kw_only=True):
-    matching: Matching = "substring"
+    matching: Matching | None = None
     case_sensitive: bool = False
     use_group_scoring: bool = False
 
 
 _BOOK_DEFAULTS = msgspec.structs.asdict(_HearthBook())
+
+IMPORTED_MATCHING: Matching = "inflections"
+"""Matching of an imported book that does not say (LORE-5, LORE-18): whole words with short
+endings, so ``дракон`` finds ``драконы`` but ``кот`` never fires inside ``скотина``."""
+
+_WHOLE_WORDS_FLAG = "matchWholeWords"
+"""A book-level ``matchWholeWords`` (kept verbatim with the book's unknown fields) sets its default."""
+
+
+def implied_matching(fields: dict[str, Any], path: str = "") -> Matching:
+    """The matching a book gets from its file when ``extensions.hearth.matching`` is absent.
+
+    ``matchWholeWords: false`` at the book's top level asks for substring matching (SillyTavern's
+    global setting off), ``true`` for strict whole words; otherwise ``IMPORTED_MATCHING``.
+
+    Raises:
+        InvalidInput: ``invalid_field`` when the flag is not a boolean or null.
+    """
+    flag = fields.get(_WHOLE_WORDS_FLAG)
+    if flag is None:
+        return IMPORTED_MATCHING
+    if not isinstance(flag, bool):
+        raise invalid(
+            "invalid_field", f"Field `{child_path(path, _WHOLE_WORDS_FLAG)}` must be true, false or null."
+        )
+    return "whole_words" if flag else "substring"
 
 
 class _HearthEntry(msgspec.Struct, kw_only=True):
@@ -117,7 +150,7 @@ def book_settings(raw: dict[str, Any], path: str) -> tuple[dict[str, Any], dict[
         "scan_depth": settings.scan_depth,
         "token_budget": settings.token_budget,
         "recursive_scanning": settings.recursive_scanning,
-        "matching": hearth.matching,
+        "matching": hearth.matching or implied_matching(raw, path),
         "case_sensitive": hearth.case_sensitive,
         "use_group_scoring": hearth.use_group_scoring,
         "extensions": json_pairs(extensions),
@@ -129,8 +162,9 @@ def book_settings(raw: dict[str, Any], path: str) -> tuple[dict[str, Any], dict[
 def book_extensions(book: LoreBook) -> dict[str, Any]:
     """The book's ``extensions`` for export, with Hearth's book settings under ``hearth`` (LORE-18).
 
-    Written only when they differ from an imported book's defaults (substring matching, case
-    folded, no group scoring), so a SillyTavern book exports its ``extensions`` unchanged.
+    Written only when they differ from what the file would give on import (the matching its
+    fields imply, case folded, no group scoring), so a SillyTavern book exports its
+    ``extensions`` unchanged.
     """
     ext = pairs_to_dict(book.extensions)
     settings = {
@@ -138,7 +172,8 @@ def book_extensions(book: LoreBook) -> dict[str, Any]:
         "case_sensitive": book.case_sensitive,
         "use_group_scoring": book.use_group_scoring,
     }
-    hearth = {k: v for k, v in settings.items() if v != _BOOK_DEFAULTS[k]}
+    defaults = _BOOK_DEFAULTS | {"matching": implied_matching(pairs_to_dict(book.extra))}
+    hearth = {k: v for k, v in settings.items() if v != defaults[k]}
     if hearth:
         ext[HEARTH_KEY] = hearth
     return ext
@@ -240,8 +275,15 @@ def _export_uids(entries: tuple[LoreEntry, ...]) -> list[int]:
     return [int(i) for i in assign_ids(numeric)]
 
 
+UNPLACED_POSITION = 1
+"""``world_info_position.after`` (after the character): the position an exported entry without
+one gets, as SillyTavern inserts a World Info entry without a position nowhere. It is what ST
+itself gives a card entry without a position, so both exports of such an entry mean the same."""
+
+
 def _encode_entry(entry: LoreEntry, uid: int) -> dict[str, Any]:
     out = _st_extras(entry)
+    out.setdefault("position", UNPLACED_POSITION)  # with the other unknown fields: a fixpoint
     out.update(
         uid=uid,
         key=list(entry.keys),

@@ -7,6 +7,8 @@
 - Consecutive messages of one role are merged into one turn with several text blocks, and a
   conversation that starts with the persona (its greeting) gets a short user opener, because
   the API wants turns that alternate and start with the user.
+- A message's pictures become base64 ``image`` blocks before its text (Anthropic's advice); a
+  message of pictures alone has no text block (the API refuses empty text).
 - Prompt-cache breakpoints (``cache_control``) go on the blocks of the prompt's cache marks (the
   end of persona + pinned memories, of the stable prefix, of the window's older messages), so
   each part is cached and re-read while everything up to it stays byte-identical (DEC-15);
@@ -15,26 +17,27 @@
 
 from __future__ import annotations
 
-import functools
+import base64
 from typing import Any
 
 import msgspec
 
+from adapters.llm.prompt_map import CONVERSATION_OPENER, SYSTEM_NOTE, input_schema
 from adapters.llm.tokens import offline_count
+from engine.images import dimensions, image_tokens
 from engine.model import ModelSettings
-from engine.prompt import Prompt
+from engine.prompt import Prompt, PromptMessage
 from engine.tools import ToolExchange, ToolSpec
 
 __all__ = [
     "CONVERSATION_OPENER",
     "SYSTEM_NOTE",
     "estimate_request",
+    "image_block",
     "to_messages_request",
     "tool_definitions",
 ]
 
-SYSTEM_NOTE = "[System note: {text}]"
-CONVERSATION_OPENER = "[The conversation begins.]"
 _CACHE = {"type": "ephemeral"}
 
 
@@ -44,21 +47,10 @@ def tool_definitions(tools: tuple[ToolSpec, ...]) -> list[dict[str, Any]]:
         {
             "name": tool.name,
             "description": tool.description,
-            "input_schema": msgspec.json.decode(_schema(tool.input_type)),
+            "input_schema": input_schema(tool.input_type),
         }
         for tool in tools
     ]
-
-
-@functools.cache
-def _schema(input_type: type[msgspec.Struct]) -> bytes:
-    # built once per input type (msgspec's schema generation cost ~1 ms a turn, issue 12) and
-    # decoded per request, so no request shares (or can change) another's dicts
-    schema = msgspec.json.schema(input_type)
-    if "$ref" in schema:
-        name = schema["$ref"].rsplit("/", 1)[-1]
-        schema = schema["$defs"][name]
-    return msgspec.json.encode({k: v for k, v in schema.items() if k != "title"})
 
 
 def _exchange_turns(exchange: ToolExchange) -> list[dict[str, Any]]:
@@ -72,6 +64,20 @@ def _exchange_turns(exchange: ToolExchange) -> list[dict[str, Any]]:
         for r in exchange.results
     ]
     return [{"role": "assistant", "content": said}, {"role": "user", "content": results}]
+
+
+def image_block(media_type: str, data: bytes) -> dict[str, Any]:
+    """A picture as an Anthropic ``image`` block (base64 source)."""
+    encoded = base64.b64encode(data).decode("ascii")
+    return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": encoded}}
+
+
+def _content(message: PromptMessage, text: str) -> list[dict[str, Any]]:
+    """A conversation message's blocks: its pictures, then its text (left out when empty)."""
+    blocks = [image_block(i.media_type, i.data) for i in message.images]
+    if text or not blocks:
+        blocks.append({"type": "text", "text": text})
+    return blocks
 
 
 def to_messages_request(
@@ -100,12 +106,12 @@ def to_messages_request(
         leading = False
         role = "assistant" if message.role == "assistant" else "user"
         text = SYSTEM_NOTE.format(text=message.text) if message.role == "system" else message.text
-        block = {"type": "text", "text": text}
+        content = _content(message, text)
         if turns and turns[-1]["role"] == role:
-            turns[-1]["content"].append(block)
+            turns[-1]["content"].extend(content)
         else:
-            turns.append({"role": role, "content": [block]})
-        blocks.append(block)
+            turns.append({"role": role, "content": content})
+        blocks.append(content[-1])  # a cache mark after this message goes on its last block
     if not turns or turns[0]["role"] != "user":
         turns.insert(0, {"role": "user", "content": [{"type": "text", "text": CONVERSATION_OPENER}]})
     marks = prompt.cache_marks or ((prompt.stable_count - 1,) if prompt.stable_count > 0 else ())
@@ -126,7 +132,8 @@ def to_messages_request(
 
 
 def estimate_request(request: dict[str, Any]) -> int:
-    """The offline estimate of the input a request sends (text blocks, other blocks and tools as JSON).
+    """The offline estimate of the input a request sends (text blocks, other blocks and tools as
+    JSON, pictures by their size: ``engine.images.image_tokens``).
 
     Counted per block with the cached ``offline_count``, so a window's blocks cost nothing the
     second time; compared with the reported usage it gives the counter its ratio.
@@ -134,6 +141,18 @@ def estimate_request(request: dict[str, Any]) -> int:
     blocks: list[Any] = [*request.get("system", ())]
     for turn in request["messages"]:
         blocks.extend(turn["content"])
-    texts = [b["text"] if b.get("type") == "text" else msgspec.json.encode(b).decode() for b in blocks]
+    pictures = sum(_picture_tokens(b) for b in blocks if b.get("type") == "image")
+    texts = [
+        b["text"] if b.get("type") == "text" else msgspec.json.encode(b).decode()
+        for b in blocks
+        if b.get("type") != "image"
+    ]
     texts += [msgspec.json.encode(t).decode() for t in request.get("tools", ())]
-    return sum(offline_count(t) for t in texts)
+    return pictures + sum(offline_count(t) for t in texts)
+
+
+def _picture_tokens(block: dict[str, Any]) -> int:
+    """An image block's tokens, from the size its header says (the first 64 KB hold it)."""
+    head = base64.b64decode(block["source"]["data"][:87_380], validate=False)
+    width, height = dimensions(head) or (0, 0)
+    return image_tokens(width, height)

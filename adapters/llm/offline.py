@@ -26,6 +26,7 @@ class OfflineChatModel:
     """Implements ``ChatModel`` without any network."""
 
     provider = "offline"
+    vision = False  # pictures reach it as placeholders; it says it cannot see them
 
     def __init__(self, *, delay_ms: int = 15) -> None:
         self._delay = delay_ms / 1000

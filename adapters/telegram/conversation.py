@@ -14,6 +14,7 @@ from adapters.telegram.access import caller_of
 from adapters.telegram.context import BotContext
 from adapters.telegram.delivery import Target, deliver
 from adapters.telegram.normalize import GROUP_TYPES, chat_of, normalize, topic_of
+from adapters.telegram.pictures import pictures_of
 from engine.service import ChatService, ReplyEvent
 
 __all__ = [
@@ -85,7 +86,8 @@ async def take_message(message: Message, bot: Bot, service: ChatService, ctx: Bo
     persona = await service.persona(ctx.persona)
     replied = message.reply_to_message
     reply_to = await ctx.store.stored_id(chat, replied.message_id) if replied else None
-    found = normalize(message, await bot.me(), persona.name, reply_to=reply_to)
+    pictures = await pictures_of(message, bot) if message.photo or message.document else ()
+    found = normalize(message, await bot.me(), persona.name, reply_to=reply_to, pictures=pictures)
     if found is None:
         log.debug("skipped a message with nothing to read in %s", chat)
         return

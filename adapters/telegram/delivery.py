@@ -1,13 +1,19 @@
-"""Delivering replies to Telegram (PLT-3): typing, streaming by edits, splitting, notices.
+"""Delivering replies to Telegram (PLT-3): typing, streaming, splitting, notices, receipts.
 
-A reply streams into one message that is edited as text arrives, at most once per
+In a private chat a new reply streams as a draft (Bot API 9 ``sendMessageDraft``: the text so
+far, animated in place, under one draft id per reply) and is then sent as a message; past 4096
+UTF-16 units the full messages are sent as they fill and the draft shows the rest. In groups,
+for a reply rewritten in place (regenerate), and for a bot whose server answered that the method
+is unknown (remembered per bot for the life of the process), the reply streams into one message
+that is edited as text arrives instead. Either way the text is shown at most once per
 ``private_interval`` seconds in a private chat and ``group_interval`` in groups (Telegram allows
-about one message a second per chat and twenty a minute per group; edits count). Past 4096
-UTF-16 units the text continues in a new message. The finished reply is rendered from Markdown
-(``render``) and the last message gets the ↻ button; the turn's memory notices (DEC-11, already
-as visible as the space wants them) sit under it as an italic footer, so regenerating the reply
-replaces them too. A failed turn turns the streamed messages
-into a short notice; the person's message stays stored by the service either way.
+about one message a second per chat and twenty a minute per group; edits count). The finished
+reply is rendered from Markdown (``render``) and the last message gets the ↻ button; the turn's
+memory notices (DEC-11, already as visible as the space wants them) sit under it as an italic
+footer, so regenerating the reply replaces them too. A memory the reply saved gets a receipt
+message under it with Undo and Pin (``receipts``), which then stands in for the footer. A failed
+turn turns the streamed messages into a short notice; the person's message stays stored by the
+service either way.
 
 Flood control (429) is waited out by the session middleware (``flood.RetryAfter``); a mid-stream
 edit that still fails is skipped, the final one is not.
@@ -18,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing, asynccontextmanager
@@ -25,10 +32,12 @@ from typing import cast
 
 import msgspec
 from aiogram import Bot
-from aiogram.exceptions import TelegramAPIError, TelegramBadRequest, TelegramRetryAfter
+from aiogram.exceptions import TelegramAPIError, TelegramBadRequest, TelegramNotFound, TelegramRetryAfter
 from aiogram.types import InlineKeyboardMarkup, MessageEntity, ReplyParameters
 
+from adapters.telegram.receipts import receipt_chunk, receipt_keyboard, receipt_notes, shows_texts
 from adapters.telegram.render import MAX_MESSAGE_CHARS, Chunk, render, split, with_footer
+from engine.requestlog import MemoryNote
 from engine.service import ReplyDelta, ReplyDone, ReplyEvent, ReplyFailed
 
 __all__ = [
@@ -205,6 +214,62 @@ class ReplyStream:
         )
 
 
+_NO_DRAFTS: set[int] = set()
+"""Bots whose Bot API server answered that ``sendMessageDraft`` does not exist."""
+
+
+class _Draft:
+    """A reply streaming as a draft in a private chat; ``usable`` turns False for good on failure."""
+
+    def __init__(self, bot: Bot, target: Target, *, usable: bool) -> None:
+        self.bot, self.target = bot, target
+        self.usable = usable and bot.id not in _NO_DRAFTS
+        self.draft_id = secrets.randbelow(2**31 - 2) + 1  # non-zero; one per reply, so it animates
+
+    async def show(self, stream: ReplyStream, text: str) -> bool:
+        """Show ``text`` so far: full messages are sent, the draft shows the last one.
+
+        Returns:
+            False when drafts cannot be used (then the caller streams by edits).
+        """
+        if not self.usable:
+            return False
+        chunks = render(text, stream.policy.max_chars)
+        if not chunks:
+            return True
+        if len(chunks) > 1:
+            await stream.show_chunks(chunks[:-1])
+        try:
+            await self._send(chunks[-1])
+        except TelegramNotFound:  # what the Bot API answers for a method it does not have
+            _NO_DRAFTS.add(self.bot.id)
+            log.info("this Bot API server has no sendMessageDraft; replies stream by edits")
+            self.usable = False
+        except TelegramBadRequest as exc:
+            if "method" in exc.message.lower():
+                _NO_DRAFTS.add(self.bot.id)
+            log.warning("a draft was refused (%s); this reply streams by edits", exc.message)
+            self.usable = False
+        return self.usable
+
+    async def _send(self, chunk: Chunk) -> None:
+        try:
+            await self._send_once(chunk, _entities(chunk))
+        except TelegramBadRequest as exc:
+            if not chunk.entities or "entit" not in exc.message.lower():
+                raise
+            await self._send_once(chunk, None)
+
+    async def _send_once(self, chunk: Chunk, entities: list[MessageEntity] | None) -> None:
+        await self.bot.send_message_draft(
+            chat_id=self.target.chat_id,
+            draft_id=self.draft_id,
+            text=chunk.text,
+            entities=entities,
+            message_thread_id=self.target.thread_id,
+        )
+
+
 @asynccontextmanager
 async def typing(bot: Bot, target: Target, every: float) -> AsyncIterator[None]:
     """Show "typing…" in the chat (renewed every ``every`` seconds) while the block runs."""
@@ -250,6 +315,7 @@ async def deliver(
         The finished turn (None when it failed) and the messages that show it.
     """
     stream = ReplyStream(bot, target, policy, parts)
+    draft = _Draft(bot, target, usable=not parts and not target.group and target.chat_id > 0)
     interval = policy.group_interval if target.group else policy.private_interval
     text, due, turn = "", 0.0, None
     replies = cast("AsyncGenerator[ReplyEvent, None]", events)  # the service's reply streams are generators
@@ -260,11 +326,14 @@ async def deliver(
                     text += event.text
                     if time.monotonic() >= due and text.strip():
                         due = time.monotonic() + interval
-                        due += await _progress(stream, text)
+                        due += await _progress(stream, text, draft)
                 elif isinstance(event, ReplyDone):
                     turn = event.turn
-                    footer = notice_footer(event.notices)
+                    saved = receipt_notes(event)
+                    covered = bool(saved) and len(saved) == len(event.context.memory_writes)
+                    footer = None if covered else notice_footer(event.notices)  # receipts say it
                     await stream.show(event.reply, markup=keyboard(event.turn), footer=footer)
+                    await _receipts(stream, event, saved)
                 elif isinstance(event, ReplyFailed):
                     await stream.show(f"⚠️ {event.message}", markdown=False)
         except TelegramAPIError:
@@ -276,9 +345,27 @@ async def deliver(
     return Delivered(turn=turn, parts=stream.parts)
 
 
-async def _progress(stream: ReplyStream, text: str) -> float:
-    """Show the text so far; returns extra seconds to wait before the next edit."""
+async def _receipts(stream: ReplyStream, done: ReplyDone, saved: tuple[MemoryNote, ...]) -> None:
+    """Send a receipt with Undo and Pin under the reply for each memory it saved."""
+    target = msgspec.structs.replace(stream.target, reply_to=stream.parts[-1] if stream.parts else None)
+    texts = shows_texts(done, private=not target.group)
+    for note in saved:
+        try:
+            await send_chunk(
+                stream.bot,
+                target,
+                receipt_chunk(note, texts=texts, group=target.group),
+                markup=receipt_keyboard(note, target.chat_id),
+            )
+        except TelegramAPIError:  # the reply is shown; a missing receipt leaves /memories
+            log.warning("a memory receipt could not be sent in chat %s", target.chat_id, exc_info=True)
+
+
+async def _progress(stream: ReplyStream, text: str, draft: _Draft) -> float:
+    """Show the text so far (as a draft when it can); returns extra seconds to wait before the next."""
     try:
+        if await draft.show(stream, text):
+            return 0.0
         await stream.show(text)
     except TelegramRetryAfter as exc:
         return float(exc.retry_after)

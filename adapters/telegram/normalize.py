@@ -3,7 +3,9 @@
 In a private chat every message is for the persona. In a group it answers a message that
 mentions the bot (``@username`` or a text mention), names the persona (whole word, any case),
 or replies to one of the bot's messages; every other message is still stored as context.
-Media become text the model can read (``[photo]``, ``[sticker 😀]``) followed by the caption.
+Media become text the model can read (``[photo]``, ``[sticker 😀]``) followed by the caption;
+a photo or image document fetched as a picture (``adapters.telegram.pictures``) goes with the
+message as an image instead of its label, and the caption stays the text.
 Messages with nothing to read (service messages: members joining, pins...) are skipped.
 """
 
@@ -16,6 +18,7 @@ import msgspec
 from aiogram.types import Message, User
 
 from adapters.telegram.ids import chat_key, space_key, user_key
+from engine.images import Image
 from engine.model import IncomingMessage
 
 __all__ = [
@@ -51,13 +54,16 @@ def chat_of(message: Message) -> str:
     return chat_key(message.chat.id, topic_of(message))
 
 
-def attachments_of(message: Message) -> tuple[str, ...]:
-    """Media of a message, described as text (PLT-5 "attachments-as-text")."""
+def attachments_of(message: Message, *, pictured: int = 0) -> tuple[str, ...]:
+    """Media of a message, described as text (PLT-5 "attachments-as-text"); ``pictured``: how
+    many of its pictures (the photo, then an image document) go as images, without a label."""
     found: list[str] = []
+    photo_pictured = bool(message.photo) and pictured > 0
+    document_pictured = pictured > (1 if message.photo else 0)
     if message.sticker is not None:
         found.append(f"[sticker {message.sticker.emoji or ''}]".replace(" ]", "]"))
     simple = (
-        (message.photo, "[photo]"),
+        (message.photo and not photo_pictured, "[photo]"),
         (message.video, "[video]"),
         (message.animation, "[GIF]"),
         (message.voice, "[voice message]"),
@@ -68,7 +74,7 @@ def attachments_of(message: Message) -> tuple[str, ...]:
     found += [label for present, label in simple if present]
     if message.audio is not None:
         found.append(f"[audio: {message.audio.title or message.audio.file_name or 'untitled'}]")
-    if message.document is not None and message.animation is None:
+    if message.document is not None and message.animation is None and not document_pictured:
         found.append(f"[file: {message.document.file_name or 'unnamed'}]")
     if message.poll is not None:
         found.append(f"[poll: {message.poll.question}]")
@@ -128,7 +134,12 @@ def display_name(message: Message) -> str | None:
 
 
 def normalize(
-    message: Message, me: User, persona_name: str, *, reply_to: str | None = None
+    message: Message,
+    me: User,
+    persona_name: str,
+    *,
+    reply_to: str | None = None,
+    pictures: tuple[Image, ...] = (),
 ) -> Normalized | None:
     """The message for the service, or None when it has nothing to read or no author.
 
@@ -137,12 +148,13 @@ def normalize(
         me: the bot's own user.
         persona_name: the persona's name, which addresses it in groups.
         reply_to: the stored id of the message this one replies to, when known.
+        pictures: its photo and image document, fetched (``adapters.telegram.pictures``).
     """
     author = _author(message)
-    media = attachments_of(message)
+    media = attachments_of(message, pictured=len(pictures))
     words = (message.text or message.caption or "").strip()
     text = " ".join([*media, words]).strip()
-    if author is None or not text:
+    if author is None or not (text or pictures):
         return None
     user, name, is_bot = author
     addressed, mentioned = is_addressed(message, me, persona_name)
@@ -157,5 +169,6 @@ def normalize(
         reply_to=reply_to,
         is_mention=mentioned,
         attachments=media,
+        images=pictures,
     )
     return Normalized(message=incoming, addressed=addressed and not is_bot)

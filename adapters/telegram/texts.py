@@ -18,6 +18,7 @@ COMMANDS: tuple[str, ...] = (
     "clear",
     "privacy",
     "notices",
+    "memory",
     "summary",
     "regenerate",
     "lore",
@@ -36,6 +37,7 @@ _MENU: dict[str, dict[str, str]] = {
         "clear": "Forget all memories here",
         "privacy": "Personal memory on or off",
         "notices": "How I tell about memory changes",
+        "memory": "Memory off or on in this chat",
         "summary": "Summaries of this conversation",
         "regenerate": "Write my last reply again",
         "lore": "Lorebooks of this chat",
@@ -52,6 +54,7 @@ _MENU: dict[str, dict[str, str]] = {
         "clear": "Забыть всё в этом чате",
         "privacy": "Личная память: включить или выключить",
         "notices": "Как я сообщаю об изменениях памяти",
+        "memory": "Память в этом чате: выкл. или вкл.",
         "summary": "Сводки этого разговора",
         "regenerate": "Переписать мой последний ответ",
         "lore": "Лорбуки этого чата",
@@ -68,6 +71,7 @@ _MENU: dict[str, dict[str, str]] = {
         "clear": "Esquecer todas as memórias daqui",
         "privacy": "Memória pessoal ligada ou desligada",
         "notices": "Como aviso mudanças na memória",
+        "memory": "Memória desligada ou ligada neste chat",
         "summary": "Resumos desta conversa",
         "regenerate": "Reescrever minha última resposta",
         "lore": "Lorebooks deste chat",
@@ -84,6 +88,7 @@ _MENU: dict[str, dict[str, str]] = {
         "clear": "Quên mọi ký ức ở đây",
         "privacy": "Bật hoặc tắt bộ nhớ cá nhân",
         "notices": "Cách tôi báo thay đổi bộ nhớ",
+        "memory": "Tắt hoặc bật bộ nhớ trong cuộc trò chuyện này",
         "summary": "Tóm tắt cuộc trò chuyện này",
         "regenerate": "Viết lại câu trả lời gần nhất",
         "lore": "Lorebook của cuộc trò chuyện này",
@@ -100,6 +105,7 @@ _MENU: dict[str, dict[str, str]] = {
         "clear": "לשכוח את כל הזיכרונות כאן",
         "privacy": "זיכרון אישי: פעיל או כבוי",
         "notices": "איך אני מדווח על שינויי זיכרון",
+        "memory": "זיכרון כבוי או פועל בצ'אט הזה",
         "summary": "סיכומים של השיחה",
         "regenerate": "לכתוב מחדש את התשובה האחרונה",
         "lore": "ספרי הידע (lorebooks) של הצ'אט",
@@ -135,7 +141,9 @@ def help_text(persona: str, username: str | None) -> str:
         "/personal). In groups only admins change the group's memories; /personal is sent to you "
         "privately. `/clear` forgets the unpinned memories here and asks separately about pinned "
         "ones; `/clear personal` does that for yours. `/notices off|brief|full` sets how much I "
-        "say when I save or forget memories (group admins).",
+        "say when I save or forget memories (group admins). `/memory off` switches this chat to "
+        "memory off: I neither read nor save memories here, a clean slate every time; `/memory on` "
+        "brings them back (group admins).",
         "",
         "`/lore attach <id>` and `/lore detach <id>` choose the lorebooks of this chat (group admins only).",
         "`/persona` chooses who talks in this chat (group admins only).",

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, get, post
+from litestar import Controller, get, post, put
 from litestar.connection import ASGIConnection
 from litestar.di import Provide
 from litestar.handlers.base import BaseRouteHandler
@@ -14,12 +14,31 @@ from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, JSONBody, QueryParameter
 
 from adapters.cards.jsondoc import check_json_depth
-from adapters.web.actions.chat import Author, final_event, history, regenerate, say, stored_only, turn_view
+from adapters.web.actions.chat import (
+    Author,
+    answer_last,
+    chat_settings,
+    final_event,
+    history,
+    put_chat_settings,
+    regenerate,
+    say,
+    stored_only,
+    turn_view,
+)
 from adapters.web.deps import provide_web
 from adapters.web.errors import Refused
 from adapters.web.limits import ChatLimited, Ticket
 from adapters.web.params import Web
-from adapters.web.schemas.chat import ChatReply, ErrorBody, MessageList, SendMessage, TurnView
+from adapters.web.schemas.chat import (
+    ChatReply,
+    ChatSettingsBody,
+    ChatSettingsView,
+    ErrorBody,
+    MessageList,
+    SendMessage,
+    TurnView,
+)
 from adapters.web.state import WebState
 from engine.errors import InvalidInput, Unauthorized
 from engine.service import ReplyDone, ReplyEvent, ReplyFailed
@@ -102,7 +121,8 @@ class ChatController(Controller):
 
     @post("/{chat:str}/messages", status_code=200, responses=_FAILED)
     async def send(self, web: Web, chat: FromPath[str], data: JSONBody[SendMessage]) -> ChatReply:
-        """Store a message and (unless ``reply`` is false) answer it.
+        """Store a message with its pictures (``images``, at most 4 of 5 MB) and (unless ``reply``
+        is false) answer it.
 
         A message that asks for a reply counts against the named user's chat limits
         (``adapters.web.limits``): beyond them 429 ``too_many_replies`` / ``too_many_messages``
@@ -114,16 +134,33 @@ class ChatController(Controller):
         author = Author(user=user, name=name)
         persona = data.persona or "default"
         if not data.reply:
-            stored = await say(web, chat_id, author, data.text, persona, sent_at=data.sent_at, reply=False)
+            stored = await say(
+                web,
+                chat_id,
+                author,
+                data.text,
+                persona,
+                sent_at=data.sent_at,
+                reply=False,
+                images=data.images,
+            )
             return await stored_only(stored)
         with await _admitted(web, user):
-            accepted = await say(web, chat_id, author, data.text, persona, sent_at=data.sent_at)
+            accepted = await say(
+                web, chat_id, author, data.text, persona, sent_at=data.sent_at, images=data.images
+            )
             return await _answered(accepted.events)
 
     @post("/{chat:str}/turns/{turn:str}/regenerate", status_code=200, responses=_FAILED)
     async def regenerate(self, web: Web, chat: FromPath[str], turn: FromPath[str]) -> ChatReply:
         """Answer the latest turn's message again (MEM-7 applies)."""
         return await _answered(await regenerate(web, qualify_id(chat, what="chat"), turn))
+
+    @post("/{chat:str}/answer", status_code=200, responses=_FAILED)
+    async def answer(self, web: Web, chat: FromPath[str]) -> ChatReply:
+        """Answer the chat's last message when it is a person's message with no reply (its turn
+        failed, or the process died mid-reply); 409 ``nothing_to_answer`` otherwise."""
+        return await _answered(await answer_last(web, qualify_id(chat, what="chat")))
 
     @get("/{chat:str}/turns/{turn:str}")
     async def turn(self, web: Web, chat: FromPath[str], turn: FromPath[str]) -> TurnView:
@@ -136,3 +173,19 @@ class ChatController(Controller):
     ) -> MessageList:
         """The chat's newest messages, oldest first."""
         return await history(web, qualify_id(chat, what="chat"), limit)
+
+    @get("/{chat:str}/settings")
+    async def settings(self, web: Web, chat: FromPath[str]) -> ChatSettingsView:
+        """The chat's settings: ``memory`` ``on`` or ``off`` (MEM-8)."""
+        return await chat_settings(web, qualify_id(chat, what="chat"))
+
+    @put("/{chat:str}/settings")
+    async def put_settings(
+        self, web: Web, chat: FromPath[str], data: JSONBody[ChatSettingsBody]
+    ) -> ChatSettingsView:
+        """Switch the chat's memory mode (MEM-8, DEEP-4); a chat not started yet starts in it.
+
+        ``off``: its turns neither read nor write any memory list, the deep pass and the archive
+        leave it alone and its request logs say ``memory: "off"``; ``on`` brings everything back.
+        """
+        return await put_chat_settings(web, qualify_id(chat, what="chat"), data)

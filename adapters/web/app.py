@@ -140,7 +140,7 @@ def create_app(
             *([state.ingest.close] if state.ingest else []),
             *(on_shutdown or []),
         ],
-        request_max_body_size=25_000_000,
+        request_max_body_size=30_000_000,  # a message with four 5 MB pictures in base64 (~28 MB)
         debug=False,
     )
     app.state.web = state

@@ -22,6 +22,7 @@ from adapters.cards.report import import_report
 from adapters.llm.tokens import offline_count
 from adapters.web.actions import lore as act
 from adapters.web.actions.lore import ExportFormat, find_book, imported, store_book
+from adapters.web.actions.personas import visible_persona
 from adapters.web.app_auth import owned_chat, require_user
 from adapters.web.app_personas import shared_persona_books
 from adapters.web.layers import BODY_DTO, browser_guards, web_dependency
@@ -261,10 +262,13 @@ async def list_books(
     web: NamedDependency[WebState],
     visitor: NamedDependency[BrowserSession],
     chat: FromQuery[str | None] = None,
+    persona: FromQuery[str | None] = None,
 ) -> EditorBookList:
-    """The visitor's books and the personas' books; ``attached`` to ``chat`` when given."""
+    """The visitor's books and the personas' books; ``attached`` to ``chat`` when given;
+    ``read_by_persona`` for the books of ``persona`` (404 ``persona_not_found`` when not visible)."""
     own, shared = await _own_books(web, visitor), await shared_persona_books(web)
     attached = set(await web.lore.attached(owned_chat(visitor, chat))) if chat else set()
+    read = set((await visible_persona(web, visitor, persona)).lorebooks) if persona else set()
     books = [b for b in await web.lore.all() if b.id in own or b.id in shared]
     return EditorBookList(
         lorebooks=[
@@ -275,6 +279,7 @@ async def list_books(
                 editable=b.id in own,
                 persona_book=b.id in shared,
                 attached=b.id in attached,
+                read_by_persona=b.id in read,
             )
             for b in books
         ]

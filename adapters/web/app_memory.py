@@ -9,7 +9,9 @@ The lists in play for a person in their own room (MEM-4) are four, named for the
 
 A person may change memories only in those lists: a memory whose list belongs to someone else,
 or to a space that is not one of their rooms, is ``403 not_your_memory``. Guests have no
-memories (MEM-8): ``403 sign_in_required``. What happens is ``adapters.web.actions.memory``,
+memories (MEM-8): ``403 sign_in_required``. The panel also tells the chat's memory mode and
+whether the deep memory pass applies to it ("Deep memory: Active", DEEP-1..4), and the chat's
+settings are switched here (memory off). What happens is ``adapters.web.actions.memory``,
 shared with the operator API; these routes add the session, the ownership and ``recent``.
 """
 
@@ -20,9 +22,11 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery, JSONBody
 
 from adapters.web.actions import memory as act
+from adapters.web.actions.chat import chat_settings, deep_memory, put_chat_settings
 from adapters.web.actions.memory import memory_desk
 from adapters.web.app_auth import owned_chat, require_user
 from adapters.web.layers import BODY_DTO, browser_guards, web_dependency
+from adapters.web.schemas.chat import ChatSettingsBody, ChatSettingsView
 from adapters.web.schemas.memory import (
     Cleared,
     Composed,
@@ -120,6 +124,7 @@ async def list_memories(
         records = await desk.list([list_of(name, found.id, visitor.user, chat_id)])
         views = [act.memory_view(r, desk, now) for r in act.newest_first(records)]
         lists.append(PanelList(list_=name, title=title, memories=views))
+    settings = await web.service.chats.chat_settings(chat_id)
     return Panel(
         persona=found.id,
         lists=lists,
@@ -127,7 +132,28 @@ async def list_memories(
         decay=policy.decay_enabled,
         dormant_after=policy.dormant_after,
         notices=await web.directory.notice_level(memory_space(chat_id)),
+        memory=settings.memory,
+        deep_memory=deep_memory(web, chat_id, found, settings),
     )
+
+
+@get("/chats/{chat:str}/settings")
+async def get_chat_settings(
+    web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession], chat: FromPath[str]
+) -> ChatSettingsView:
+    """One of the visitor's chats' settings: ``memory`` ``on`` or ``off`` (MEM-8)."""
+    return await chat_settings(web, owned_chat(visitor, chat))
+
+
+@put("/chats/{chat:str}/settings")
+async def set_chat_settings(
+    web: NamedDependency[WebState],
+    visitor: NamedDependency[BrowserSession],
+    chat: FromPath[str],
+    data: JSONBody[ChatSettingsBody],
+) -> ChatSettingsView:
+    """Switch one of the signed-in visitor's chats to memory off or back on (MEM-8, DEEP-4)."""
+    return await put_chat_settings(web, _chat(visitor, chat), data)
 
 
 @put("/chats/{chat:str}/memory-notices")
@@ -246,6 +272,8 @@ MEMORY_ROUTES = [
             clear_memories,
             compose_memories,
             memories_from_dialogue,
+            get_chat_settings,
+            set_chat_settings,
         ],
         guards=browser_guards(),
         dependencies=web_dependency(),

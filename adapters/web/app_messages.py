@@ -1,10 +1,14 @@
 """Message controls of the browser chat (issue 16): edit, delete, swipes, branches, guest chat move.
 
-- ``PUT /app/chats/{chat}/messages/{id}`` ``{text}`` and ``DELETE`` the same: one's own messages.
+- ``PUT /app/chats/{chat}/messages/{id}`` ``{text}`` and ``DELETE`` the same: one's own messages
+  and the persona's replies (the next turn reads the edited text). Deleting one's message also
+  deletes the reply that answered it (``also`` lists it), so two replies never stand in a row.
 - ``POST /app/chats/{chat}/turns/{turn}/choose``: show another alternative (swipe) of the latest
   reply; it is what the next turn sees.
 - ``POST /app/chats/{chat}/branches`` ``{message}``: a new chat with the conversation up to that
-  message; memories are shared with the original (MEM-1, seed 004).
+  message; memories are shared with the original (MEM-1, seed 004). ``PUT
+  /app/chats/{chat}/branches/{branch}`` ``{title}`` renames one (``chat``: the original or any
+  of its branches).
 - ``POST /app/guest-chat/ticket`` (as a guest) then, once signed in or up,
   ``POST /app/guest-chat/move`` ``{ticket}``: the guest's conversation moves into the account —
   into the main room when it is empty (a new account), else into a new room "Guest chat". The
@@ -24,12 +28,15 @@ from adapters.web.actions.messages import (
     guest_ticket,
     make_branch,
     move_guest_chat,
+    rename_branch,
     root_chat,
 )
 from adapters.web.params import AccountService, Visitor, Web
 from adapters.web.schemas.messages import (
     BranchBody,
     BranchMade,
+    BranchOne,
+    BranchRename,
     Chosen,
     EditBody,
     MessageDeleted,
@@ -49,7 +56,7 @@ __all__ = ["MESSAGE_ROUTES", "branch_chat", "root_chat"]
 async def edit_message(
     web: Web, visitor: Visitor, chat: FromPath[str], message: FromPath[str], data: JSONBody[EditBody]
 ) -> MessageOne:
-    """Change the text of one of your own messages."""
+    """Change the text of one of your own messages or of a persona reply."""
     chat_id = owned_chat(visitor, chat)
     controls, _ = controls_of(web)
     return MessageOne(message=MessageView.of(await controls.edit(chat_id, message, visitor.user, data.text)))
@@ -59,11 +66,11 @@ async def edit_message(
 async def delete_message(
     web: Web, visitor: Visitor, chat: FromPath[str], message: FromPath[str]
 ) -> MessageDeleted:
-    """Delete one of your own messages (the persona's reply to it stays)."""
+    """Delete one of your own messages (with the reply that answered it) or a persona reply."""
     chat_id = owned_chat(visitor, chat)
     controls, _ = controls_of(web)
-    await controls.delete(chat_id, message, visitor.user)
-    return MessageDeleted(deleted=message)
+    removed = await controls.delete(chat_id, message, visitor.user)
+    return MessageDeleted(deleted=message, also=list(removed[1:]))
 
 
 @post("/chats/{chat:str}/turns/{turn:str}/choose", status_code=200)
@@ -78,6 +85,14 @@ async def new_branch(
 ) -> BranchMade:
     """A new chat with this conversation up to a message; memories stay shared with this one."""
     return await make_branch(web, owned_chat(visitor, chat), data.message, data.title)
+
+
+@put("/chats/{chat:str}/branches/{branch:str}")
+async def rename(
+    web: Web, visitor: Visitor, chat: FromPath[str], branch: FromPath[str], data: JSONBody[BranchRename]
+) -> BranchOne:
+    """Rename one of this chat's branches (its messages and memories stay as they are)."""
+    return await rename_branch(web, owned_chat(visitor, chat), branch, data.title)
 
 
 @post("/guest-chat/ticket", status_code=200)
@@ -95,4 +110,4 @@ async def move(web: Web, visitor: Visitor, accounts: AccountService, data: JSONB
     return await move_guest_chat(web, accounts, visitor, data.ticket)
 
 
-MESSAGE_ROUTES = [edit_message, delete_message, choose_swipe, new_branch, ticket, move]
+MESSAGE_ROUTES = [edit_message, delete_message, choose_swipe, new_branch, rename, ticket, move]

@@ -59,6 +59,7 @@ async def read_chat_summary(
         long_term=[tier_view(t) for t in state.level("long_term")],
         unsummarized=waiting,
         max_chars=act.summary_desk(web).policy.max_chars,
+        chunk=act.summary_desk(web).policy.chunk_messages,
     )
 
 

@@ -3,7 +3,8 @@
 One ``Router`` holds every browser endpoint: the session and rooms (``app_chat``), accounts
 (``app_auth``), the memory panel (``app_memory``), the lorebook editor (``app_lore``) and the
 conversation-memory view (``app_summary``, SUM-4: read, edit and rebuild the tiers, the count of
-unsummarized messages), personas (``app_personas``) and message controls, branches and the guest
+unsummarized messages), the archive view (``app_archive``: pins and working notes, EPI-1),
+personas (``app_personas``) and message controls, branches and the guest
 chat move (``app_messages``). Its guard enforces CSRF on state-changing requests, its ``visitor``
 dependency resolves the session (401 without a valid one) and its ``accounts`` dependency the
 account service; each group of routes brings the ``web`` state (``layers.web_dependency``).
@@ -17,6 +18,7 @@ from litestar import Router
 from litestar.di import Provide
 
 from adapters.web.accounts import SignInLimited
+from adapters.web.app_archive import ARCHIVE_VIEW_ROUTES
 from adapters.web.app_auth import (
     AUTH_ROUTES,
     csrf_guard,
@@ -48,6 +50,7 @@ def browser_router() -> Router:
             *MEMORY_ROUTES,
             *LORE_ROUTES,
             *SUMMARY_ROUTES,
+            *ARCHIVE_VIEW_ROUTES,
         ],
         guards=[csrf_guard],
         dependencies={

@@ -1,7 +1,10 @@
 """The browser chat's streaming WebSocket (PLT-4, API.md); the page's session is ``app_chat``.
 
 Frames are the tagged unions of ``adapters.web.schemas.frames``, decoded with msgspec.
-Frames in: ``{"type": "message", "text", "persona"?}``, ``{"type": "regenerate", "turn"}``,
+Frames in: ``{"type": "message", "text", "persona"?, "images"?}`` (pictures as in the REST API),
+``{"type": "regenerate", "turn"}``,
+``{"type": "answer"}`` (answer the chat's last message when it is the person's and has no reply:
+a failed turn, or a process that died mid-reply; else ``error`` ``nothing_to_answer``),
 ``{"type": "stop"}`` (stop generating: the reply so far is kept).
 Frames out: ``{"type": "delta", "text"}``…, then ``{"type": "done", "turn", "reply", "context"}``
 or ``{"type": "error", "code", "message"}``. The browser's ``done`` frames also carry
@@ -35,12 +38,13 @@ from litestar.params import FromPath
 
 from adapters.cards.jsondoc import check_json_depth
 from adapters.llm.stopping import STOP
-from adapters.web.actions.chat import Author, browser_done, regenerate, say
+from adapters.web.actions.chat import Author, answer_last, browser_done, regenerate, say
 from adapters.web.actions.personas import visible_persona
 from adapters.web.app_auth import current_session, origin_ok
 from adapters.web.limits import ChatLimited, Ticket
 from adapters.web.params import Web
 from adapters.web.schemas.frames import (
+    AnswerFrame,
     ErrorFrame,
     InFrame,
     MessageFrame,
@@ -99,13 +103,15 @@ async def _handle(
     web: WebState,
     session: BrowserSession,
     chat: str,
-    frame: MessageFrame | RegenerateFrame,
+    frame: MessageFrame | RegenerateFrame | AnswerFrame,
 ) -> bool:
+    if isinstance(frame, AnswerFrame):
+        return await _relay(socket, await answer_last(web, chat), _ids(web, chat, None))
     if isinstance(frame, MessageFrame):
         persona = frame.persona or "default"
         await visible_persona(web, session, persona)
         author = Author(user=session.user, name="You" if session.guest else session.slug, guest=session.guest)
-        accepted = await say(web, chat, author, frame.text, persona)
+        accepted = await say(web, chat, author, frame.text, persona, images=frame.images)
         return await _relay(socket, accepted.events, _ids(web, chat, accepted.message.id))
     events = await regenerate(web, chat, frame.turn, keep_alternatives=True)
     return await _relay(socket, events, _ids(web, chat, None) if web.controls is not None else None)
@@ -210,7 +216,7 @@ async def _guarded(
     web: WebState,
     session: BrowserSession,
     chat: str,
-    frame: MessageFrame | RegenerateFrame,
+    frame: MessageFrame | RegenerateFrame | AnswerFrame,
     stop: asyncio.Event,
     ticket: Ticket,
 ) -> bool:

@@ -44,7 +44,13 @@ STATUS: tuple[tuple[type[HearthError], int], ...] = (
     (LLMUnavailable, 502),
     (StorageUnavailable, 503),
 )
-_STATUS_BY_CODE = {"invalid_json": 400, "file_too_large": 413, "ingest_busy": 429}
+_STATUS_BY_CODE = {
+    "invalid_json": 400,
+    "file_too_large": 413,
+    "image_too_large": 413,
+    "image_type": 415,
+    "ingest_busy": 429,
+}
 
 
 def status_of(exc: HearthError) -> int:

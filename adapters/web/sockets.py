@@ -30,6 +30,8 @@ SIGNED_OUT = 4401
 """The WebSocket close code of a socket whose session was signed out."""
 EVERY_SESSION = "*"
 """The session id that stands for every session of an account ("sign out everywhere")."""
+STOP_SECONDS = 2.0
+"""How long a shutdown waits for the sign-out feed to stop after cancelling it."""
 
 Closer = Callable[[], Awaitable[None]]
 
@@ -94,8 +96,10 @@ class SignOutFeed:
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            # bounded: a blocking read that ignores its cancellation must not hold the shutdown
+            done, _ = await asyncio.wait({task}, timeout=STOP_SECONDS)
+            if not done:
+                log.warning("the sign-out feed did not stop within %.0f s; left behind", STOP_SECONDS)
 
     async def _follow(self) -> None:
         cursor: str | None = None

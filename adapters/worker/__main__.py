@@ -84,12 +84,15 @@ async def _serve(hearth: Hearth, stop: asyncio.Event) -> None:
         hearth.summary_desk,
         hearth.summaries,
         archive=hearth.archive,
+        chats=hearth.service.chats,
         reclaim_ms=settings.worker.job_reclaim_secs * 1000,
     )
     dream = dream_runner(hearth.archive, hearth.service.model, settings.llm.model, settings.dream)
     tasks = [
         asyncio.create_task(jobs.run(stop)),
-        asyncio.create_task(ArchiveSweeper(hearth.archive, dream=dream).run(stop)),
+        asyncio.create_task(
+            ArchiveSweeper(hearth.archive, dream=dream, chats=hearth.service.chats).run(stop)
+        ),
     ]
     _serve_metrics(hearth)
     log.info("Hearth worker ready (Telegram polling: %s; background jobs: on)", "on" if telegram else "off")

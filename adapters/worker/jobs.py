@@ -12,6 +12,7 @@ After a chat's summary job the chat's closed sessions become archive pages (EPI-
 that takes the Redis sweep lease) archives every chat's closed sessions, runs the dream pass
 (EPI-10; opt-in, it skips and says why in its report) and sweeps the pages. The dream pass runs
 before the sweep because the default sweep evicts cold pages, and cold pages are what it merges.
+A chat in memory-off mode (MEM-8) is not archived while it is so: no page is written for it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from typing import cast
 
 from engine.archive.dream import DreamPolicy
 from engine.errors import StorageUnavailable
-from engine.ports import ChatModel
+from engine.memory.mode import chat_memory_off
+from engine.ports import ChatModel, ChatSettingsStore
 from engine.service.archive import ArchiveDesk
 from engine.service.dream import DreamRunner, DreamStore
 from engine.service.summaries import SummaryDesk
@@ -50,8 +52,10 @@ class JobRunner:
         block_ms: int = 2_000,
         reclaim_ms: int = 60_000,
         archive: ArchiveDesk | None = None,
+        chats: ChatSettingsStore | None = None,
     ) -> None:
         self._archive = archive
+        self._chats = chats  # the chats' memory mode: a memory-off chat is not archived (MEM-8)
         self._desk = desk
         self._store = store
         self.consumer = consumer or f"{socket.gethostname()}-{os.getpid()}"
@@ -82,7 +86,7 @@ class JobRunner:
                 return
             written = await self._desk.summarize(chat)
             log.info("summarized %s: %d tier(s)", chat, written)
-            if self._archive is not None:
+            if self._archive is not None and not await _memory_off(self._chats, chat):
                 await _archive_chat(self._archive, chat)
         await self._store.ack(job)
 
@@ -103,6 +107,11 @@ class JobRunner:
                     log.exception("a background job failed; it will be retried")
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), timeout=pause)
+
+
+async def _memory_off(chats: ChatSettingsStore | None, chat: str) -> bool:
+    """Whether ``chat`` is in memory-off mode (MEM-8): the archive neither reads nor writes it."""
+    return chats is not None and chat_memory_off(await chats.chat_settings(chat))
 
 
 async def _archive_chat(archive: ArchiveDesk, chat: str) -> None:
@@ -147,8 +156,11 @@ def dream_runner(desk: ArchiveDesk, model: ChatModel, default_model: str, policy
 class ArchiveSweeper:
     """The periodic archive pass: archive closed sessions of every chat, then sweep (EPI-2)."""
 
-    def __init__(self, desk: ArchiveDesk, *, dream: DreamRunner | None = None) -> None:
+    def __init__(
+        self, desk: ArchiveDesk, *, dream: DreamRunner | None = None, chats: ChatSettingsStore | None = None
+    ) -> None:
         self._desk = desk
+        self._chats = chats  # a memory-off chat's sessions are not archived (MEM-8)
         self._dream = dream
         self._store = desk.store
         self.interval = desk.settings.sweep_secs
@@ -164,7 +176,8 @@ class ArchiveSweeper:
         pages = 0
         chats = await self._store.chats()
         for chat in chats:
-            pages += len(await self._desk.archive_sessions(chat))
+            if not await _memory_off(self._chats, chat):
+                pages += len(await self._desk.archive_sessions(chat))
         if self._dream is not None:
             await _dream(self._dream)
         counts = await self._desk.sweep()

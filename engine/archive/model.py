@@ -36,6 +36,7 @@ __all__ = [
     "Page",
     "PageStatus",
     "PageVersion",
+    "WorkingNote",
     "require_aware",
 ]
 
@@ -106,6 +107,22 @@ class PageVersion(msgspec.Struct, frozen=True, kw_only=True):
     superseded_by: str | None = None
 
 
+class WorkingNote(msgspec.Struct, frozen=True, kw_only=True):
+    """A working note of a session that has ended, kept in its session page's history (EPI-1).
+
+    Attributes:
+        id: the id the note had as a working page.
+        text: what the note said.
+        at: when it was written.
+        author: who wrote it (``persona:<id>`` for the persona's tool, else the person's id).
+    """
+
+    id: str
+    text: str
+    at: datetime
+    author: str | None = None
+
+
 class Page(msgspec.Struct, frozen=True, kw_only=True):
     """One archive page with its retention inputs and version chain.
 
@@ -137,6 +154,9 @@ class Page(msgspec.Struct, frozen=True, kw_only=True):
         version_reason: why it did.
         versions: earlier contents, oldest first.
         schema: shape version of the stored page.
+        author: who wrote a working note (``persona:<id>`` or the person's id).
+        notes: the working notes of the session this page holds, kept when the session ended
+            (history only: never searched, recalled or shown in a prompt, EPI-1).
     """
 
     id: str
@@ -165,6 +185,8 @@ class Page(msgspec.Struct, frozen=True, kw_only=True):
     version_reason: str = "created"
     versions: tuple[PageVersion, ...] = ()
     schema: int = PAGE_SCHEMA
+    author: str | None = None
+    notes: tuple[WorkingNote, ...] = ()
 
 
 class HalfLives(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -173,8 +173,9 @@ class LoreBook(msgspec.Struct, frozen=True, kw_only=True):
         match_whole_words: Legacy default for entries whose ``match_whole_words`` is ``None``,
             used only when ``matching`` is ``None`` (books stored before LORE-18).
         matching: Default for entries whose ``match_whole_words`` is ``None`` (LORE-18):
-            ``"whole_words"``, ``"substring"`` (what SillyTavern does by default; imported books
-            carry it) or ``"inflections"`` (whole words that may take short suffixes/prefixes).
+            ``"whole_words"``, ``"inflections"`` (whole words that may take short
+            suffixes/prefixes; imported books carry it unless the file asks otherwise) or
+            ``"substring"`` (SillyTavern's global default, only when a file asks for it).
         use_group_scoring: Default for entries whose ``use_group_scoring`` is ``None`` (LORE-15).
         entries: The entries, in file order.
         extensions: The format's own ``extensions`` object, verbatim.

@@ -7,7 +7,7 @@ store, a composite Protocol names them together (``ChatStore``, ``SummaryStore``
 ``ArchiveStore``, ``DreamStore``, ``ControlStore``, ``MemoryRecall``); it adds no method.
 
 - ``clock``: Clock.  ``observer``: TurnObserver.  ``model``: ChatModel, TokenCounter (and the model's events).
-- ``chat``: MessageLog, MessageIntake, TurnReads, TurnRecords, ChatLock.
+- ``chat``: MessageLog, MessageIntake, TurnReads, TurnRecords, ChatSettingsStore, ImageStore, ChatLock.
 - ``controls``: MessageEdits, SwipeStore.  ``persona``: PersonaStore.  ``lore``: LoreSource.
 - ``summary``: SummaryTiers, SummaryLog, SummaryQueue, ReportStore.
 - ``memory``: MemoryStore, Directory.  ``recall``: Recall, DocumentRecall.
@@ -40,7 +40,9 @@ from engine.ports.archive import (
 )
 from engine.ports.chat import (
     ChatLock,
+    ChatSettingsStore,
     ChatStore,
+    ImageStore,
     MessageIntake,
     MessageLog,
     NewMessage,
@@ -68,6 +70,7 @@ __all__ = [
     "ArchiveStore",
     "ChatLock",
     "ChatModel",
+    "ChatSettingsStore",
     "ChatStore",
     "Clock",
     "ControlStore",
@@ -81,6 +84,7 @@ __all__ = [
     "DreamReports",
     "DreamStore",
     "EmbeddingQueue",
+    "ImageStore",
     "JobStore",
     "LoreSource",
     "MemoryRecall",

@@ -108,6 +108,11 @@ class PageStore(Protocol):
         """Ids of the chat's pages the entropy filter keeps out of LLM passes (EPI-7)."""
         ...
 
+    async def briefing_pages(self, chat: str) -> list[Page]:
+        """The chat's pinned (active or cold) pages and open working notes, oldest first: what a
+        turn's briefing shows, read without loading every page (EPI-1, EPI-13)."""
+        ...
+
     async def change(self, chat: str, decide: Callable[[list[Page]], PageChange[T]]) -> T:
         """Read the chat's pages, let ``decide`` plan a change, and store it atomically.
 

@@ -14,15 +14,18 @@ from typing import Protocol
 
 import msgspec
 
+from engine.images import ImageRef
 from engine.lorebook import LoreState
-from engine.model import StoredMessage, Turn
+from engine.model import ChatSettings, StoredMessage, Turn
 from engine.ports.recall import DocumentVersion
 from engine.requestlog import RequestLog
 from engine.summary import SummaryState
 
 __all__ = [
     "ChatLock",
+    "ChatSettingsStore",
     "ChatStore",
+    "ImageStore",
     "MessageIntake",
     "MessageLog",
     "NewMessage",
@@ -46,6 +49,7 @@ class NewMessage(msgspec.Struct, frozen=True, kw_only=True):
     reply_to: str | None = None
     guest: bool = False
     listened: bool = False  # stored without a reply: context, its author no participant (MEM-4)
+    images: tuple[ImageRef, ...] = ()  # the pictures it carries (their bytes go to the store beside it)
 
     def placed(self, chat: str, message_id: str, position: float) -> StoredMessage:
         """The message as a store keeps it (a role other than ``assistant`` becomes ``user``)."""
@@ -63,6 +67,7 @@ class NewMessage(msgspec.Struct, frozen=True, kw_only=True):
             reply_to=self.reply_to,
             guest=self.guest,
             listened=self.listened,
+            images=self.images,
         )
 
 
@@ -83,6 +88,7 @@ class TurnInputs(msgspec.Struct, frozen=True, kw_only=True):
     token_ratio: float | None = None  # learned for the model asked for
     book_versions: dict[str, int] = msgspec.field(default_factory=dict)  # of the books asked for
     documents: DocumentVersion | None = None  # the persona's, read with the turn
+    chat_settings: ChatSettings = msgspec.field(default_factory=ChatSettings)  # memory mode (MEM-8)
 
 
 class MessageLog(Protocol):
@@ -126,10 +132,17 @@ class MessageIntake(Protocol):
     """Storing a person's message, and the queue of messages awaiting a reply."""
 
     async def store_message(
-        self, chat: str, message: NewMessage, *, pending: bool, greeting: NewMessage | None
+        self,
+        chat: str,
+        message: NewMessage,
+        *,
+        pending: bool,
+        greeting: NewMessage | None,
+        images: Sequence[tuple[str, bytes]] = (),
     ) -> tuple[StoredMessage, int | None]:
         """``MessageLog.append`` in one round trip, with the current version of ``message.persona``
-        (None: the persona does not exist)."""
+        (None: the persona does not exist). ``images`` (id, bytes): the pictures the message names
+        in ``message.images``, stored with it (``ImageStore``)."""
         ...
 
     async def discard(self, chat: str, message: StoredMessage) -> None:
@@ -210,12 +223,43 @@ class TurnRecords(Protocol):
         ...
 
 
+class ChatSettingsStore(Protocol):
+    """A chat's own settings (its memory mode, MEM-8); turns read them with ``turn_inputs``."""
+
+    async def chat_settings(self, chat: str) -> ChatSettings:
+        """The chat's settings (all unset for a chat never configured, or one that does not exist yet)."""
+        ...
+
+    async def put_chat_settings(self, chat: str, settings: ChatSettings) -> None:
+        """Store the chat's settings whole (a chat may be configured before its first message)."""
+        ...
+
+
 class TurnStore(MessageIntake, TurnReads, TurnRecords, Protocol):
     """Turns, their request logs and the queue of messages awaiting a reply (the three ports above)."""
 
 
-class ChatStore(MessageLog, TurnStore, Protocol):
-    """A chat's messages and turns together (one Redis adapter implements all four ports)."""
+class ImageStore(Protocol):
+    """The pictures of a chat's messages, stored beside its log (``engine.images``): each under its
+    own key with the operator's expiry, at most ``MAX_CHAT_IMAGES`` a chat (storing one more drops
+    the oldest)."""
+
+    async def images(self, chat: str, ids: Sequence[str]) -> dict[str, bytes]:
+        """The bytes of the pictures still kept, by id (an expired or dropped one is left out)."""
+        ...
+
+    async def drop_images(self, chat: str, ids: Sequence[str]) -> None:
+        """Delete pictures (their message was deleted)."""
+        ...
+
+    async def first_notice(self, chat: str, notice: str) -> bool:
+        """Mark ``notice`` as shown in the chat; whether this was the first time."""
+        ...
+
+
+class ChatStore(MessageLog, TurnStore, ChatSettingsStore, ImageStore, Protocol):
+    """A chat's messages, turns, settings and pictures together (one Redis adapter implements
+    these ports)."""
 
 
 class ChatLock(Protocol):

@@ -21,6 +21,10 @@ class MessageEdits(Protocol):
         """Take a message out of the log and the pending queue; whether it was in the log."""
         ...
 
+    async def requeue(self, message: StoredMessage) -> None:
+        """Put a stored message back on its chat's pending queue (it awaits a reply again)."""
+        ...
+
     async def copy(
         self,
         source: str,

@@ -39,7 +39,12 @@ ModelEvent = TextDelta | ToolCall | ModelDone
 
 class ChatModel(Protocol):
     """An LLM that streams a reply to a provider-neutral prompt (``adapters.llm``; fake:
-    ``tests.fakes.ports.ScriptedChatModel``)."""
+    ``tests.fakes.ports.ScriptedChatModel``).
+
+    A model that reads pictures says so with a class attribute ``vision = True`` (read with
+    ``getattr``, default False): without it every picture reaches it as a placeholder
+    (``engine.images``) and the person is told once per chat.
+    """
 
     provider: str
 

@@ -13,7 +13,12 @@ queued; the worker embeds the queued chats every minute (:meth:`embed_queued`) a
 chat's missing ones on each archive pass, so a worker stopped half-way loses nothing.
 
 :meth:`sweep` plans every chat's sweep with the pure planner and stores it atomically; reads
-(search results, opening a page) raise scores; the score never changes search ranking (EPI-3).
+(search results, opening a page, explore) raise scores; the score never changes search ranking
+(EPI-3). People pin pages (:meth:`pin`: never swept, first with ``pin_first``) and add working
+notes (:meth:`add_note`); every turn's prompt carries the chat's pinned pages and the running
+session's notes (:meth:`briefing`), and the archive pass ends the notes of archived sessions
+into their pages' history (:meth:`end_notes`). The decisions are ``engine.archive.working`` and
+``engine.archive.explore``.
 The settings (policy overrides from ``HEARTH_ARCHIVE_*``) are read by ``config.archive`` in
 every process and passed in by the composition root.
 """
@@ -22,13 +27,15 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Mapping, Sequence
+import secrets
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Literal
 
 import msgspec
 
 from engine.archive import (
+    Briefing,
     Feedback,
     FeedbackKind,
     Page,
@@ -37,9 +44,16 @@ from engine.archive import (
     Session,
     add_feedback,
     apply_query_options,
+    briefing,
+    current_notes,
+    end_notes,
     is_closed,
+    is_note,
     low_entropy,
+    note_page,
+    notes_since,
     page_text,
+    pin_page,
     plan_sweep,
     record_reads,
     restore_page,
@@ -49,6 +63,8 @@ from engine.archive import (
     split_sessions,
     sweepable,
 )
+from engine.archive.answer import reasoning_budget
+from engine.archive.explore import Exploration, explore, explore_text
 from engine.errors import NotFound
 from engine.model import StoredMessage
 from engine.ports import ArchiveStore, Clock, PageRecall
@@ -61,6 +77,7 @@ __all__ = [
     "ArchiveSettings",
     "ArchiveStatus",
     "ArchiveStore",
+    "Explored",
     "FoundPage",
     "PageRecall",
     "SearchResults",
@@ -103,6 +120,14 @@ class SearchResults(msgspec.Struct, frozen=True, kw_only=True):
     items: tuple[FoundPage, ...]
 
 
+class Explored(msgspec.Struct, frozen=True, kw_only=True):
+    """What an exploration read (each page after its read) and how it went (EPI-2, EPI-13)."""
+
+    status: ArchiveStatus
+    exploration: Exploration
+    pages: dict[str, Page]
+
+
 def page_id_for(chat: str, session: Session) -> str:
     """A stable page id per chat and session start, so retried archiving writes the same page."""
     digest = hashlib.sha1(f"{chat}\0{session.first_position!r}".encode(), usedforsecurity=False)
@@ -141,12 +166,14 @@ class ArchiveDesk:
         clock: Clock,
         settings: ArchiveSettings,
         recall: PageRecall | None = None,
+        new_id: Callable[[], str] | None = None,
     ) -> None:
         self.store = store
         self.recall = recall
         self.settings = settings
         self.policy = settings.policy
         self._clock = clock
+        self._new_id = new_id or (lambda: secrets.token_hex(6))
 
     def now(self) -> datetime:
         """The desk's clock (scores shown to people are computed at this time)."""
@@ -154,7 +181,9 @@ class ArchiveDesk:
 
     def reconfigured(self, settings: ArchiveSettings) -> ArchiveDesk:
         """The same desk with other settings (one store tried under several policies)."""
-        return ArchiveDesk(store=self.store, clock=self._clock, settings=settings, recall=self.recall)
+        return ArchiveDesk(
+            store=self.store, clock=self._clock, settings=settings, recall=self.recall, new_id=self._new_id
+        )
 
     # --- archiving sessions -----------------------------------------------------------------
 
@@ -195,6 +224,7 @@ class ArchiveDesk:
         written = await self._archive_sessions(chat)
         if written:
             await self.embed_pages(chat)
+        await self.end_notes(chat)
         return written
 
     async def _archive_sessions(self, chat: str) -> tuple[Page, ...]:
@@ -221,18 +251,19 @@ class ArchiveDesk:
             if not stored:
                 return tuple(written)
             written.extend(pages)
-            await self._end_working_notes(chat, closed[-1].ended_at)
 
-    async def _end_working_notes(self, chat: str, ended: datetime) -> None:
-        """EPI-1: working-layer notes belong to the session running now; they end with it."""
+    async def end_notes(self, chat: str) -> int:
+        """EPI-1: the working notes of archived sessions end: each moves into its session page's
+        history (``engine.archive.working.end_notes``). Returns how many ended."""
+        if not any(is_note(p) for p in await self.store.briefing_pages(chat)):
+            return 0  # the usual case, read from the small briefing set only
+        gap = session_gap(self.policy)
 
-        def decide(current: list[Page]) -> tuple[tuple[Page, ...], tuple[str, ...], None]:
-            gone = tuple(
-                p.id for p in current if p.layer == "working" and not p.pinned and p.created_at <= ended
-            )
-            return (), gone, None
+        def decide(current: list[Page]) -> tuple[tuple[Page, ...], tuple[str, ...], int]:
+            updates, gone = end_notes(current, gap)
+            return updates, gone, len(gone)
 
-        await self.store.change(chat, decide)
+        return await self.store.change(chat, decide)
 
     def _closed_sessions(self, messages: Sequence[StoredMessage], *, full: bool) -> list[Session]:
         if not messages:
@@ -330,6 +361,108 @@ class ArchiveDesk:
 
         return await self.store.change(chat, decide)
 
+    async def pin(self, chat: str, page_id: str, pinned: bool) -> Page:
+        """Pin a page of ``chat`` (exempt from every sweep, first with ``pin_first`` and in every
+        turn's briefing) or unpin it (EPI-1, EPI-13).
+
+        Raises:
+            NotFound: ``page_not_found`` when ``chat`` has no such page.
+            Conflict: ``page_not_pinnable`` for an evicted, superseded or deleted page.
+        """
+        if await self.store.chat_of(page_id) != chat:
+            raise NotFound(f"The chat {chat} has no archive page {page_id!r}.", code="page_not_found")
+        return await self._update(page_id, lambda p: pin_page(p, pinned))
+
+    async def _notes_since(self, chat: str, at: datetime) -> datetime | None:
+        cursor = await self.store.cursor(chat)
+        messages = await self.store.messages_after(chat, cursor, BATCH)
+        return notes_since((m.sent_at for m in messages), at, session_gap(self.policy))
+
+    async def notes(self, chat: str) -> tuple[Page, ...]:
+        """The working notes of the chat's session running now, oldest first (EPI-1)."""
+        now = self._clock.now()
+        since = await self._notes_since(chat, now)
+        return current_notes(await self.store.briefing_pages(chat), since)
+
+    async def add_note(
+        self,
+        chat: str,
+        text: str,
+        *,
+        author: str | None,
+        at: datetime | None = None,
+        times: Iterable[datetime] | None = None,
+    ) -> Page:
+        """Add a working note to the chat's running session (EPI-1): in every turn's prompt
+        while the session lasts, moved into the session page's history when it ends.
+
+        Args:
+            chat: the chat.
+            text: the note.
+            author: ``persona:<id>`` (the persona's tool) or the person's id.
+            at: when it is written (default now; the persona's tool passes its message's time).
+            times: the send times of the chat's recent messages, when the caller read them.
+
+        Raises:
+            InvalidInput: ``empty_note``, ``note_too_long``.
+            Conflict: ``too_many_notes`` (``MAX_SESSION_NOTES`` per session).
+        """
+        when = at or self._clock.now()
+        gap = session_gap(self.policy)
+        since = notes_since(times, when, gap) if times is not None else await self._notes_since(chat, when)
+        new_id = f"wn-{self._new_id()}"
+
+        def decide(current: list[Page]) -> tuple[tuple[Page, ...], tuple[str, ...], Page]:
+            note = note_page(
+                id=new_id,
+                chat=chat,
+                text=text,
+                at=when,
+                author=author,
+                policy=self.policy,
+                current=current_notes(current, since),
+            )
+            return (note,), (), note
+
+        return await self.store.change(chat, decide)
+
+    async def briefing(self, chat: str, times: Iterable[datetime], at: datetime) -> Briefing:
+        """A turn's briefing: the chat's pinned pages and the running session's working notes,
+        within their token budgets (``engine.archive.working``). ``times``: the send times of
+        the messages the turn read; ``at``: the answered message's time."""
+        pages = await self.store.briefing_pages(chat)
+        if not pages:
+            return Briefing()
+        return briefing(pages, notes_since(times, at, session_gap(self.policy)))
+
+    async def explore(self, chat: str, query: str, reasoning: str = "medium") -> Explored:
+        """Read outward from ``query`` through links and related pages within the ``reasoning``
+        budget; every page read gets one read (EPI-2, EPI-13).
+
+        Raises:
+            InvalidInput: ``invalid_reasoning`` for an unknown level.
+        """
+        budget = reasoning_budget(reasoning)
+        pages = await self.store.pages(chat)
+        hits = await self._hits(chat, query, pages, budget.results)
+        plan = explore([i for i, _ in hits], pages, budget)
+        after = await self._record_reads(chat, plan.reads, pages)
+        return Explored(
+            status=await self.status(chat),
+            exploration=plan,
+            pages={i: after[i] for i in plan.reads if i in after},
+        )
+
+    async def tool_explore(self, chat: str, query: str, reasoning: str = "medium") -> str:
+        """The ``explore_archive`` model tool: the pages read, as short cited lines (reads count)."""
+        found = await self.explore(chat, query, reasoning)
+        lines = []
+        for step in found.exploration.steps:
+            how = f" (linked from {step.via})" if step.via else ""
+            text = explore_text(found.pages[step.id]).replace("\n", " — ")
+            lines.append(f"[{step.id}]{how} {text}")
+        return "\n".join(lines) if lines else "Nothing in the archive of earlier sessions matches that."
+
     async def read(self, page_id: str) -> Page:
         """Open a page: one read is recorded (it raises the page's score, EPI-2)."""
         now = self._clock.now()
@@ -390,23 +523,33 @@ class ArchiveDesk:
         """
         size = limit or self.settings.search_limit
         pages = await self.store.pages(chat)
-        visible = [p for p in pages if p.status in SEARCHED]
-        if self.recall is not None:
-            hits = await self.recall.search(chat, query, [p.id for p in visible], size)
-        else:
-            hits = _lexical(query, visible, size)
+        hits = await self._hits(chat, query, pages, size)
         relevance = dict(hits)
         result = apply_query_options([i for i, _ in hits], pages, options)
-        now = self._clock.now()
-
-        def decide(current: list[Page]) -> tuple[tuple[Page, ...], tuple[str, ...], dict[str, Page]]:
-            read = record_reads(current, result.reads, now, self.policy)
-            changed = tuple(p for p, old in zip(read, current, strict=True) if p is not old)
-            return changed, (), {p.id: p for p in read}
-
-        after = await self.store.change(chat, decide) if result.reads else {p.id: p for p in pages}
+        after = await self._record_reads(chat, result.reads, pages)
         items = tuple(
             FoundPage(item=item, page=after.get(item.id), relevance=relevance.get(item.id))
             for item in result.items
         )
         return SearchResults(status=await self.status(chat), items=items)
+
+    async def _hits(self, chat: str, query: str, pages: Sequence[Page], size: int) -> list[tuple[str, float]]:
+        """The searchable pages matching ``query``, best first (working notes are not searched:
+        they are in the prompt while their session lasts, and never recalled after, EPI-1)."""
+        visible = [p for p in pages if p.status in SEARCHED and p.layer != "working"]
+        if self.recall is not None:
+            return await self.recall.search(chat, query, [p.id for p in visible], size)
+        return _lexical(query, visible, size)
+
+    async def _record_reads(self, chat: str, reads: Sequence[str], pages: Sequence[Page]) -> dict[str, Page]:
+        """One read on each page named in ``reads`` (EPI-2); returns every page after it."""
+        if not reads:
+            return {p.id: p for p in pages}
+        now = self._clock.now()
+
+        def decide(current: list[Page]) -> tuple[tuple[Page, ...], tuple[str, ...], dict[str, Page]]:
+            read = record_reads(current, reads, now, self.policy)
+            changed = tuple(p for p, old in zip(read, current, strict=True) if p is not old)
+            return changed, (), {p.id: p for p in read}
+
+        return await self.store.change(chat, decide)

@@ -25,11 +25,23 @@ from datetime import datetime
 
 import msgspec
 
+from engine.archive import Briefing
 from engine.errors import Conflict, InvalidInput, LLMUnavailable, LockLost, NotFound, StorageUnavailable
+from engine.images import Image, ImageRef, check_images, image_tokens
 from engine.lorebook import LoreResult, LoreState, scan_lore
 from engine.memory.compose import DRAFT_LIMIT, check_description, compose_prompt, extract_drafts, parse_drafts
+from engine.memory.mode import chat_memory_off, switch_memory
 from engine.memory.tools import MEMORY_OFF, MemoryContext, decode_input, display_names
-from engine.model import IncomingMessage, ModelSettings, Persona, StoredMessage, Turn
+from engine.model import (
+    ChatSettings,
+    IncomingMessage,
+    MemoryMode,
+    ModelSettings,
+    Persona,
+    StoredMessage,
+    Turn,
+)
+from engine.notices import NO_VISION, NO_VISION_NOTICE
 from engine.ports import (
     ChatLock,
     ChatModel,
@@ -46,9 +58,18 @@ from engine.ports import (
 )
 from engine.prompt import fill_macros
 from engine.requestlog import Context, RequestLog, summarize_context
+from engine.service.archive import ArchiveDesk
 from engine.service.memory import MemoryDesk
 from engine.service.summaries import SummaryDesk
-from engine.tools import SearchArchiveInput, ToolCall, ToolExchange, ToolResult
+from engine.tools import (
+    ARCHIVE_TOOLS,
+    AddWorkingNoteInput,
+    ExploreArchiveInput,
+    SearchArchiveInput,
+    ToolCall,
+    ToolExchange,
+    ToolResult,
+)
 from engine.turn import (
     MAX_TOOL_ROUNDS,
     Commit,
@@ -63,6 +84,7 @@ from engine.turn import (
     memory_writes,
     persona_message,
     plan_turn,
+    recent_image_ids,
     turn_macros,
 )
 from engine.validate import TextLimits, check_text
@@ -79,6 +101,8 @@ __all__ = [
 ]
 
 log = logging.getLogger("hearth.service")
+
+_ARCHIVE_TOOL_NAMES = frozenset(spec.name for spec in ARCHIVE_TOOLS)
 
 INLINE_SCAN_COST = 500
 """Lorebooks are scanned on the event loop only when none recurses and their compiled ``cost``
@@ -152,7 +176,7 @@ class ChatService:
         policy: ServicePolicy,
         memory: MemoryDesk | None = None,
         summaries: SummaryDesk | None = None,
-        archive_search: Callable[[str, str], Awaitable[str]] | None = None,
+        archive: ArchiveDesk | None = None,
         on_activity: Callable[[datetime], Awaitable[None]] | None = None,
         new_id: Callable[[], str] | None = None,
         observer: TurnObserver | None = None,
@@ -162,7 +186,7 @@ class ChatService:
         self.lore = lore
         self.memory = memory
         self.summaries = summaries
-        self.archive_search = archive_search
+        self.archive = archive
         self._on_activity = on_activity
         self.model = model
         self.counter = counter
@@ -196,14 +220,31 @@ class ChatService:
     async def accept(self, message: IncomingMessage, persona_id: str, *, reply: bool = True) -> Accepted:
         """Validate and store a message; return the stream that answers it.
 
+        A message with pictures may have no text; its tokens count its pictures too
+        (``engine.images``), and the pictures are stored with it.
+
         Raises:
-            InvalidInput: the text is empty, too long or not valid text (nothing is stored).
+            InvalidInput: the text is empty (and no picture came), too long or not valid text;
+                a picture is refused (``too_many_images``, ``image_too_large``, ``image_type``);
+                nothing is stored.
             NotFound: the persona does not exist (nothing is stored).
         """
-        text = check_text(message.text, self.policy.text)
+        pictures = check_images([(i.media_type, i.data) for i in message.images])
+        text = check_text(message.text, self.policy.text) if message.text.strip() or not pictures else ""
         cached = self._personas.get(persona_id)
         persona = cached[1] if cached is not None else await self._persona_at(persona_id, None)
-        (tokens,) = await self.counter.count([text])
+        (tokens,) = await self.counter.count([text]) if text else (0,)
+        refs = tuple(
+            ImageRef(
+                id=f"i{self._new_id()}",
+                media_type=p.media_type,
+                width=p.width,
+                height=p.height,
+                size=len(p.data),
+            )
+            for p in pictures
+        )
+        tokens += sum(image_tokens(p.width, p.height) for p in pictures)
         new = NewMessage(
             role="user",
             user=message.user,
@@ -215,9 +256,16 @@ class ChatService:
             reply_to=message.reply_to,
             guest=message.guest,
             listened=not reply,
+            images=refs,
         )
         greeting = await self._greeting(persona, message.sent_at, message.display_name)
-        stored, version = await self.chats.store_message(message.chat, new, pending=reply, greeting=greeting)
+        stored, version = await self.chats.store_message(
+            message.chat,
+            new,
+            pending=reply,
+            greeting=greeting,
+            images=[(r.id, p.data) for r, p in zip(refs, pictures, strict=True)],
+        )
         if version is None:  # deleted since this process cached it: nothing stays stored
             await self.chats.discard(message.chat, stored)
             self._personas.pop(persona_id, None)
@@ -236,6 +284,10 @@ class ChatService:
         text = fill_macros(persona.greeting, char=persona.name, user=user_name)
         (tokens,) = await self.counter.count([text])
         return persona_message(persona, text, sent_at=sent_at, tokens=tokens)
+
+    def answer(self, stored: StoredMessage) -> AsyncIterator[ReplyEvent]:
+        """The stream that answers a stored message on the pending queue (and any pending before it)."""
+        return self._answer(stored)
 
     async def _answer(self, stored: StoredMessage) -> AsyncIterator[ReplyEvent]:
         chat = stored.chat
@@ -295,6 +347,19 @@ class ChatService:
             )
         return ReplyDone(turn=turn.id, reply=turn.reply, context=summarize_context(found[1]))
 
+    async def set_memory(self, chat: str, memory: MemoryMode) -> ChatSettings:
+        """Switch a chat's memory off or back on (MEM-8); a chat not started yet starts so.
+
+        Nothing in any memory list changes, so switching back on brings every memory back; the
+        stretch of messages written memory-off is kept, so the deep pass never reads it.
+        """
+        newest = await self.chats.history(chat, 1)
+        now = await self.chats.chat_settings(chat)
+        settings = switch_memory(now, memory, newest[-1].position if newest else 0.0)
+        if settings != now:
+            await self.chats.put_chat_settings(chat, settings)
+        return settings
+
     async def draft_memories(
         self, persona_id: str, material: str, *, limit: int
     ) -> tuple[tuple[str, ...], bool]:
@@ -305,7 +370,7 @@ class ChatService:
         """
         persona = await self.persona(persona_id)
         max_chars = self.memory.policy.max_chars if self.memory else 500
-        if self.model.provider == "offline":
+        if self._settings(persona).provider == "offline":
             return extract_drafts(material, limit=limit, max_chars=max_chars), True
         prompt = compose_prompt(persona, material, limit=limit, max_chars=max_chars)
         parts = [
@@ -376,9 +441,12 @@ class ChatService:
                 yield event
 
     def _settings(self, persona: Persona) -> ModelSettings:
-        if persona.model.name:
-            return persona.model
-        return msgspec.structs.replace(persona.model, name=self.policy.default_model)
+        """The persona's model settings with the deployment's provider and model filled in."""
+        return msgspec.structs.replace(
+            persona.model,
+            name=persona.model.name or self.policy.default_model,
+            provider=persona.model.provider or self.model.provider,
+        )
 
     async def _run_turn(
         self, answered: StoredMessage, persona: Persona, replaces: Turn | None, inputs: TurnInputs
@@ -417,6 +485,7 @@ class ChatService:
             await self._enqueue_summary(answered.chat)
         space = memory_space(answered.chat)
         notices = await self.memory.notices(space, commit.log.memory_writes) if self.memory else ()
+        notices = (*await self._vision_notice(gathered.frame), *notices)
         yield ReplyDone(turn=plan.turn.id, reply=text, context=summarize_context(commit.log), notices=notices)
 
     async def _enqueue_summary(self, chat: str) -> None:
@@ -441,26 +510,69 @@ class ChatService:
             context_window=settings.context_window,
             summaries=self.summaries is not None,
         )
+        memory_off = chat_memory_off(inputs.chat_settings)  # MEM-8: decided, not read again
         # memories (Redis reads, maybe the embedding) run while the lorebooks are scanned
-        memory_task = asyncio.ensure_future(self._memories(persona, frame, inputs.documents))
+        memory_task = asyncio.ensure_future(self._memories(persona, frame, inputs.documents, memory_off))
+        briefing_task = asyncio.ensure_future(self._briefing(frame, inputs, memory_off))
         await asyncio.sleep(0)  # the memory reads leave first, then the lorebooks are scanned
         try:
             lore = await self._scan_lore(persona, frame, inputs)
+            pictures = await self._pictures(frame)
         finally:
             memory = await memory_task
+            briefing = await briefing_task
         return Gathered(
             frame=frame,
             persona=persona,
             settings=settings,
-            provider=self.model.provider,
+            provider=settings.provider,
             lore=lore,
             memory=memory,
             turn_id=self._new_id(),
             started=started,
             replaces=replaces,
             memory_tools=self.memory is not None,
-            archive_tools=self.archive_search is not None,
+            archive_tools=self.archive is not None,
+            memory_off=memory_off,
+            pictures=pictures,
+            briefing=briefing,
         )
+
+    async def _briefing(self, frame: Frame, inputs: TurnInputs, memory_off: bool) -> Briefing:
+        """The archive's pinned pages and the running session's working notes (EPI-1, EPI-13);
+        nothing in a memory-off chat (MEM-8)."""
+        if self.archive is None or memory_off:
+            return Briefing()
+        answered = frame.answered
+        return await self.archive.briefing(
+            answered.chat, (m.sent_at for m in inputs.messages), answered.sent_at
+        )
+
+    @property
+    def vision(self) -> bool:
+        """Whether the model reads pictures (a ``ChatModel`` with ``vision = True``)."""
+        return getattr(self.model, "vision", False) is True
+
+    async def _pictures(self, frame: Frame) -> dict[str, Image]:
+        """The pictures the turn's prompt carries (``recent_image_ids``); none for a model that
+        cannot see them. One read, only when the window has pictures."""
+        ids = recent_image_ids(frame.window.messages) if self.vision else ()
+        if not ids:
+            return {}
+        found = await self.chats.images(frame.answered.chat, ids)
+        refs = {r.id: r for m in frame.window.messages for r in m.images}
+        return {
+            i: Image(media_type=refs[i].media_type, data=found[i], width=refs[i].width, height=refs[i].height)
+            for i in ids
+            if i in found
+        }
+
+    async def _vision_notice(self, frame: Frame) -> tuple[str, ...]:
+        """Once per chat, tell a person whose picture the model cannot see."""
+        if self.vision or not any(m.images for m in frame.window.messages if m.id in frame.answers):
+            return ()
+        first = await self.chats.first_notice(frame.answered.chat, NO_VISION)
+        return (NO_VISION_NOTICE,) if first else ()
 
     async def _finish(self, commit: Commit, ratio: tuple[str, float] | None = None) -> None:
         await self.chats.finish(
@@ -500,14 +612,37 @@ class ChatService:
             exchange = ToolExchange(text="".join(said), calls=tuple(calls), results=tuple(results))
             prompt = msgspec.structs.replace(prompt, exchanges=(*prompt.exchanges, exchange))
 
+    async def _archive_tool(self, call: ToolCall, g: Gathered) -> ToolResult:
+        """``search_archive``, ``explore_archive`` and ``add_working_note`` (EPI-1, EPI-13)."""
+        assert self.archive is not None
+        answered = g.frame.answered
+        try:
+            if call.name == "search_archive":
+                query = decode_input(call.arguments, SearchArchiveInput).query
+                content = await self.archive.tool_search(answered.chat, query)
+            elif call.name == "explore_archive":
+                asked = decode_input(call.arguments, ExploreArchiveInput)
+                content = await self.archive.tool_explore(answered.chat, asked.query, asked.reasoning)
+            else:
+                text = decode_input(call.arguments, AddWorkingNoteInput).text
+                note = await self.archive.add_note(
+                    answered.chat,
+                    text,
+                    author=f"persona:{g.persona.id}",
+                    at=answered.sent_at,
+                    times=(m.sent_at for m in g.frame.candidates),
+                )
+                content = f"Noted for this session [{note.id}]."
+        except (InvalidInput, Conflict) as exc:
+            return ToolResult(call_id=call.id, content=f"Not done: {exc.message}", is_error=True)
+        return ToolResult(call_id=call.id, content=content)
+
     async def _tool(self, call: ToolCall, g: Gathered, draft: Draft) -> ToolResult:
         answered = g.frame.answered
-        if call.name == "search_archive" and self.archive_search is not None:
-            try:
-                query = decode_input(call.arguments, SearchArchiveInput).query
-            except InvalidInput as exc:
-                return ToolResult(call_id=call.id, content=f"Not done: {exc.message}", is_error=True)
-            return ToolResult(call_id=call.id, content=await self.archive_search(answered.chat, query))
+        if call.name in _ARCHIVE_TOOL_NAMES and g.memory_off:  # MEM-8: the archive is not in play
+            return ToolResult(call_id=call.id, content="Refused: memory is off in this chat.", is_error=True)
+        if call.name in _ARCHIVE_TOOL_NAMES and self.archive is not None:
+            return await self._archive_tool(call, g)
         if self.memory is None:
             return ToolResult(call_id=call.id, content="Not done: memory is off.", is_error=True)
         result, writes, refused = await self.memory.run_tool(
@@ -523,10 +658,15 @@ class ChatService:
         return result
 
     async def _memories(
-        self, persona: Persona, frame: Frame, documents: DocumentVersion | None = None
+        self,
+        persona: Persona,
+        frame: Frame,
+        documents: DocumentVersion | None = None,
+        memory_off: bool = False,
     ) -> MemoryContext:
         """The turn's memories; participants are the authors of the messages it answers (MEM-4);
-        ``documents``: the persona's document version the turn read."""
+        ``documents``: the persona's document version the turn read; ``memory_off``: the chat is
+        in memory-off mode (MEM-8), so no list is read."""
         if self.memory is None:
             return MEMORY_OFF
         answered = frame.answered
@@ -534,6 +674,7 @@ class ChatService:
             persona=persona.id,
             limits=persona.memory,
             learn_from_chat=persona.learn_from_chat,
+            chat_memory_off=memory_off,
             space=memory_space(answered.chat),
             participants=frame.participants,
             guests=frame.guests,

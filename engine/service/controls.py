@@ -1,7 +1,11 @@
 """Message controls: edit and delete one's own messages, swipes, branches (issue 16, seed 004).
 
-- **Edit / delete**: only the author of a user message may change or remove it; the next turn
-  reads the log as it is then.
+- **Edit / delete**: only the author of a user message may change or remove it; the persona's
+  replies may be changed or removed by whoever may open the chat (the adapter checks that). The
+  next turn reads the log as it is then. Deleting a message also deletes the reply that directly
+  follows it, so two persona messages never stand in a row.
+- **Answer**: a chat whose last message is a person's message without a reply (its turn failed,
+  or the process died while writing it) has it answered again on request.
 - **Swipes**: regenerate keeps the old replies as alternatives of the answered message. One of
   them is chosen at a time: it is the reply in the log, so it is what the next turn sees. MEM-7
   per swipe: the memory writes of a reply belong to it; moving away from a reply (regenerate or
@@ -18,7 +22,8 @@ from collections.abc import AsyncIterator
 import msgspec
 
 from engine.errors import Conflict, Forbidden, NotFound
-from engine.model import MessageStored, StoredMessage, Turn
+from engine.images import image_tokens
+from engine.model import ChatSettings, MessageStored, StoredMessage, Turn
 from engine.ports import ChatLock, ControlStore
 from engine.service.chat import ChatService, ReplyDone, ReplyEvent
 from engine.validate import check_text
@@ -50,32 +55,65 @@ class MessageControls:
         self._store = store
         self._lock = lock
 
-    async def _own(self, chat: str, message_id: str, user: str) -> StoredMessage:
+    async def _changeable(self, chat: str, message_id: str, user: str) -> StoredMessage:
+        """The message, when ``user`` may change it: a persona reply, or one's own message."""
         found = await self._service.chats.message(chat, message_id)
         if found is None:
             raise NotFound(f"There is no message {message_id!r} in this chat.", code="message_not_found")
-        if found.role != "user" or found.user != user:
+        if found.role == "user" and found.user != user:
             raise Forbidden("Only your own messages can be changed.", code="not_your_message")
         return found
 
     async def edit(self, chat: str, message_id: str, user: str, text: str) -> StoredMessage:
-        """Change the text of one's own message.
+        """Change the text of one's own message or of a persona reply; the next turn reads it.
 
         Raises:
             NotFound: ``message_not_found``. Forbidden: ``not_your_message``.
             InvalidInput: the new text is empty or too long.
         """
         checked = check_text(text, self._service.policy.text)
-        found = await self._own(chat, message_id, user)
+        found = await self._changeable(chat, message_id, user)
         (tokens,) = await self._service.counter.count([checked])
+        tokens += sum(image_tokens(r.width, r.height) for r in found.images)  # its pictures stay
         changed = msgspec.structs.replace(found, text=checked, tokens=tokens)
         await self._store.replace_message(changed)
         return changed
 
-    async def delete(self, chat: str, message_id: str, user: str) -> None:
-        """Remove one's own message from the chat (its reply, if any, stays)."""
-        await self._own(chat, message_id, user)
-        await self._store.remove_message(chat, message_id)
+    async def delete(self, chat: str, message_id: str, user: str) -> tuple[str, ...]:
+        """Remove one's own message or a persona reply; a person's message takes the reply that
+        answered it along (when that reply directly follows it).
+
+        Returns:
+            The ids removed, the message's first.
+
+        Raises:
+            NotFound: ``message_not_found``. Forbidden: ``not_your_message``.
+        """
+        found = await self._changeable(chat, message_id, user)
+        removed = [message_id]
+        if found.role == "user":
+            turn = await self._service.chats.answer_of(chat, message_id)
+            if turn is not None and turn.reply_message and turn.answers and turn.answers[-1] == message_id:
+                removed.append(turn.reply_message)
+        for each in removed:
+            await self._store.remove_message(chat, each)
+        return tuple(removed)
+
+    async def answer_last(self, chat: str) -> AsyncIterator[ReplyEvent]:
+        """Answer the chat's last message when it is a person's message with no reply after it.
+
+        The message goes back on the pending queue (a failed turn took it off; a process that
+        died mid-reply left it there) and is answered like a new one, under the chat's lock: when
+        another process is answering it right now, this waits and reports that reply.
+
+        Raises:
+            Conflict: ``nothing_to_answer`` when the last message is a reply (or there is none).
+        """
+        last = await self._service.chats.history(chat, 1)
+        if not last or last[-1].role != "user":
+            raise Conflict("The chat's last message already has a reply.", code="nothing_to_answer")
+        await self._store.requeue(last[-1])
+        return self._service.answer(last[-1])
 
     async def swipes_of(self, chat: str, turn: Turn) -> Swipes:
         """The alternatives of the reply ``turn`` wrote."""
@@ -135,7 +173,8 @@ class MessageControls:
         return picked, message
 
     async def branch(self, chat: str, message_id: str, target: str) -> int:
-        """Copy ``chat`` up to and including ``message_id`` into the new chat ``target``.
+        """Copy ``chat`` up to and including ``message_id`` into the new chat ``target``; the
+        branch keeps the chat's memory mode and its memory-off stretches (MEM-8, DEEP-4).
 
         Raises:
             NotFound: ``message_not_found``.
@@ -143,4 +182,8 @@ class MessageControls:
         found = await self._service.chats.message(chat, message_id)
         if found is None:
             raise NotFound(f"There is no message {message_id!r} in this chat.", code="message_not_found")
-        return await self._store.copy(chat, target, upto=found.position)
+        copied = await self._store.copy(chat, target, upto=found.position)
+        settings = await self._service.chats.chat_settings(chat)
+        if settings != ChatSettings():
+            await self._service.chats.put_chat_settings(target, settings)
+        return copied

@@ -1,8 +1,10 @@
 """Runs the deep memory pass after each summarized chunk (DEEP-1..4), in the worker.
 
 Replies never wait for it (it runs in the summary job). It skips, and says why in its report,
-when the platform is switched off, the persona does not learn from chat (MEM-8), the chunk is
-too short, or there is no LLM.
+when the platform is switched off, the persona does not learn from chat (MEM-8), the chat is in
+memory-off mode (DEEP-4), there is no LLM (``engine.memory.mode.deep_skip_reason`` decides), or
+the chunk is too short. Messages written while the chat's memory was off are never read, even
+once it is back on (``written_with_memory``).
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ import msgspec
 from engine.errors import Conflict, InvalidInput, LLMUnavailable
 from engine.memory import ScopeList, personal_list, space_list
 from engine.memory.deep import DeepPolicy, DeepReport, deep_excerpt, deep_prompt, parse_deep, plan_deep
-from engine.model import Persona, StoredMessage
-from engine.ports import ChatModel, Clock, ReportStore, TextDelta
+from engine.memory.mode import chat_memory_off, deep_skip_reason, written_with_memory
+from engine.model import ChatSettings, Persona, StoredMessage
+from engine.ports import ChatModel, ChatSettingsStore, Clock, ReportStore, TextDelta
 from engine.service.memory import MemoryDesk
 
 __all__ = ["DeepPass"]
@@ -33,13 +36,25 @@ class DeepPass:
         clock: Clock,
         policy: DeepPolicy,
         default_model: str,
+        chats: ChatSettingsStore,
     ) -> None:
         self.model = model
+        self.chats = chats  # the chats' memory mode (DEEP-4)
         self.memory = memory
         self.reports = reports
         self.policy = policy
         self._clock = clock
         self._default_model = default_model
+
+    def skip_reason(self, chat: str, persona: Persona, settings: ChatSettings) -> str:
+        """Why the pass does not apply to ``chat`` whatever its chunk (DEEP-3, DEEP-4), or ``""``."""
+        return deep_skip_reason(
+            chat,
+            persona,
+            self.policy,
+            memory_off=chat_memory_off(settings),
+            offline=self.model.provider == "offline",
+        )
 
     async def run(self, chat: str, chunk: Sequence[StoredMessage], persona: Persona) -> DeepReport:
         """Read one chunk for durable details and save them as unpinned memories."""
@@ -49,23 +64,16 @@ class DeepPass:
 
     async def _run(self, chat: str, chunk: Sequence[StoredMessage], persona: Persona) -> DeepReport:
         base = DeepReport(chat=chat, first=chunk[0].position, last=chunk[-1].position, status="skipped")
-        platform = "telegram" if chat.startswith("tg:") else "web"
-        people = [m for m in chunk if m.role == "user" and not m.guest]
-        reason = (
-            f"deep memory is off on {platform}"
-            if platform not in self.policy.platforms
-            else "the persona does not learn from chat (MEM-8)"
-            if not persona.learn_from_chat or not persona.deep_memory
-            else "no LLM: the deep memory pass needs one"
-            if self.model.provider == "offline"
-            else "too few messages by signed-in people"
-            if len(people) < self.policy.min_messages
-            else ""
+        chat_settings = await self.chats.chat_settings(chat)
+        read = written_with_memory(chat_settings, chunk)  # DEEP-4: never what was said memory-off
+        people = [m for m in read if m.role == "user" and not m.guest]
+        reason = self.skip_reason(chat, persona, chat_settings) or (
+            "too few messages by signed-in people" if len(people) < self.policy.min_messages else ""
         )
         if reason:
             return msgspec.structs.replace(base, reason=reason)
         limit = self.policy.max_edits
-        excerpt = deep_excerpt(chunk)
+        excerpt = deep_excerpt(read)
         prompt = deep_prompt(persona, excerpt.lines, limit=limit)
         settings = msgspec.structs.replace(persona.model, name=persona.model.name or self._default_model)
         try:

@@ -111,6 +111,7 @@ class MemoryDesk:
         persona: str,
         limits: MemoryLimits | None = None,
         learn_from_chat: bool,
+        chat_memory_off: bool = False,
         space: str,
         participants: tuple[str, ...],
         guests: tuple[str, ...],
@@ -121,6 +122,7 @@ class MemoryDesk:
         """Load, search and plan the memories of one turn (nothing is written yet).
 
         ``documents_seen``: the persona's document version as the turn read it (no IO for it then).
+        ``chat_memory_off``: the chat is in memory-off mode (MEM-8): no list is read or searched.
 
         The message is embedded only when the turn has something to search (memories in play or
         documents, DEC-15); when the chat's last turn had, the embedding starts at once and runs
@@ -145,6 +147,7 @@ class MemoryDesk:
                 participants=participants,
                 guests=guests,
                 learn_from_chat=learn_from_chat,
+                chat_memory_off=chat_memory_off,
             )
             # the lists are read beside the filters (issue 12), as if nobody had opted out
             # (the usual case); an opted-out person's lists are then left out, unread by anyone

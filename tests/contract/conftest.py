@@ -1,4 +1,8 @@
-"""The store contract suites run over the in-memory fakes and over Redis (single and cluster)."""
+"""The store contract suites run over the in-memory fakes and over Redis (single and cluster).
+
+The Redis runs are marked ``integration`` too: ``make check`` leaves them to ``make test`` with
+``-m "not (contract and integration)"``.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from tests.contract.stores import Kind, Stores
 from tests.fixtures.servers import backends, fresh_db, redis_of
 
 
-@pytest.fixture(params=["fake", *backends()])
+@pytest.fixture(params=["fake", *(pytest.param(kind, marks=pytest.mark.integration) for kind in backends())])
 async def stores(request: pytest.FixtureRequest) -> AsyncIterator[Stores]:
     """A fresh deployment's stores: ``[fake]``, ``[single]`` or ``[cluster]`` in the test id."""
     kind: Kind = request.param

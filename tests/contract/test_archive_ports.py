@@ -77,6 +77,22 @@ async def test_a_change_stores_updates_and_purges_for_good(stores: Stores) -> No
     assert [p.read_count for p in await archive.pages(CHAT)] == [3]
 
 
+async def test_the_briefing_pages_follow_pins_notes_and_purges(stores: Stores) -> None:
+    """Issue 34 (EPI-1, EPI-13): ``briefing_pages`` lists exactly the pinned visible pages and
+    open working notes, whatever change made them so."""
+    archive = stores.archive()
+    await archive.add_session_pages(CHAT, expected=None, upto=2.0, pages=[page("a"), page("b", 1)])
+    note = page("n", 2, layer="working")
+    pinned = msgspec.structs.replace((await archive.pages(CHAT))[0], pinned=True)
+    await archive.change(CHAT, lambda _: ((pinned, note), (), None))
+    assert [p.id for p in await archive.briefing_pages(CHAT)] == ["pg-a", "pg-n"]
+    evicted = msgspec.structs.replace(pinned, status="evicted")
+    await archive.change(CHAT, lambda _: ((evicted,), ("pg-n",), None))
+    assert await archive.briefing_pages(CHAT) == []
+    await archive.change(CHAT, lambda _: ((msgspec.structs.replace(evicted, status="active"),), (), None))
+    assert [p.id for p in await archive.briefing_pages(CHAT)] == ["pg-a"]
+
+
 async def test_vectors_of_another_embedder_are_dropped(stores: Stores) -> None:
     vectors = stores.page_vectors()
     empty = await vectors.vectors(CHAT)

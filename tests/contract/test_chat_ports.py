@@ -9,11 +9,14 @@ import msgspec
 import pytest
 
 from engine.errors import Conflict
+from engine.images import ImageRef
 from engine.lorebook import LoreBook, LoreState
-from engine.model import Persona
+from engine.model import ChatSettings, Persona
+from engine.ports import NewMessage
 from engine.summary import SummaryState, Tier
 from tests.contract.builders import T0, finish_reply, new_message, request_log, turn_of
 from tests.contract.stores import Stores
+from tests.fixtures.pictures import png
 
 pytestmark = pytest.mark.contract
 
@@ -96,6 +99,23 @@ async def test_turn_inputs_bring_everything_a_turn_reads(stores: Stores) -> None
     assert (inputs.token_ratio, inputs.book_versions) == (1.23457, {"lb-1": 1})
     assert (inputs.summary.version, inputs.summary.tiers) == (1, (tier,))
     assert inputs.lore_state == LoreState()
+
+
+async def test_mem_8_chat_settings_are_kept_and_read_with_the_turn(stores: Stores) -> None:
+    """MEM-8 (issue 34): a chat's settings can be stored before its first message, are read by
+    the turn's one read, and a chat never configured has memory on."""
+    chats = stores.chats()
+    assert await chats.chat_settings(CHAT) == ChatSettings()
+    off = ChatSettings(memory="off", off_since=0.25, off_spans=((3.25, 7.25),))
+    await chats.put_chat_settings(CHAT, off)
+    assert await chats.chat_settings(CHAT) == off
+    assert await chats.chat_settings("web:elsewhere") == ChatSettings()
+    await chats.store_message(CHAT, new_message("ask"), pending=True, greeting=None)
+    inputs = await chats.turn_inputs(CHAT, 1.0, 10, pending=True, persona="default", model="m")
+    assert inputs.chat_settings == off
+    await chats.put_chat_settings(CHAT, ChatSettings(memory="on", off_spans=off.off_spans))
+    again = await chats.turn_inputs(CHAT, 1.0, 10, pending=False, persona="default", model="m")
+    assert again.chat_settings.memory == "on" and again.chat_settings.off_spans == ((3.25, 7.25),)
 
 
 async def test_turn_inputs_without_pending_messages(stores: Stores) -> None:
@@ -196,3 +216,53 @@ async def test_personas_are_versioned_and_sorted(stores: Stores) -> None:
     assert await personas.delete("ash") is True
     assert await personas.delete("ash") is False
     assert await personas.get("ash") is None
+
+
+def _pictured(text: str, ids: tuple[str, ...], minute: int = 0) -> NewMessage:
+    refs = tuple(ImageRef(id=i, media_type="image/png", width=8, height=6, size=10) for i in ids)
+    return msgspec.structs.replace(new_message(text, minute=minute), images=refs)
+
+
+async def test_issue_30_pictures_are_stored_with_their_message_and_read_back_by_id(stores: Stores) -> None:
+    chats = stores.chats()
+    data = {"ia": png(seed=1), "ib": png(seed=2)}
+    stored, _ = await chats.store_message(
+        CHAT, _pictured("look", ("ia", "ib")), pending=True, greeting=None, images=list(data.items())
+    )
+    assert [r.id for r in stored.images] == ["ia", "ib"]
+    assert (await chats.message(CHAT, stored.id)) == stored  # the refs live in the message
+    assert await chats.images(CHAT, ["ia", "ib", "gone"]) == data
+    assert await chats.images("web:other", ["ia"]) == {}
+
+
+async def test_issue_30_a_chat_keeps_its_newest_30_pictures_the_oldest_go(stores: Stores) -> None:
+    chats = stores.chats()
+    for n in range(32):
+        image = (f"i{n:02}", png(seed=n))
+        await chats.store_message(
+            CHAT, _pictured(f"p{n}", (image[0],), minute=n), pending=False, greeting=None, images=[image]
+        )
+    kept = await chats.images(CHAT, [f"i{n:02}" for n in range(32)])
+    assert sorted(kept) == [f"i{n:02}" for n in range(2, 32)]
+    assert kept["i31"] == png(seed=31)
+
+
+async def test_issue_30_deleting_a_message_deletes_its_pictures(stores: Stores) -> None:
+    chats, controls = stores.chats(), stores.controls()
+    stored, _ = await chats.store_message(
+        CHAT, _pictured("look", ("ix",)), pending=False, greeting=None, images=[("ix", png())]
+    )
+    assert await controls.remove_message(CHAT, stored.id)
+    assert await chats.images(CHAT, ["ix"]) == {}
+    await chats.store_message(
+        CHAT, _pictured("more", ("iy",)), pending=False, greeting=None, images=[("iy", png())]
+    )
+    await chats.drop_images(CHAT, ["iy"])
+    assert await chats.images(CHAT, ["iy"]) == {}
+
+
+async def test_issue_30_a_notice_is_shown_once_per_chat(stores: Stores) -> None:
+    chats = stores.chats()
+    assert await chats.first_notice(CHAT, "no_vision")
+    assert not await chats.first_notice(CHAT, "no_vision")
+    assert await chats.first_notice("web:elsewhere", "no_vision")

@@ -5,9 +5,11 @@ from __future__ import annotations
 import msgspec
 import pytest
 
+from engine.images import ImageRef
 from engine.model import StoredMessage
 from tests.contract.builders import finish_reply, new_message, request_log, turn_of
 from tests.contract.stores import Stores
+from tests.fixtures.pictures import png
 
 pytestmark = pytest.mark.contract
 
@@ -29,6 +31,17 @@ async def test_a_removed_message_leaves_the_log_and_the_queue(stores: Stores) ->
     assert await controls.remove_message(CHAT, "m1") is False
     assert (await chats.history(CHAT, 10), await chats.oldest_pending(CHAT, 5.0)) == ([], None)
     assert await chats.message(CHAT, "m1") is None
+
+
+async def test_a_requeued_message_awaits_a_reply_again(stores: Stores) -> None:
+    """Issue 31: a message taken off the queue (its turn failed) can be put back on it."""
+    chats, controls = stores.chats(), stores.controls()
+    stored, _ = await chats.store_message(CHAT, new_message("anyone?"), pending=True, greeting=None)
+    await chats.drop_pending(CHAT, stored.id)
+    assert await chats.oldest_pending(CHAT, 5.0) is None
+    await controls.requeue(stored)
+    found = await chats.oldest_pending(CHAT, 5.0)
+    assert found is not None and found.id == stored.id
 
 
 async def test_swipes_collect_each_alternative_once(stores: Stores) -> None:
@@ -83,3 +96,18 @@ async def test_a_copy_brings_the_log_up_to_a_message_its_turns_and_books(stores:
     assert await stores.lore().attached(branch) == ["lb-1"]
     nxt = await chats.append(branch, new_message("three"), pending=False, greeting=None)
     assert nxt.id == "m3"  # the sequence continues after the source's
+
+
+async def test_issue_30_a_branch_keeps_the_pictures_of_the_messages_it_copies(stores: Stores) -> None:
+    chats, controls = stores.chats(), stores.controls()
+    refs = (ImageRef(id="ia", media_type="image/png", width=8, height=6, size=10),)
+    first = msgspec.structs.replace(new_message("look"), images=refs)
+    later = msgspec.structs.replace(
+        new_message("later", minute=1), images=(msgspec.structs.replace(refs[0], id="ib"),)
+    )
+    await chats.store_message(CHAT, first, pending=False, greeting=None, images=[("ia", png(seed=1))])
+    await chats.store_message(CHAT, later, pending=False, greeting=None, images=[("ib", png(seed=2))])
+    branch = "web:den=b-2"
+    assert await controls.copy(CHAT, branch, upto=1.0) == 1
+    assert await chats.images(branch, ["ia", "ib"]) == {"ia": png(seed=1)}
+    assert await chats.images(CHAT, ["ia", "ib"]) == {"ia": png(seed=1), "ib": png(seed=2)}

@@ -61,14 +61,23 @@ class BrowserClient:
         return "; ".join(f"{k}={v}" for k, v in self.http.cookies.items())
 
     async def chat(
-        self, text: str, chat: str | None = None, cookie: str | None = None
+        self,
+        text: str,
+        chat: str | None = None,
+        cookie: str | None = None,
+        *,
+        images: list[dict[str, str]] | None = None,
     ) -> list[dict[str, Any]]:
-        """Send one message over the WebSocket and collect frames until done/error."""
+        """Send one message (with ``images``: pictures) over the WebSocket and collect frames
+        until done/error."""
         url = self.base_url.replace("http", "ws", 1) + f"/ws/chats/{chat or self.session['chat']}"
         headers = {"Cookie": cookie if cookie is not None else self.cookie_header()}
         frames: list[dict[str, Any]] = []
-        async with websockets.connect(url, additional_headers=headers) as ws:
-            await ws.send(json.dumps({"type": "message", "text": text}))
+        frame: dict[str, Any] = {"type": "message", "text": text}
+        if images is not None:
+            frame["images"] = images
+        async with websockets.connect(url, additional_headers=headers, max_size=None) as ws:
+            await ws.send(json.dumps(frame))
             while True:
                 frame = json.loads(await ws.recv())
                 frames.append(frame)

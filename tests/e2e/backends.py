@@ -11,17 +11,21 @@ import pytest
 from tests.fixtures.servers import WebApp, backends
 
 
-def _on(request: pytest.FixtureRequest, single: WebApp, cluster: str) -> WebApp:
-    return single if request.param == "single" else request.getfixturevalue(cluster)  # type: ignore[no-any-return]
+def _on(request: pytest.FixtureRequest, name: str) -> WebApp:
+    # By the session fixture's own name (``claude_app_single``, ``claude_app_cluster``, …): a
+    # session fixture named like these parametrized ones would take their parameter as its cache
+    # key and its process would be stopped and started again at every single/cluster switch.
+    app: WebApp = request.getfixturevalue(f"{name}_{request.param}")
+    return app
 
 
 @pytest.fixture(params=backends())
-def claude_app(request: pytest.FixtureRequest, claude_app: WebApp) -> WebApp:
+def claude_app(request: pytest.FixtureRequest) -> WebApp:
     """The Claude-backed web process on the single server or on the cluster."""
-    return _on(request, claude_app, "claude_app_cluster")
+    return _on(request, "claude_app")
 
 
 @pytest.fixture(params=backends())
-def offline_app(request: pytest.FixtureRequest, offline_app: WebApp) -> WebApp:
+def offline_app(request: pytest.FixtureRequest) -> WebApp:
     """The offline web process on the single server or on the cluster."""
-    return _on(request, offline_app, "offline_app_cluster")
+    return _on(request, "offline_app")

@@ -45,8 +45,10 @@ async def test_lore_22_editor_shows_the_report_and_edits_timed_effects_and_group
     await expect(report).to_have_count(1)
     await expect(report).to_contain_text("Owl")
     await expect(page.locator('#lore-entries .entry[data-id="1"] .tag.issue')).to_have_text("1 ignored")
-    # LORE-18: an imported book matches keys anywhere in a word, as SillyTavern does
-    await expect(page.locator("#lore-matching")).to_have_value("substring")
+    # LORE-5, LORE-18 (Issue 31): an imported book matches whole words with short endings
+    await expect(page.locator("#lore-matching")).to_have_value("inflections")
+    await page.select_option("#lore-matching", "whole_words")
+    await expect(page.locator("#lore-matching")).to_have_value("whole_words")
     await page.select_option("#lore-matching", "inflections")
     await expect(page.locator("#lore-matching")).to_have_value("inflections")
     await page.check("#lore-case")  # the keys below are written as the messages write them
@@ -62,6 +64,7 @@ async def test_lore_22_editor_shows_the_report_and_edits_timed_effects_and_group
     await page.check("#entry-group-override")
     await page.click("#entry-save")
     await page.check("#lore-attach")
+    await expect(page.locator("#lore-attach")).to_be_checked()
     await page.locator('#lore-entries .entry[data-id="2"] .entry-open').click()
     await expect(page.locator("#entry-group-override")).to_be_checked()
     await page.screenshot(path=shot("lore-st-options.png"))

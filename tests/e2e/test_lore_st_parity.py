@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.corpus import corpus_json, corpus_params, needs_corpus
 from tests.e2e.api_client import HearthClient
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fixtures.servers import WebApp
@@ -192,7 +193,76 @@ async def test_lore_18_imported_books_match_inflections_as_sillytavern_does(
     body = sent(anthropic_fake)
     assert "INFLECTED-HIT" in body and "WHOLE-WORD-HIT" not in body
     book = (await api.http.get(f"/api/lorebooks/{created['id']}")).json()
+    assert book["matching"] == "inflections"
+
+
+WHOLE_WORD_ENTRIES: tuple[dict[str, Any], ...] = (
+    {"key": ["кот"], "content": "KOT-HIT"},
+    {"key": ["ice cream"], "content": "ICE-CREAM-HIT"},
+    {"key": ["lửa"], "content": "LUA-HIT"},
+    {"key": ["дракон"], "content": "DRAGON-HIT"},
+    {"key": ["שמש"], "content": "SUN-HIT"},
+    {"key": ["mar"], "content": "SEA-HIT"},
+    {"key": ["кот"], "content": "KOT-SUBSTRING-HIT", "matchWholeWords": False},  # the entry asks
+)
+NEGATIVE = "Эта скотина съела a nice creamy soup, con lửng chạy, um café amargo."
+POSITIVE = "Мой кот любит ice cream; ngọn lửa; драконы летят; השמש זורחת; os mares."
+
+
+def card_lorebook(*entries: dict[str, Any], **book: Any) -> bytes:
+    """The same entries as a CCv3 ``lorebook_v3`` (card names, an array)."""
+    items = [
+        {
+            "keys": e["key"],
+            "content": e["content"],
+            "insertion_order": 100,
+            "enabled": True,
+            "extensions": {"match_whole_words": e["matchWholeWords"]} if "matchWholeWords" in e else {},
+        }
+        for e in entries
+    ]
+    return json.dumps({"spec": "lorebook_v3", "data": {"scan_depth": 1, **book, "entries": items}}).encode()
+
+
+def hits(body: str) -> set[str]:
+    names = ("KOT", "ICE-CREAM", "LUA", "DRAGON", "SUN", "SEA", "KOT-SUBSTRING")
+    return {n for n in names if f"{n}-HIT" in body}
+
+
+@pytest.mark.parametrize("build", [world, card_lorebook], ids=["world_info", "lorebook_v3"])
+async def test_lore_5_imported_books_match_whole_words_by_default(
+    api: HearthClient, anthropic_fake: FakeAnthropic, build: Any
+) -> None:
+    """Issue 31, LORE-5: an imported book never fires a key inside another word ('кот' in
+    'скотина', 'ice cream' in 'nice creamy', 'lửa' in 'lửng', 'mar' in 'amargo'), but a word
+    with a short ending or a Hebrew proclitic still counts ('драконы', 'mares', 'השמש'); only
+    ``matchWholeWords: false`` asks for substrings."""
+    chat, created = await new_chat(api, build(*WHOLE_WORD_ENTRIES))
+    await turn(api, chat, NEGATIVE)
+    assert hits(sent(anthropic_fake)) == {"KOT-SUBSTRING"}
+    await turn(api, chat, POSITIVE)
+    assert hits(sent(anthropic_fake)) == {"KOT", "ICE-CREAM", "LUA", "DRAGON", "SUN", "SEA", "KOT-SUBSTRING"}
+    book = (await api.http.get(f"/api/lorebooks/{created['id']}")).json()
+    assert book["matching"] == "inflections"
+
+
+async def test_lore_5_a_book_that_says_match_whole_words_false_matches_substrings(
+    api: HearthClient, anthropic_fake: FakeAnthropic
+) -> None:
+    """Issue 31, LORE-18: the book-level ``matchWholeWords: false`` is the explicit request for
+    SillyTavern's substring matching; an entry's own ``true`` still wins."""
+    entries = (
+        {"key": ["кот"], "content": "KOT-HIT"},
+        {"key": ["lửa"], "content": "LUA-HIT", "matchWholeWords": True},
+    )
+    body = json.loads(world(*entries))
+    chat, created = await new_chat(api, json.dumps({**body, "matchWholeWords": False}).encode())
+    await turn(api, chat, "Эта скотина и con lửng.")
+    assert hits(sent(anthropic_fake)) == {"KOT"}
+    book = (await api.http.get(f"/api/lorebooks/{created['id']}")).json()
     assert book["matching"] == "substring"
+    exported = await api.http.get(f"/api/lorebooks/{created['id']}/export", params={"format": "sillytavern"})
+    assert exported.status_code == 200 and exported.json()["matchWholeWords"] is False
 
 
 async def test_lore_21_import_report_names_what_is_ignored_and_keeps_the_book(
@@ -213,3 +283,54 @@ async def test_lore_21_import_report_names_what_is_ignored_and_keeps_the_book(
     await turn(api, chat, "An owl and a moth by the lamp.")
     body = sent(anthropic_fake)
     assert "Owls see at night." in body and "Moths love lamps." in body  # both entries still work
+
+
+# --- exports SillyTavern reads back (Issue 31) -------------------------------------------------
+
+ST_POSITIONS = range(8)
+"""``world_info_position``: before, after, AN top/bottom, at depth, EM top/bottom, outlet."""
+
+
+def st_reads_world_info(doc: dict[str, Any]) -> list[tuple[Any, Any]]:
+    """(position, caseSensitive) of each entry as SillyTavern loads a World Info file: as written."""
+    return [(e.get("position"), e.get("caseSensitive")) for e in doc["entries"].values()]
+
+
+def st_reads_card_book(book: dict[str, Any]) -> list[tuple[Any, Any]]:
+    """The same as SillyTavern converts a card's book (``convertCharacterBook``): the position from
+    ``extensions.position``, else ``before_char`` → 0 and anything else → 1; the case from
+    ``extensions.case_sensitive`` only."""
+    read = []
+    for entry in book["entries"]:
+        ext = entry.get("extensions") or {}
+        position = ext.get("position", 0 if entry.get("position") == "before_char" else 1)
+        read.append((position, ext.get("case_sensitive")))
+    return read
+
+
+@needs_corpus
+@pytest.mark.parametrize("name", corpus_params("*.json"))
+async def test_lore_20_exports_read_back_by_sillytavern_keep_position_and_case(
+    api: HearthClient, name: str
+) -> None:
+    """Issue 31: every entry of both exports has a position SillyTavern inserts (one that had
+    none gets 1, after the character, in both), and case sensitivity where ST reads it."""
+    doc = corpus_json(name)
+    entries = list(doc["entries"].values())
+    entries[0].pop("position", None)
+    entries[0]["caseSensitive"] = True
+    if len(entries) > 1:
+        entries[1]["caseSensitive"] = False
+    wanted = [(e.get("position", 1), e.get("caseSensitive")) for e in entries]
+    created = await api.http.post("/api/lorebooks", content=json.dumps(doc).encode())
+    assert created.status_code == 201, created.text
+    book = created.json()["id"]
+    world_info = (
+        await api.http.get(f"/api/lorebooks/{book}/export", params={"format": "sillytavern"})
+    ).json()
+    card = (await api.http.get(f"/api/lorebooks/{book}/export", params={"format": "ccv3"})).json()
+    for read in (st_reads_world_info(world_info), st_reads_card_book(card["data"])):
+        assert read == wanted
+        assert all(position in ST_POSITIONS for position, _ in read)
+    first = card["data"]["entries"][0]
+    assert first["case_sensitive"] is True and first["extensions"]["case_sensitive"] is True  # both places

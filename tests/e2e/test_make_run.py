@@ -84,7 +84,7 @@ class MakeRun:
         while time.monotonic() < deadline:
             assert self.proc.poll() is None, self.output()
             try:
-                if httpx.get(f"{self.base}/healthz", timeout=1).status_code == 200:
+                if httpx.get(f"{self.base}/readyz", timeout=1).status_code == 200:
                     return
             except httpx.HTTPError:
                 pass
@@ -158,7 +158,7 @@ def runs(tmp_path: Path) -> Callable[..., MakeRun]:
 
 
 def test_run_3_background_make_run_stops_on_sigterm(runs: Callable[..., MakeRun]) -> None:
-    """It also prints the address only once the web process answers ``/healthz``."""
+    """It also prints the address only once the web process answers ``/readyz``."""
     run = runs(ignore_sigint=True)
     announced = f"hearth: open http://localhost:{run.port}"
     deadline = time.monotonic() + 15

@@ -106,6 +106,8 @@ async def test_mem_6a_claude_saves_through_a_tool_and_regenerate_rolls_it_back(
         "update_memory",
         "delete_memory",
         "search_archive",
+        "explore_archive",
+        "add_working_note",
     }
     result = second.body["messages"][-1]["content"][0]
     assert result["type"] == "tool_result" and "Juno's sister is Ana" in result["content"]

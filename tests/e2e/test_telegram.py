@@ -8,8 +8,10 @@ processes (polling, webhook) are covered in ``test_telegram_processes.py``.
 
 from __future__ import annotations
 
+import base64
 import secrets
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import msgspec
@@ -28,6 +30,7 @@ from engine.model import ModelSettings
 from engine.service import ReplyDelta, ReplyEvent
 from tests.fakes.anthropic_server import Error, FakeAnthropic, RecordedRequest, Reply
 from tests.fakes.telegram_server import Failure, FakeTelegram
+from tests.fixtures.pictures import jpeg, png
 from tests.fixtures.servers import API_KEY, RedisServer
 
 pytestmark = pytest.mark.e2e
@@ -60,6 +63,15 @@ class Harness:
 async def bot(
     redis_server: RedisServer, anthropic_fake: FakeAnthropic, telegram: FakeTelegram
 ) -> AsyncIterator[Harness]:
+    async with running_bot(redis_server, anthropic_fake, telegram) as harness:
+        yield harness
+
+
+@asynccontextmanager
+async def running_bot(
+    redis_server: RedisServer, anthropic_fake: FakeAnthropic, telegram: FakeTelegram
+) -> AsyncIterator[Harness]:
+    """The bot of one test against ``telegram``, closed afterwards."""
     env = {
         "REDIS_URL": redis_server.db(10),
         "ANTHROPIC_API_KEY": API_KEY,
@@ -100,25 +112,70 @@ def chat_calls(fake: FakeTelegram, chat_id: int, *methods: str) -> list[Any]:
     return [c for c in fake.calls(*methods) if c.params.get("chat_id") == chat_id]
 
 
-async def test_plt_3_a_private_message_gets_a_typing_action_and_a_streamed_reply(
+async def test_plt_3_a_private_reply_streams_as_a_draft_then_one_message(
     bot: Harness, anthropic_fake: FakeAnthropic
 ) -> None:
+    """Issue 31: in a private chat the reply streams with sendMessageDraft (one draft id, the
+    text so far each time), then the finished reply is sent once; nothing is edited."""
     reply = "Pull up a chair by the fire, Alice. The snow won't stop until morning, so tell me everything."
     anthropic_fake.script(Reply(text=reply, chunk_size=6, delay=0.03))
     alice = person(bot.fake)
     chat = bot.fake.private(alice)
     await bot.feed(bot.fake.message(chat, alice, "Evening, Ember!"))
-    calls = chat_calls(bot.fake, alice["id"], "sendChatAction", "sendMessage", "editMessageText")
+    calls = chat_calls(
+        bot.fake, alice["id"], "sendChatAction", "sendMessageDraft", "sendMessage", "editMessageText"
+    )
     assert calls[0].method == "sendChatAction" and calls[0].params["action"] == "typing"
-    sends = [c for c in calls if c.method == "sendMessage"]
-    edits = [c.params["text"] for c in calls if c.method == "editMessageText"]
-    assert len(sends) == 1 and len(edits) >= 2
-    shown = [sends[0].params["text"], *edits]
-    assert all(reply.startswith(text) for text in shown) and shown[-1] == reply
+    assert [c.method for c in calls if c.method != "sendChatAction"][-1] == "sendMessage"
+    drafts = bot.fake.drafts(alice["id"])
+    assert len(drafts) >= 2 and len({d["draft_id"] for d in drafts}) == 1 and drafts[0]["draft_id"] != 0
+    assert all(reply.startswith(d["text"]) for d in drafts) and len(drafts[-1]["text"]) > len(
+        drafts[0]["text"]
+    )
+    assert not [c for c in calls if c.method == "editMessageText"]
+    assert len([c for c in calls if c.method == "sendMessage"]) == 1
+    assert bot.fake.draft_shown(alice["id"]) is None  # the sent reply took the draft's place
     (final,) = bot.fake.bot_messages(alice["id"])
     assert final["text"] == reply and final["reply_markup"]["inline_keyboard"][0][0]["text"] == "↻"
     stored = await bot.stored(f"tg:{alice['id']}")
     assert stored[-2:] == [("user", "Evening, Ember!"), ("assistant", reply)]
+
+
+async def test_plt_3_a_group_reply_streams_by_editing_one_message(
+    bot: Harness, anthropic_fake: FakeAnthropic
+) -> None:
+    """Issue 31: drafts are for private chats; in a group the reply message is edited as it grows."""
+    reply = "Welcome in, everyone. The stew is hot and the cider is cold, so sit wherever you like."
+    anthropic_fake.script(Reply(text=reply, chunk_size=6, delay=0.03))
+    room, alice = group(bot.fake), person(bot.fake)
+    await bot.feed(bot.fake.message(room, alice, f"@{bot.fake.username} good evening!"))
+    assert not chat_calls(bot.fake, room["id"], "sendMessageDraft")
+    sends = chat_calls(bot.fake, room["id"], "sendMessage")
+    edits = [c.params["text"] for c in chat_calls(bot.fake, room["id"], "editMessageText")]
+    assert len(sends) == 1 and len(edits) >= 2
+    assert all(reply.startswith(text) for text in [sends[0].params["text"], *edits]) and edits[-1] == reply
+    (final,) = bot.fake.bot_messages(room["id"])
+    assert final["text"] == reply
+
+
+async def test_plt_3_a_server_without_drafts_streams_by_edits_and_is_asked_once(
+    redis_server: RedisServer, anthropic_fake: FakeAnthropic
+) -> None:
+    """Issue 31: a Bot API server that answers sendMessageDraft as unknown (404) gets edits; the
+    bot remembers it and never asks again."""
+    with FakeTelegram(token=f"{700900 + secrets.randbelow(99)}:no-drafts", drafts=False) as fake:
+        async with running_bot(redis_server, anthropic_fake, fake) as bot:
+            alice = person(fake)
+            chat = fake.private(alice)
+            for text, reply in (("Hi!", "Hello there, Alice, and welcome."), ("Again!", "Back so soon?")):
+                anthropic_fake.script(Reply(text=reply, chunk_size=4, delay=0.03))
+                await bot.feed(fake.message(chat, alice, text))
+                assert fake.bot_messages(alice["id"])[-1]["text"] == reply
+            (asked,) = chat_calls(fake, alice["id"], "sendMessageDraft")
+            assert asked.status == 404
+            edits = chat_calls(fake, alice["id"], "editMessageText")
+            assert [c for c in edits if c.at > asked.at] and edits[-1].params["text"] == "Back so soon?"
+            assert not fake.drafts(alice["id"])
 
 
 async def test_plt_2_group_chatter_is_stored_and_a_mention_is_answered_with_it_in_the_window(
@@ -363,3 +420,45 @@ async def test_plt_6_a_service_failure_mid_stream_becomes_a_short_notice(bot: Ha
     (notice,) = bot.fake.bot_messages(alice["id"])
     assert delivered.turn is None and delivered.parts == (notice["message_id"],)
     assert notice["text"].startswith("⚠️ Something went wrong on my side")
+
+
+def _images(request: RecordedRequest) -> list[tuple[str, bytes]]:
+    return [
+        (b["source"]["media_type"], base64.b64decode(b["source"]["data"]))
+        for m in request.body["messages"]
+        for b in m["content"]
+        if b["type"] == "image"
+    ]
+
+
+async def test_issue_30_a_telegram_photo_reaches_claude_as_an_image_block_with_its_caption(
+    bot: Harness, anthropic_fake: FakeAnthropic
+) -> None:
+    anthropic_fake.script(Reply(text="What a fluffy cat!"), Reply(text="A diagram."))
+    alice = person(bot.fake)
+    chat = bot.fake.private(alice)
+    small, large = jpeg(90, 60), jpeg(1280, 960) + b"\x00" * 2048
+    too_big = jpeg(4000, 3000) + b"\x00" * (6 * 1024 * 1024)  # over 5 MB: a smaller size is taken
+    photo = bot.fake.photo((small, 90, 60), (large, 1280, 960), (too_big, 4000, 3000))
+    await bot.feed(bot.fake.message(chat, alice, photo=photo, caption="my cat"))
+    (request,) = replies(anthropic_fake)
+    assert _images(request) == [("image/jpeg", large)]
+    last = request.body["messages"][-1]["content"]
+    assert last[-1] == {"type": "text", "text": "my cat"}
+    stored = await bot.hearth.service.chats.history(f"tg:{alice['id']}", 10)
+    (said,) = [m for m in stored if m.role == "user"]
+    assert said.text == "my cat" and [(r.width, r.height) for r in said.images] == [(1280, 960)]
+    mine = {p["file_id"] for p in photo}
+    got = [c.params["file_id"] for c in bot.fake.calls("getFile") if c.params.get("file_id") in mine]
+    assert got == [photo[1]["file_id"]]  # only the largest size within 5 MB is fetched
+    # an image sent as a file (a document) is a picture too; a PDF stays a label
+    diagram = png(300, 200, seed=5)
+    await bot.feed(
+        bot.fake.message(chat, alice, document=bot.fake.document(diagram, "plan.png", "image/png"))
+    )
+    assert _images(replies(anthropic_fake)[-1])[-1] == ("image/png", diagram)
+    await bot.feed(
+        bot.fake.message(chat, alice, document=bot.fake.document(b"%PDF-1.7", "plan.pdf", "application/pdf"))
+    )
+    users = [t for r, t in await bot.stored(f"tg:{alice['id']}") if r == "user"]
+    assert users == ["my cat", "", "[file: plan.pdf]"]

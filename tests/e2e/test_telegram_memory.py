@@ -275,6 +275,7 @@ async def test_dec_10_privacy_opt_out_and_back_in(bot: Harness) -> None:
 async def test_dec_11_reply_notices_follow_the_space_level(
     bot: Harness, anthropic_fake: FakeAnthropic
 ) -> None:
+    """A save gets a receipt under the reply (Issue 31) that says as much as the level allows."""
     room, boss, alice = admin_room(bot)
 
     def saving(fact: str, reply: str) -> None:
@@ -284,26 +285,106 @@ async def test_dec_11_reply_notices_follow_the_space_level(
 
     saving("Alice plays the oud", "Lovely instrument.")
     brief = await say(bot, room, alice, "Ember, I play the oud")
-    assert brief["text"] == "Lovely instrument.\n\n🧠 Saved 1 memory."
-    assert brief["entities"] == [{"type": "italic", "offset": 20, "length": 18}]  # 🧠 is 2 UTF-16 units
-    assert set(buttons(brief)) == {"↻"}
+    assert brief["text"] == "🧠 saved: a personal memory"  # brief: the group is not told the text
+    assert set(buttons(brief)) == {"Undo", "Pin"}
+    reply = bot.fake.bot_messages(room["id"])[-2]
+    assert reply["text"] == "Lovely instrument." and set(buttons(reply)) == {"↻"}  # the receipt says it
+    assert brief["reply_to_message"]["message_id"] == reply["message_id"]
     refused = await say(bot, room, alice, "/notices full")
     assert refused["text"].startswith("Only group admins")
     levels = await say(bot, room, boss, "/notices full")
     assert levels["text"].startswith("Memory notices here: full.")
     saving("Alice's oud is named Layla", "What a name.")
     full = await say(bot, room, alice, "Ember, my oud is called Layla")
-    assert full["text"] == "What a name.\n\n🧠 Saved a personal memory: “Alice's oud is named Layla”"
+    assert full["text"] == "🧠 saved: “Alice's oud is named Layla”"
+    named = bot.fake.bot_messages(room["id"])[-2]
+    assert named["text"] == "What a name."
     anthropic_fake.script(Reply(text="A fine name."))
-    again = await press(bot, full, alice, "↻")  # MEM-7: the save is rolled back, so is its notice
+    again = await press(bot, named, alice, "↻")  # MEM-7: the save is rolled back
     assert again["text"] == "A fine name." and "entities" not in again
+    assert await press(bot, full, alice, "Undo") == full  # its receipt's memory is already gone
+    assert last_answer(bot)["text"] == "That memory is already gone."
     await press(bot, levels, boss, "off")
     assert await directory(bot).notice_level(f"tg:{room['id']}") == "off"
     saving("Alice practices at dawn", "Early bird.")
-    assert (await say(bot, room, alice, "Ember, I practice at dawn"))["text"] == "Early bird."
+    assert (await say(bot, room, alice, "Ember, I practice at dawn"))["text"] == "Early bird."  # no receipt
     assert (await say(bot, room, boss, "/remember Music night is Friday"))["text"] == (
         "🧠 Saved (for everyone in this group)."
     )
+
+
+async def test_dec_11_a_private_receipt_pins_and_undoes_the_saved_memory(
+    bot: Harness, anthropic_fake: FakeAnthropic
+) -> None:
+    """Issue 31: in a private chat the receipt quotes the memory; Pin pins it, Undo deletes it."""
+    alice = person(bot.fake, "Alice")
+    chat = bot.fake.private(alice)
+    user = f"tg:{alice['id']}"
+    anthropic_fake.script(
+        Reply(text="", tool_uses=(ToolUse(name="save_memory", input={"text": "Alice's cat is Mochi"}),)),
+        Reply(text="What a lovely name for a cat."),
+    )
+    receipt = await say(bot, chat, alice, "My cat is called Mochi")
+    reply = bot.fake.bot_messages(alice["id"])[-2]
+    assert reply["text"] == "What a lovely name for a cat."  # no footer: the receipt says it
+    assert receipt["text"] == "🧠 saved: “Alice's cat is Mochi”" and list(buttons(receipt)) == ["Undo", "Pin"]
+    assert receipt["reply_to_message"]["message_id"] == reply["message_id"]
+    here = personal_list(PERSONA, user, f"tg:{alice['id']}")
+    (saved,) = await desk(bot).list([here, global_personal_list(PERSONA, user)])
+    assert saved.text == "Alice's cat is Mochi" and not saved.pinned
+    pinned = await press(bot, receipt, alice, "Pin")
+    assert pinned["text"] == "📌 pinned: “Alice's cat is Mochi”" and list(buttons(pinned)) == ["Undo"]
+    (record,) = await desk(bot).list([here, global_personal_list(PERSONA, user)])
+    assert record.pinned
+    undone = await press(bot, pinned, alice, "Undo")
+    assert undone["text"] == "↩️ undone: “Alice's cat is Mochi”" and "reply_markup" not in undone
+    assert await desk(bot).list([here, global_personal_list(PERSONA, user)]) == []
+
+
+async def test_dec_11_only_the_memory_s_person_may_press_its_receipt(
+    bot: Harness, anthropic_fake: FakeAnthropic
+) -> None:
+    """Issue 31, MEM-1: Bob pressing Undo or Pin under Alice's receipt is refused and changes
+    nothing (even as a group admin); Alice's own press removes the memory. A group's own memory
+    is changed by the group's admins only."""
+    room, boss, alice = admin_room(bot)
+    anthropic_fake.script(
+        Reply(text="", tool_uses=(ToolUse(name="save_memory", input={"text": "Alice fears heights"}),)),
+        Reply(text="I'll keep you off the tower."),
+    )
+    receipt = await say(bot, room, alice, "Ember, I'm afraid of heights")
+    user = f"tg:{alice['id']}"
+    lists = [personal_list(PERSONA, user, f"tg:{room['id']}"), global_personal_list(PERSONA, user)]
+    assert await texts(bot, *lists) == ["Alice fears heights"]
+    bob = person(bot.fake, "Bob")
+    for other, label in ((bob, "Undo"), (boss, "Pin"), (boss, "Undo")):
+        unchanged = await press(bot, receipt, other, label)
+        assert unchanged == receipt
+        answer = last_answer(bot)
+        assert (
+            answer["text"] == "Only the person this memory is about can change it." and answer["show_alert"]
+        )
+    (kept,) = await desk(bot).list(lists)
+    assert kept.text == "Alice fears heights" and not kept.pinned
+    undone = await press(bot, receipt, alice, "Undo")
+    assert undone["text"] == "↩️ undone: a personal memory" and "reply_markup" not in undone
+    assert await texts(bot, *lists) == []
+    # the group's own memory: its admins decide, as under /memories
+    anthropic_fake.script(
+        Reply(
+            text="",
+            tool_uses=(ToolUse(name="save_memory", input={"text": "The inn has a well", "scope": "space"}),),
+        ),
+        Reply(text="Noted, for all of you."),
+    )
+    receipt = await say(bot, room, alice, "Ember, remember the inn has a well")
+    assert receipt["text"] == "🧠 saved: a memory for this group"
+    assert await press(bot, receipt, alice, "Pin") == receipt
+    assert last_answer(bot)["text"] == "Only group admins can change this group's memories."
+    pinned = await press(bot, receipt, boss, "Pin")
+    assert pinned["text"] == "📌 pinned: a memory for this group"
+    (well,) = await desk(bot).list([space_list(PERSONA, f"tg:{room['id']}")])
+    assert well.text == "The inn has a well" and well.pinned
 
 
 async def test_dec_11_remember_forgets_a_dormant_memory_for_room_and_explains_memory_full(
@@ -434,3 +515,41 @@ async def test_plt_3_the_memory_commands_are_in_the_menu_in_every_language(bot: 
     alice = person(bot.fake)
     help_text = (await say(bot, bot.fake.private(alice), alice, "/help"))["text"]
     assert "/remember <text>" in help_text and "/personal" in help_text and "/clear personal" in help_text
+
+
+async def test_mem_8_memory_command_admins_switch_a_group_and_anyone_their_private_chat(
+    bot: Harness, anthropic_fake: FakeAnthropic
+) -> None:
+    """MEM-8 (issue 34): ``/memory off`` by a member of a group is refused and changes nothing;
+    by an admin it puts the chat in memory-off mode, where a scripted save stores nothing and no
+    tool is offered; ``/memory on`` brings memory back; in a private chat the person decides."""
+    room, boss, alice = admin_room(bot)
+    chat = f"tg:{room['id']}"
+    chats = bot.hearth.service.chats
+    refused = await say(bot, room, alice, "/memory off")
+    assert refused["text"].startswith("Only group admins can switch memory")
+    assert (await chats.chat_settings(chat)).memory == "on"
+    switched = await say(bot, room, boss, "/memory off")
+    assert switched["text"].startswith("Memory is off in this chat")
+    assert (await chats.chat_settings(chat)).memory == "off"
+    assert (await say(bot, room, alice, "/memory"))["text"].startswith("Memory is off in this chat")
+
+    anthropic_fake.script(
+        Reply(text="", tool_uses=(ToolUse(name="save_memory", input={"text": "Alice plays the oud"}),)),
+        Reply(text="Lovely instrument."),
+    )
+    before = len([r for r in anthropic_fake.requests if r.path == "/v1/messages"])
+    answer = await say(bot, room, alice, "Ember, I play the oud")
+    assert answer["text"] == "Lovely instrument."  # no "Saved" notice: nothing was saved
+    asked = [r for r in anthropic_fake.requests if r.path == "/v1/messages"][before]
+    assert not asked.body.get("tools")
+    owner = f"tg:{alice['id']}"
+    assert await texts(bot, personal_list(PERSONA, owner, chat), space_list(PERSONA, chat)) == []
+
+    assert (await say(bot, room, boss, "/memory on"))["text"].startswith("Memory is on in this chat")
+    assert (await chats.chat_settings(chat)).memory == "on"
+    private = bot.fake.private(alice)
+    mine = await say(bot, private, alice, "/memory off")
+    assert mine["text"].startswith("Memory is off in this chat")
+    assert (await chats.chat_settings(f"tg:{private['id']}")).memory == "off"
+    assert (await say(bot, private, alice, "/memory maybe"))["text"] == "Use /memory off or /memory on."

@@ -153,8 +153,9 @@ async def test_plt_1_the_worker_polls_streams_a_reply_and_the_web_api_sees_the_c
     (final,) = await fake.until(lambda: finished(fake, alice["id"]), timeout=30)
     assert final["text"] == reply
     calls = [c for c in fake.calls("sendMessage", "editMessageText") if c.params["chat_id"] == alice["id"]]
-    assert calls[0].method == "sendMessage" and len(calls) >= 3
-    assert calls[1].params["text"] != reply  # a partial text was shown while streaming
+    assert [c.method for c in calls] == ["sendMessage"]  # a private reply streams as a draft (Issue 31)
+    drafts = fake.drafts(alice["id"])
+    assert drafts and drafts[0]["text"] != reply  # a partial text was shown while streaming
     assert await history(claude_app.base_url, f"tg:{alice['id']}") == [
         ("assistant", "Hi, I'm Ember. Pull up a chair by the fire — what's on your mind today?"),
         ("user", "Hello from Telegram!"),

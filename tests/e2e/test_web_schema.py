@@ -38,6 +38,7 @@ ENDPOINTS: dict[tuple[str, str], tuple[str | None, str]] = {
     ("put", "/api/chats/{chat}/lorebooks"): ("AttachBooks", "ChatBooks"),
     ("put", "/api/personas/{persona}/lorebooks"): ("AttachBooks", "PersonaBooks"),
     ("delete", "/api/personas/{persona}"): (None, "PersonaDeleted"),
+    ("post", "/api/chats/{chat}/answer"): (None, "ChatReply"),
     ("get", "/api/chats/{chat}/summary"): (None, "ApiSummary"),
     ("put", "/api/chats/{chat}/summary/{tier}"): ("TierEdit", "ApiTierEdited"),
     ("post", "/api/chats/{chat}/summary/rebuild"): (None, "Rebuilt"),

@@ -277,7 +277,7 @@ async def test_edit_delete_stop_swipe_and_branch(
     await mine.locator(".msg-edit-text").fill("I like jasmine tea")
     await mine.locator('.msg-edit button[type="submit"]').click()
     await expect(mine.locator(".msg-text")).to_have_text("I like jasmine tea")
-    await expect(reply.locator(".act-edit")).to_have_count(0)  # not on the persona's messages
+    await expect(reply.locator(".act-edit")).to_have_count(1)  # issue 31: the persona's replies too
 
     # ↻ keeps the old reply: ‹ 1/2 › picks between them, the chosen one is what the next turn sees
     anthropic_fake.script(Reply(text="Jasmine tea, how fragrant."))
@@ -492,7 +492,14 @@ async def test_shift_enter_adds_a_line_and_a_phone_keyboards_return_too(
     await expect(page.locator("#persona-avatar")).to_be_visible()
     await expect(page.locator("#open-memories")).to_be_hidden()
     await page.tap("#menu-button")
-    for tool in ("#open-personas", "#open-memories", "#open-lore", "#open-summary", "#account-button"):
+    for tool in (
+        "#open-personas",
+        "#open-memories",
+        "#open-lore",
+        "#open-summary",
+        "#open-archive",
+        "#account-button",
+    ):
         await expect(page.locator(tool)).to_be_visible()
     await page.screenshot(path=shot("ux-phone-menu.png"))
     await phone.close()

@@ -18,9 +18,10 @@ import httpx
 import pytest
 import websockets
 
+from tests.e2e.api_client import HearthClient
 from tests.e2e.test_web_app import PASSWORD, Visitor, new_name, save_memory
 from tests.e2e.test_web_ux import address, card_png, png
-from tests.fakes.anthropic_server import FakeAnthropic, Reply
+from tests.fakes.anthropic_server import Error, FakeAnthropic, Reply
 from tests.fixtures.cards import image_png, own_file
 from tests.fixtures.servers import WEB_ADMIN, WebApp
 
@@ -205,10 +206,10 @@ async def test_only_ones_own_messages_change_and_swipes_keep_alternatives(
     url = f"/app/chats/{chat}/messages"
     theirs = await bob.http.put(f"{url}/{mine['id']}", json={"text": "hacked"}, headers=bob.headers())
     assert theirs.status_code == 403 and error_of(theirs) == "not_your_chat"
-    persona_reply = await alice.http.put(
-        f"{url}/{reply['id']}", json={"text": "I said so"}, headers=alice.headers()
-    )
-    assert persona_reply.status_code == 403 and error_of(persona_reply) == "not_your_message"
+    persona_reply = await bob.http.put(f"{url}/{reply['id']}", json={"text": "x"}, headers=bob.headers())
+    assert persona_reply.status_code == 403 and error_of(persona_reply) == "not_your_chat"
+    blank_reply = await alice.http.put(f"{url}/{reply['id']}", json={"text": ""}, headers=alice.headers())
+    assert blank_reply.status_code == 422 and error_of(blank_reply) == "text_empty"
     empty = await alice.http.put(f"{url}/{mine['id']}", json={"text": "  "}, headers=alice.headers())
     assert empty.status_code == 422 and error_of(empty) == "text_empty"
     missing = await alice.http.delete(f"{url}/m999", headers=alice.headers())
@@ -240,8 +241,67 @@ async def test_only_ones_own_messages_change_and_swipes_keep_alternatives(
     assert late.status_code == 409 and error_of(late) == "not_a_swipe"  # not the latest reply any more
 
     deleted = await alice.http.delete(f"{url}/{mine['id']}", headers=alice.headers())
-    assert deleted.status_code == 200
-    assert mine["id"] not in [m["id"] for m in (await alice.open())["messages"]]
+    assert deleted.status_code == 200 and deleted.json()["also"] == [reply["id"]]  # its reply went too
+    left = [m["id"] for m in (await alice.open())["messages"]]
+    assert mine["id"] not in left and reply["id"] not in left
+
+
+async def test_issue_31_persona_replies_are_edited_and_deleted_and_an_unanswered_message_is_answered(
+    people: tuple[Visitor, Visitor], claude_app: WebApp, anthropic_fake: FakeAnthropic
+) -> None:
+    """Issue 31: a persona reply is edited (the next request carries the edit) and deleted; a
+    message whose turn failed is answered by the ``answer`` frame and by ``POST /api/chats/{chat}
+    /answer``; asking when the last message has a reply is 409 ``nothing_to_answer``."""
+    alice, bob = people
+    chat = alice.session["chat"]
+    url = f"/app/chats/{chat}/messages"
+    anthropic_fake.script(Reply(text="Tea is ready."), Reply(text="With milk, then."))
+    (first,) = await converse(claude_app, alice, chat, {"type": "message", "text": "Tea please"})
+    reply_id = first["reply_message"]
+    edited = await alice.http.put(
+        f"{url}/{reply_id}", json={"text": "Oolong is ready."}, headers=alice.headers()
+    )
+    assert edited.status_code == 200 and edited.json()["message"]["role"] == "assistant"
+    stranger = await bob.http.delete(f"{url}/{reply_id}", headers=bob.headers())
+    assert stranger.status_code == 403
+    await converse(claude_app, alice, chat, {"type": "message", "text": "Milk?"})
+    sent = json.dumps([r for r in anthropic_fake.requests if r.path == "/v1/messages"][-1].body)
+    assert "Oolong is ready." in sent and "Tea is ready." not in sent
+    history = (await alice.open())["messages"]
+    last = history[-1]
+    gone = await alice.http.delete(f"{url}/{last['id']}", headers=alice.headers())
+    assert gone.status_code == 200 and gone.json() == {"deleted": last["id"], "also": []}
+    assert (await alice.open())["messages"][-1]["text"] == "Milk?"
+
+    # a failed turn leaves "Sugar?" without a reply: the answer frame answers it
+    anthropic_fake.script(Error(status=400), Reply(text="No sugar."), Reply(text="Lemon, yes."))
+    (failed,) = await converse(claude_app, alice, chat, {"type": "message", "text": "Sugar?"})
+    assert failed["type"] == "error"
+    opened = await alice.open()
+    assert opened["messages"][-1]["text"] == "Sugar?"
+    (answered,) = await converse(claude_app, alice, chat, {"type": "answer"})
+    assert answered["type"] == "done" and answered["reply"] == "No sugar."
+    assert answered["reply_message"] == (await alice.open())["messages"][-1]["id"]
+    (refused,) = await converse(claude_app, alice, chat, {"type": "answer"})
+    assert refused["type"] == "error" and refused["code"] == "nothing_to_answer"
+
+    # the operator's REST twin
+    api = HearthClient(claude_app.base_url)
+    try:
+        op_chat = f"web:answer-{new_name()}"
+        stored = await api.send(op_chat, "Lemon?", reply=False)
+        assert stored.status_code == 200, stored.text
+        done = await api.http.post(f"/api/chats/{op_chat}/answer")
+        assert done.status_code == 200 and done.json()["reply"] == "Lemon, yes."
+        again = await api.http.post(f"/api/chats/{op_chat}/answer")
+        assert again.status_code == 409 and error_of(again) == "nothing_to_answer"
+        empty = await api.http.post(f"/api/chats/web:nobody-{new_name()}/answer")
+        assert empty.status_code == 409 and error_of(empty) == "nothing_to_answer"
+        async with httpx.AsyncClient(base_url=claude_app.base_url) as bare:
+            anonymous = await bare.post(f"/api/chats/{op_chat}/answer")
+        assert anonymous.status_code == 401
+    finally:
+        await api.close()
 
 
 async def memories(visitor: Visitor, chat: str | None = None) -> list[str]:
@@ -269,9 +329,29 @@ async def test_a_branch_copies_the_chat_up_to_a_message_and_shares_memories(
     made = await alice.post(f"/app/chats/{chat}/branches", {"message": first_reply["id"]})
     assert made.status_code == 201, made.text
     branch = made.json()["branch"]
-    assert branch["chat"].startswith(chat + "=b-") and branch["title"] == "Branch: Hello Alice."
+    assert (
+        branch["chat"].startswith(chat + "=b-") and branch["title"] == "Branch 1"
+    )  # issue 31: numbered, not the first words
+    # issue 31: a branch is renamed (from the original or from the branch); bad input is refused
+    rename = f"/app/chats/{chat}/branches/{branch['id']}"
+    renamed = await alice.http.put(rename, json={"title": "  Lisbon   plans "}, headers=alice.headers())
+    assert renamed.status_code == 200 and renamed.json()["branch"]["title"] == "Lisbon plans"
+    for body, status, code in (
+        ({"title": "   "}, 422, "title_empty"),
+        ({"title": "x" * 81}, 422, "title_too_long"),
+    ):
+        refused = await alice.http.put(rename, json=body, headers=alice.headers())
+        assert (refused.status_code, error_of(refused)) == (status, code)
+    assert (await alice.http.put(rename, json={}, headers=alice.headers())).status_code == 422
+    nowhere = await alice.http.put(
+        f"/app/chats/{chat}/branches/0000beef", json={"title": "x"}, headers=alice.headers()
+    )
+    assert nowhere.status_code == 404 and error_of(nowhere) == "branch_not_found"
+    stranger = await bob.http.put(rename, json={"title": "mine"}, headers=bob.headers())
+    assert stranger.status_code == 403
     opened = await alice.open(branch=branch["id"])
     assert opened["chat"] == branch["chat"]
+    assert [b["title"] for b in opened["branches"]] == ["Lisbon plans"]
     assert [m["text"] for m in opened["messages"] if m["role"] == "user"] == ["Hi there"]
     assert [b["id"] for b in opened["branches"]] == [branch["id"]]
 

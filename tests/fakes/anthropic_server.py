@@ -4,7 +4,8 @@ Shaped after SDK 2.14's types and the API docs. Covered:
 
 * ``POST /v1/messages``: auth (``x-api-key`` or ``Authorization: Bearer``), ``anthropic-version``;
   400s worded like the API's (unknown keys, missing fields, role order, empty content,
-  unpaired ``tool_use``/``tool_result``, over 4 cache breakpoints); a Message, or with
+  unpaired ``tool_use``/``tool_result``, over 4 cache breakpoints, an image block whose base64
+  source is not a JPEG/PNG/GIF/WebP type, not base64 or over 5 MB); a Message, or with
   ``"stream": true`` the SSE events message_start, content_block_start, ping,
   content_block_delta…, content_block_stop, message_delta, message_stop. ``max_tokens``
   (4 chars a token) and ``stop_sequences`` cut replies. ``request-id`` on every response.
@@ -30,23 +31,20 @@ them) are 400s, and ``max_tokens`` must be ≥ 1 (no cache pre-warming).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
+import base64
 import contextlib
 import hashlib
 import itertools
 import json
 import math
-import signal
-import threading
-from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
 import msgspec
 from aiohttp import web
 
-from tests.fakes.threaded import ThreadedServer
+from tests.fakes.scripted import Hang, RecordedRequest, ScriptedServer, chunks, serve_until_stopped
 
 __all__ = [
     "Behaviour",
@@ -175,38 +173,8 @@ class StreamError(msgspec.Struct, frozen=True, tag_field="kind", tag="stream_err
     chunk_size: int = 8
 
 
-class Hang(msgspec.Struct, frozen=True, tag_field="kind", tag="hang"):
-    """A request that never finishes: with ``after_chunks=None`` no response at all (not even
-    headers); else a stream that sends that many text deltas, then nothing, and stays open."""
-
-    after_chunks: int | None = None
-    text: str | None = None
-    chunk_size: int = 8
-
-
-class HangRule(msgspec.Struct, frozen=True):
-    """``POST /_fake/hang``: hang every request whose newest message contains ``marker``."""
-
-    marker: str
-    after_chunks: int | None = None
-
-
 Behaviour = Reply | Error | StreamError | Hang
 _BEHAVIOURS = msgspec.json.Decoder(list[Behaviour])
-
-
-class RecordedRequest(msgspec.Struct, frozen=True):
-    """One API request received; ``body`` is ``{}`` when it was not a JSON object.
-
-    ``cache_prefix`` is the canonical JSON (sorted keys, ``cache_control`` removed) of every
-    block up to the last cache breakpoint, or ``None`` without one or when invalid.
-    """
-
-    path: str
-    headers: dict[str, str]
-    body: dict[str, Any]
-    stream: bool
-    cache_prefix: str | None = None
 
 
 class _ApiError(Exception):
@@ -305,9 +273,36 @@ def _check_message(i: int, message: Any, *, last: bool) -> None:
             raise _invalid("messages: text content blocks must be non-empty")
         if ROLE_ONLY.get(kind, role) != role:
             raise _invalid(f"messages.{i}.content.{j}: `{kind}` is not allowed in {role} turns")
+        if kind == "image":
+            _check_image(f"messages.{i}.content.{j}", block.get("source"))
         id_key = {"tool_use": "id", "tool_result": "tool_use_id"}.get(kind)
         if id_key and not isinstance(block.get(id_key), str):
             raise _invalid(f"messages.{i}.content.{j}.{kind}.{id_key}: Field required")
+
+
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+MAX_IMAGE_BYTES = 5 * 1024 * 1024
+
+
+def _check_image(where: str, source: Any) -> None:
+    """An image block's base64 source, checked as the API does (type, base64, 5 MB)."""
+    if not isinstance(source, dict) or source.get("type") != "base64":
+        raise _invalid(f"{where}.image.source: Input tag found using 'type' does not match 'base64' or 'url'")
+    if source.get("media_type") not in IMAGE_TYPES:
+        raise _invalid(
+            f"{where}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', "
+            "'image/gif' or 'image/webp'"
+        )
+    try:
+        data = base64.b64decode(source.get("data") or "", validate=True)
+    except (ValueError, TypeError):
+        raise _invalid(f"{where}.image.source.base64.data: The image data is not valid base64") from None
+    if not data:
+        raise _invalid(f"{where}.image.source.base64.data: The image data is empty")
+    if len(data) > MAX_IMAGE_BYTES:
+        raise _invalid(
+            f"{where}.image.source.base64: image exceeds 5 MB maximum: {len(data)} bytes > 5242880 bytes"
+        )
 
 
 def _check_sequence(messages: list[dict[str, Any]]) -> None:
@@ -448,10 +443,6 @@ def _message(
     }
 
 
-def _chunks(text: str, size: int) -> list[str]:
-    return [text[k : k + max(1, size)] for k in range(0, len(text), max(1, size))]
-
-
 def _events(message: dict[str, Any], size: int) -> Iterator[tuple[str, dict[str, Any]]]:
     start = {
         **message,
@@ -468,7 +459,7 @@ def _events(message: dict[str, Any], size: int) -> Iterator[tuple[str, dict[str,
         if index == 0:
             yield "ping", {"type": "ping"}
         json_text = "" if is_text else json.dumps(block["input"], ensure_ascii=False)
-        for piece in _chunks(block["text"], size) if is_text else ["", *_chunks(json_text, size)]:
+        for piece in chunks(block["text"], size) if is_text else ["", *chunks(json_text, size)]:
             delta = (
                 {"type": "text_delta", "text": piece}
                 if is_text
@@ -496,71 +487,31 @@ def _error_body(kind: str, message: str, request_id: str | None = None) -> dict[
     return body | {"request_id": request_id} if request_id else body
 
 
-class FakeAnthropic(ThreadedServer):
+class FakeAnthropic(ScriptedServer):
     """The fake server; ``with FakeAnthropic() as fake:`` starts and stops it."""
 
     def __init__(self, port: int = 0, *, api_key: str | None = None, latency: float = 0.0) -> None:
         """Args: port: 0 picks a free one. api_key: when set, any other key gets a 401.
         latency: seconds every API request waits before its answer starts (a network round
         trip and the model's time to first token; benchmarks use it)."""
-        super().__init__(port)
+        super().__init__(port, latency=latency, decoder=_BEHAVIOURS)
         self._api_key = api_key
-        self.latency = latency
-        self._lock = threading.Lock()
-        self._requests: list[RecordedRequest] = []
-        self._script: deque[Behaviour] = deque()
         self._seen: set[str] = set()
-        self._hang_rules: list[HangRule] = []
-        self._released = 0  # reset() bumps it: hung requests of an older generation end
         self._messages, self._ids = itertools.count(1), itertools.count(1)
 
-    @property
-    def requests(self) -> list[RecordedRequest]:
-        """A snapshot of the API requests received so far, oldest first."""
-        with self._lock:
-            return list(self._requests)
+    def _forget(self) -> None:
+        """The prompt cache and the message numbers go with ``reset()``."""
+        self._seen.clear()
+        self._messages = itertools.count(1)
 
-    def script(self, *behaviours: Behaviour) -> None:
-        """Queues behaviours, one per valid ``/v1/messages`` request; then ``Reply()``."""
-        with self._lock:
-            self._script.extend(behaviours)
-
-    def hang_on(self, marker: str, after_chunks: int | None = None) -> None:
-        """Hangs every request whose newest message contains ``marker`` (as :class:`Hang`)."""
-        with self._lock:
-            self._hang_rules.append(HangRule(marker, after_chunks))
-
-    def reset(self) -> None:
-        """Forgets requests, queued behaviours, hang rules and the prompt cache; lets hung
-        requests go (their connections are closed)."""
-        with self._lock:
-            self._requests.clear()
-            self._script.clear()
-            self._seen.clear()
-            self._hang_rules.clear()
-            self._released += 1
-            self._messages = itertools.count(1)
-
-    async def _hang(self, request: web.Request) -> None:
-        """Waits until ``reset()`` (or the server's shutdown), then drops the connection."""
-        with self._lock:
-            generation = self._released
-        while True:
-            with self._lock:
-                if self._released != generation:
-                    break
-            await asyncio.sleep(0.05)
-        if request.transport is not None:
-            request.transport.close()
+    def _bad_script(self, message: str) -> Exception:
+        return _invalid(message)
 
     def _app(self) -> web.Application:
         app = web.Application(middlewares=[self._errors], client_max_size=32 * 2**20)
         app.router.add_post("/v1/messages", self._on_messages)
         app.router.add_post("/v1/messages/count_tokens", self._on_count)
-        app.router.add_get("/_fake/requests", self._on_list)
-        app.router.add_post("/_fake/script", self._on_script)
-        app.router.add_post("/_fake/reset", self._on_reset)
-        app.router.add_post("/_fake/hang", self._on_hang)
+        self._add_fake_routes(app)
         app.on_response_prepare.append(self._stamp)
         return app
 
@@ -593,22 +544,9 @@ class FakeAnthropic(ThreadedServer):
         self, request: web.Request, allowed: frozenset[str], *, needs_max_tokens: bool
     ) -> tuple[dict[str, Any], list[_Segment]]:
         """Records the request, then checks auth and body; returns (body, segments)."""
-        try:
-            body = json.loads(await request.read())
-        except ValueError:
-            body = None
-        is_dict = isinstance(body, dict)
-        with self._lock:
-            self._requests.append(
-                RecordedRequest(
-                    request.path,
-                    {k.lower(): v for k, v in request.headers.items()},
-                    body if is_dict else {},
-                    is_dict and body.get("stream") is True,
-                )
-            )
+        body = await self._record(request)
         _check_auth(request.headers, self._api_key)
-        if not is_dict:
+        if body is None:
             raise _invalid("The request body must be a JSON object.")
         _validate(body, allowed, needs_max_tokens=needs_max_tokens)
         return body, _segments(body)
@@ -622,11 +560,7 @@ class FakeAnthropic(ThreadedServer):
             usage, prefix, keys = _plan_cache(segments, auto, self._seen)
             self._requests[-1] = msgspec.structs.replace(self._requests[-1], cache_prefix=prefix)
             newest = _newest(body)
-            rule = next((r for r in self._hang_rules if r.marker in newest), None)
-            if rule is not None:
-                behaviour: Behaviour = Hang(after_chunks=rule.after_chunks)
-            else:
-                behaviour = self._script.popleft() if self._script else Reply()
+            behaviour: Behaviour = self._next(newest, Reply())
             if not isinstance(behaviour, Error):
                 self._seen.update(keys)
             number = next(self._messages)
@@ -646,7 +580,7 @@ class FakeAnthropic(ThreadedServer):
         if isinstance(behaviour, StreamError):
             status = STATUS_OF_TYPE.get(behaviour.type, 500)
             return self._error(request, status, behaviour.type, behaviour.message)
-        await asyncio.sleep(reply.delay * len(_chunks(text, reply.chunk_size)))
+        await asyncio.sleep(reply.delay * len(chunks(text, reply.chunk_size)))
         return web.json_response(message)
 
     async def _stream(
@@ -683,42 +617,12 @@ class FakeAnthropic(ThreadedServer):
             await asyncio.sleep(self.latency)
         return web.json_response({"input_tokens": _tokens(sum(s.chars for s in segments))})
 
-    async def _on_list(self, request: web.Request) -> web.Response:
-        return web.Response(body=msgspec.json.encode(self.requests), content_type="application/json")
-
-    async def _on_script(self, request: web.Request) -> web.Response:
-        try:
-            behaviours = _BEHAVIOURS.decode(await request.read())
-        except msgspec.DecodeError as error:
-            raise _invalid(f"script: {error}") from error
-        self.script(*behaviours)
-        return web.json_response({"queued": len(behaviours)})
-
-    async def _on_hang(self, request: web.Request) -> web.Response:
-        try:
-            rule = msgspec.json.decode(await request.read(), type=HangRule)
-        except msgspec.DecodeError as error:
-            raise _invalid(f"hang: {error}") from error
-        self.hang_on(rule.marker, rule.after_chunks)
-        return web.json_response({"ok": True})
-
-    async def _on_reset(self, request: web.Request) -> web.Response:
-        self.reset()
-        return web.json_response({"ok": True})
-
 
 def main(argv: list[str] | None = None) -> None:
     """Serves until SIGINT/SIGTERM; the first line of stdout is the base URL."""
-    parser = argparse.ArgumentParser(description="Fake Anthropic Messages API")
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--api-key", default=None)
-    args = parser.parse_args(argv)
-    done = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
-    with FakeAnthropic(args.port, api_key=args.api_key) as fake:
-        print(fake.base_url, flush=True)
-        with contextlib.suppress(KeyboardInterrupt):
-            done.wait()
+    serve_until_stopped(
+        lambda port, key: FakeAnthropic(port, api_key=key), "Fake Anthropic Messages API", argv
+    )
 
 
 if __name__ == "__main__":

@@ -5,8 +5,11 @@ string, a urlencoded or multipart form (what aiogram sends) or a JSON body, and 
 ``{"ok": true, "result": ...}`` or ``{"ok": false, "error_code", "description"[, "parameters"]}``.
 
 Covered: getMe, getUpdates (queued updates; ``offset`` confirms, ``timeout`` long-polls; 409
-while a webhook is set), setWebhook / deleteWebhook, sendMessage,
-editMessageText, deleteMessage, sendChatAction, answerCallbackQuery,
+while a webhook is set), setWebhook / deleteWebhook, sendMessage, sendMessageDraft (Bot API 9:
+private chats only, a non-zero ``draft_id``; the chat's draft is kept until the bot sends a
+message there, as the app shows it; ``FakeTelegram(drafts=False)`` answers it as an unknown
+method, ``404 Not Found``, like a server without it), editMessageText, deleteMessage,
+sendChatAction, answerCallbackQuery,
 set/getMyCommands, getChat, getChatMember. Checked like Telegram does: the token, empty
 or over-long text (4096 UTF-16 units), entities out of range, ``parse_mode=HTML`` tags, unknown
 chats and topics, editing a missing or someone else's message, "message is not modified",
@@ -17,7 +20,12 @@ The builders (:meth:`FakeTelegram.message`, :meth:`FakeTelegram.press`...) make 
 user would cause, with the ``mention`` and ``bot_command`` entities Telegram adds, and keep each
 chat's messages so that tests assert on what the chat shows (STYLE T7).
 
-Not covered: files, media sending, inline mode, payments, business, reactions, rate limits of
+Files: :meth:`FakeTelegram.photo` and :meth:`FakeTelegram.document` keep a file's bytes and
+return what a message carries (``photo`` sizes, a ``document``); ``getFile`` answers a
+``file_path`` (400 "file is too big" over 20 MB, as the Bot API does) and
+``GET /file/bot<token>/<path>`` serves the bytes.
+
+Not covered: media sending, inline mode, payments, business, reactions, rate limits of
 its own (only scripted ones), MarkdownV2.
 """
 
@@ -245,9 +253,13 @@ class FakeTelegram(ThreadedServer):
         username: str = "hearth_test_bot",
         first_name: str = "Hearth",
         port: int = 0,
+        drafts: bool = True,
     ) -> None:
         super().__init__(port)
         self.token, self.username, self.first_name = token, username, first_name
+        self.drafts_known = drafts
+        self._drafts: dict[int, list[dict[str, Any]]] = defaultdict(list)
+        self._draft_now: dict[int, dict[str, Any]] = {}
         self.bot_id = int(token.split(":", 1)[0])
         self._lock = threading.Lock()
         self._calls: list[Call] = []
@@ -262,6 +274,8 @@ class FakeTelegram(ThreadedServer):
         self._queries: dict[str, dict[str, Any]] = {}
         self._query_ids = itertools.count(1)
         self._commands: dict[tuple[str, str], list[dict[str, str]]] = {}
+        self._files: dict[str, bytes] = {}
+        self._file_ids = itertools.count(1)
         self.webhook: dict[str, Any] = {}
 
     # --- lifecycle -------------------------------------------------------------------
@@ -269,7 +283,42 @@ class FakeTelegram(ThreadedServer):
     def _app(self) -> web.Application:
         app = web.Application(client_max_size=8 * 2**20)
         app.router.add_route("*", "/bot{token}/{method}", self._on_request)
+        app.router.add_get("/file/bot{token}/{path:.+}", self._on_file)
         return app
+
+    async def _on_file(self, request: web.Request) -> web.Response:
+        with self._lock:
+            self._calls.append(Call("file", {"path": request.match_info["path"]}, time.monotonic(), 200))
+            data = self._files.get(request.match_info["path"].rsplit("/", 1)[-1])
+        if request.match_info["token"] != self.token or data is None:
+            return web.Response(status=404, text="Not Found")
+        return web.Response(body=data, content_type="application/octet-stream")
+
+    def file(self, data: bytes) -> dict[str, Any]:
+        """Keep a file; its ``file_id``, ``file_unique_id`` and ``file_size``."""
+        with self._lock:
+            number = next(self._file_ids)
+            self._files[f"f{number}"] = data
+        return {"file_id": f"f{number}", "file_unique_id": f"u{number}", "file_size": len(data)}
+
+    def photo(self, *sizes: tuple[bytes, int, int]) -> list[dict[str, Any]]:
+        """A message's ``photo``: one PhotoSize per (bytes, width, height), smallest first."""
+        return [self.file(data) | {"width": w, "height": h} for data, w, h in sizes]
+
+    def document(self, data: bytes, name: str, mime_type: str) -> dict[str, Any]:
+        """A message's ``document``."""
+        return self.file(data) | {"file_name": name, "mime_type": mime_type}
+
+    async def _api_getfile(self, p: dict[str, Any]) -> dict[str, Any]:
+        file_id = str(p.get("file_id", ""))
+        with self._lock:
+            data = self._files.get(file_id)
+        if data is None:
+            raise _bad("invalid file_id")
+        if len(data) > 20 * 2**20:
+            raise _bad("file is too big")
+        found = {"file_id": file_id, "file_unique_id": "u" + file_id[1:], "file_size": len(data)}
+        return found | {"file_path": f"photos/{file_id}"}
 
     # --- what tests read and script ---------------------------------------------------
 
@@ -292,6 +341,17 @@ class FakeTelegram(ThreadedServer):
         """The chat's messages as they stand now, oldest first."""
         with self._lock:
             return [dict(m) for m in self._log[chat_id]]
+
+    def drafts(self, chat_id: int) -> list[dict[str, Any]]:
+        """Every draft the bot showed in the chat (``draft_id``, ``text``, ``entities``), oldest first."""
+        with self._lock:
+            return [dict(d) for d in self._drafts[chat_id]]
+
+    def draft_shown(self, chat_id: int) -> dict[str, Any] | None:
+        """The draft the chat shows now: none once the bot sent a message after it."""
+        with self._lock:
+            found = self._draft_now.get(chat_id)
+            return dict(found) if found else None
 
     def bot_messages(self, chat_id: int) -> list[dict[str, Any]]:
         """The bot's messages in the chat as they stand now."""
@@ -444,6 +504,8 @@ class FakeTelegram(ThreadedServer):
             )
             return self._record(method, params, ApiError(failure.status, text, failure.retry_after))
         handler = getattr(self, f"_api_{method.lower()}", None)
+        if method.lower() == "sendmessagedraft" and not self.drafts_known:
+            handler = None
         if handler is None:
             return self._record(method, params, ApiError(404, "Not Found"))
         try:
@@ -545,9 +607,29 @@ class FakeTelegram(ThreadedServer):
                 if len(button.get("callback_data", "").encode()) > 64:
                     raise _bad("BUTTON_DATA_INVALID")
 
+    async def _api_sendmessagedraft(self, p: dict[str, Any]) -> bool:
+        chat = self._known_chat(p)
+        if chat["type"] != "private":
+            raise _bad("TEXTDRAFT_PEER_INVALID")
+        if not isinstance(p.get("draft_id"), int) or p["draft_id"] == 0:
+            raise _bad("draft_id must be a non-zero integer")
+        if p.get("message_thread_id"):
+            raise _bad("message thread not found")
+        text = p.get("text", "")
+        entities: list[dict[str, Any]] = []
+        if text.strip():  # an empty draft shows "Thinking…"
+            text, entities = self._content(p)
+        draft = {"draft_id": p["draft_id"], "text": text} | ({"entities": entities} if entities else {})
+        with self._lock:
+            self._drafts[chat["id"]].append(draft)
+            self._draft_now[chat["id"]] = draft
+        return True
+
     async def _api_sendmessage(self, p: dict[str, Any]) -> dict[str, Any]:
         chat = self._known_chat(p)
         text, entities = self._content(p)
+        with self._lock:
+            self._draft_now.pop(chat["id"], None)  # a message from the bot ends its draft
         self._check_markup(p.get("reply_markup"))
         message: dict[str, Any] = {"chat": chat, "from": self._me(), "date": int(time.time()), "text": text}
         if entities:

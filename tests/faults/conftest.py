@@ -158,6 +158,6 @@ def wait_until(predicate: Any, timeout: float, what: str) -> None:
 
 def healthy(app: WebApp) -> bool:
     try:
-        return httpx.get(f"{app.base_url}/healthz", timeout=2).status_code == 200
+        return httpx.get(f"{app.base_url}/readyz", timeout=2).status_code == 200
     except httpx.HTTPError:
         return False

@@ -8,8 +8,11 @@ from tests.fixtures.servers import RedisClusterServer, RedisServer, backends, re
 
 
 @pytest.fixture(params=backends())
-def redis_server(
-    request: pytest.FixtureRequest, redis_server: RedisServer
-) -> RedisServer | RedisClusterServer:
-    """The session's single server, or the session's cluster (``[cluster]`` in the test id)."""
-    return redis_server if request.param == "single" else redis_of(request, "cluster")
+def redis_server(request: pytest.FixtureRequest) -> RedisServer | RedisClusterServer:
+    """The session's single server, or the session's cluster (``[cluster]`` in the test id).
+
+    Both are looked up by their own names (``redis_single``, ``redis_cluster``): a session
+    fixture named ``redis_server`` would take this fixture's parameter as its cache key and be
+    restarted at every switch between ``[single]`` and ``[cluster]``.
+    """
+    return redis_of(request, request.param)

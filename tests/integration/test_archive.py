@@ -67,7 +67,7 @@ class World:
             policy=ServicePolicy(),
         )
 
-    async def say(self, texts: list[str], start: datetime, chat: str = CHAT) -> None:
+    async def say(self, texts: list[str], start: datetime, chat: str = CHAT, *, reply: bool = False) -> None:
         for i, text in enumerate(texts):
             message = IncomingMessage(
                 platform="web",
@@ -78,7 +78,7 @@ class World:
                 text=text,
                 sent_at=start + timedelta(minutes=i),
             )
-            accepted = await self.service.accept(message, "default", reply=False)
+            accepted = await self.service.accept(message, "default", reply=reply)
             async for _ in accepted.events:
                 pass
 

@@ -89,6 +89,7 @@ async def run(
         clock=clock,  # type: ignore[arg-type]
         policy=DeepPolicy(),
         default_model="m",
+        chats=RedisChatStore(redis, keys),
     )
     desk = SummaryDesk(
         store=summary_store,

@@ -44,6 +44,7 @@ async def setup(redis: aioredis.Redis, model: ScriptedChatModel) -> tuple[ChatSe
 
 
 async def test_only_the_author_edits_or_deletes_a_message(redis: aioredis.Redis) -> None:
+    """Issue 31: persona replies are editable; deleting one's message deletes its reply."""
     service, controls = await setup(redis, ScriptedChatModel("Hello Alice."))
     accepted = await service.accept(message("I like green tea"), "default")
     done = await drain(accepted.events)
@@ -52,13 +53,14 @@ async def test_only_the_author_edits_or_deletes_a_message(redis: aioredis.Redis)
     with pytest.raises(Forbidden) as caught:
         await controls.edit("web:room", mine, "web:bob", "hacked")
     assert caught.value.code == "not_your_message"
-    with pytest.raises(Forbidden):
-        await controls.edit("web:room", f"r-{done.turn}", "web:alice", "I said so")  # a persona reply
+    reply = await controls.edit("web:room", f"r-{done.turn}", "web:alice", "Hello, dear Alice.")
+    assert [m.text for m in await service.chats.history("web:room", 10)][-1] == "Hello, dear Alice."
+    assert reply.role == "assistant"
     changed = await controls.edit("web:room", mine, "web:alice", "I like jasmine tea")
     assert changed.text == "I like jasmine tea"
     assert [m.text for m in await service.chats.history("web:room", 10)][1] == "I like jasmine tea"
-    await controls.delete("web:room", mine, "web:alice")
-    assert mine not in [m.id for m in await service.chats.history("web:room", 10)]
+    assert await controls.delete("web:room", mine, "web:alice") == (mine, f"r-{done.turn}")
+    assert [m.id for m in await service.chats.history("web:room", 10)] == ["m0"]  # the reply went too
     with pytest.raises(NotFound):
         await controls.delete("web:room", mine, "web:alice")
 
@@ -128,3 +130,20 @@ async def test_stop_ends_the_reply_and_keeps_the_words_so_far(redis: aioredis.Re
     # without a stop signal the same model streams to the end
     unstopped = await drain((await service.accept(message("Again"), "default")).events)
     assert isinstance(unstopped, ReplyDone) and unstopped.reply.startswith("reply to:")
+
+
+async def test_a_message_left_without_a_reply_is_answered_on_request(redis: aioredis.Redis) -> None:
+    """Issue 31: a message stored by a process that stopped before its reply (still on the
+    pending queue), or whose turn failed (taken off it), is answered by ``answer_last``."""
+    service, controls = await setup(redis, ScriptedChatModel("Here I am.", "Still here."))
+    await service.accept(message("Hello?"), "default")  # the process died: its events never ran
+    done = await drain(await controls.answer_last("web:room"))
+    assert isinstance(done, ReplyDone) and done.reply == "Here I am."
+    with pytest.raises(Conflict) as nothing:
+        await controls.answer_last("web:room")
+    assert nothing.value.code == "nothing_to_answer"
+    assert await controls.delete("web:room", f"r-{done.turn}", "web:alice")
+    again = await drain(await controls.answer_last("web:room"))  # its reply deleted: answered anew
+    assert isinstance(again, ReplyDone) and again.reply == "Still here."
+    texts = [m.text for m in await service.chats.history("web:room", 10)]
+    assert texts[-2:] == ["Hello?", "Still here."]

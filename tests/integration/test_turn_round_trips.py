@@ -20,6 +20,7 @@ import adapters.recall as recall_module
 from adapters.embedding import Embedder, make_embedder
 from adapters.embedding.hashing import HashEmbedder
 from adapters.llm.anthropic import AnthropicChatModel
+from adapters.llm.retry import Attempts
 from adapters.llm.tokens import LearnedTokenCounter, offline_count
 from adapters.recall import EmbeddingRecall
 from adapters.vector import FaissVectorIndex
@@ -110,7 +111,7 @@ class Hearth:
             personas=RedisPersonaStore(redis, keys),
             lore=self.lore,
             memory=self.desk,
-            model=AnthropicChatModel(sdk, max_retries=0),
+            model=AnthropicChatModel(sdk, Attempts("Claude", max_retries=0)),
             counter=self.counter,
             clock=self.clock,
             policy=ServicePolicy(default_model=MODEL),

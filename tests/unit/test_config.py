@@ -49,6 +49,7 @@ def test_every_group_reads_its_variables() -> None:
             "REDIS_URL": " redis://r:1/2 ",
             "HEARTH_REDIS_CLUSTER": "yes",
             "HEARTH_REDIS_TLS_VERIFY": "false",
+            "HEARTH_IMAGE_TTL_DAYS": "7",
             "HEARTH_NAMESPACE": "inn",
             "ANTHROPIC_API_KEY": "sk-ant-1",
             "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
@@ -78,7 +79,7 @@ def test_every_group_reads_its_variables() -> None:
         }
     )
     assert settings.redis == RedisSettings(
-        url="redis://r:1/2", cluster=True, namespace="inn", tls_verify=False
+        url="redis://r:1/2", cluster=True, namespace="inn", tls_verify=False, image_ttl_days=7
     )
     assert (settings.llm.model, settings.llm.base_url, settings.llm.max_retries) == (
         "claude-test",
@@ -132,6 +133,8 @@ def test_run_1_missing_redis_url_names_the_key() -> None:
         ("MEMORY_DECAY_ENABLED", "maybe"),
         ("HEARTH_REDIS_CLUSTER", "2"),
         ("HEARTH_REDIS_TLS_VERIFY", "maybe"),
+        ("HEARTH_IMAGE_TTL_DAYS", "0"),
+        ("HEARTH_IMAGE_TTL_DAYS", "a month"),
         ("HEARTH_EMBEDDER", "bert"),
         ("HEARTH_LLM_MAX_RETRIES", "11"),
         ("HEARTH_OFFLINE_DELAY_MS", "-1"),

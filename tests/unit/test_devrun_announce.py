@@ -1,4 +1,5 @@
-"""RUN-1: ``make run`` prints the web address only once the port answers ``/healthz``."""
+"""RUN-1: ``make run`` prints the web address only once the web process answers ``/readyz``
+(the port answers ``/healthz`` seconds earlier, while the app behind it is being built)."""
 
 from __future__ import annotations
 
@@ -13,14 +14,14 @@ class _Healthz(BaseHTTPRequestHandler):
     status = 503
 
     def do_GET(self) -> None:
-        self.send_response(self.status if self.path == "/healthz" else 404)
+        self.send_response(self.status if self.path == "/readyz" else 404)
         self.end_headers()
 
     def log_message(self, *args: object) -> None:
         pass
 
 
-def test_the_address_is_said_only_after_healthz_answers_200() -> None:
+def test_the_address_is_said_only_after_readyz_answers_200() -> None:
     """Nothing while the port is closed or answers 503; the address once it answers 200."""
     port = free_port()
     said: list[str] = []

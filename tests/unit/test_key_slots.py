@@ -27,7 +27,8 @@ prefixes = st.sampled_from(["hearth", "hearth1", "team-a"])
 CHAT_PARTS = (
     "seq", "log", "msgs", "pending", "turns", "answers", "latest", "lore_state", "lorebooks",
     "summary", "summary_v", "summary_lock", "summary_queued", "deep_reports", "tg_ids", "tg_parts",
-    "archive:meta", "archive:pages", "archive:low", "archive:vecs",
+    "archive:meta", "archive:pages", "archive:low", "archive:vecs", "images", "img:i0a1b2c3d4e5f",
+    "notice:no_vision",
 )  # fmt: skip
 
 

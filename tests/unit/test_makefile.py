@@ -38,9 +38,14 @@ def scratch(tmp_path: Path) -> Path:
 
 def _make(folder: Path, target: str) -> list[str]:
     """The stand-in Python's command lines during ``make target``."""
+    return _make_with(folder, target)
+
+
+def _make_with(folder: Path, target: str, **extra_env: str) -> list[str]:
+    """``_make`` with more environment variables."""
     log = folder / "calls.log"
     log.unlink(missing_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "HEARTH_CHECK"))} | extra_env
     subprocess.run(
         ["make", "--no-print-directory", "-C", str(folder), target, f"PYTHON={folder / 'python3'}"],
         check=True,
@@ -67,7 +72,7 @@ def test_make_run_installs_runtime_only_and_make_test_adds_the_test_extras(scrat
 
     tested = _make(scratch, "test")
     assert _installs(tested) == ["-m pip install --progress-bar on -e .[test,local]"]
-    assert tested[-4:] == ["-m ruff check .", "-m mypy", "-m tests.fixtures.browser", "-m pytest"]
+    assert tested[-4:] == ["-m ruff check .", "-m mypy", "-m tests.fixtures.browser", "-m pytest -n auto"]
 
     assert _installs(_make(scratch, "test")) == []
     assert _make(scratch, "run") == ["-m adapters.devrun"]  # the test install covers running
@@ -80,3 +85,23 @@ def test_a_changed_pyproject_reinstalls(scratch: Path) -> None:
     later = (scratch / ".venv" / ".hearth-run-installed").stat().st_mtime + 5
     os.utime(pyproject, (later, later))
     assert _installs(_make(scratch, "run")) == ["-m pip install --progress-bar on -e .[local]"]
+
+
+def test_make_test_runs_every_test_on_parallel_workers(scratch: Path) -> None:
+    """``make test`` runs pytest on ``-n auto`` workers and selects nothing away: no ``-m``,
+    ``-k`` or ``--deselect`` (CI runs it, so every test must run there)."""
+    (pytest_line,) = [c for c in _make(scratch, "test") if c.startswith("-m pytest")]
+    assert pytest_line.split() == ["-m", "pytest", "-n", "auto"]
+
+
+def test_make_check_is_lint_types_and_the_quick_tests(scratch: Path) -> None:
+    """``make check``: ruff check, ruff format --check, mypy, then the unit tests and the contract
+    suites on their fakes (the Redis runs deselected), on two workers and fewer Hypothesis examples."""
+    calls = _make(scratch, "check")
+    assert calls[-4:-1] == ["-m ruff check .", "-m ruff format --check .", "-m mypy"]
+    assert calls[-1] == (
+        "-m pytest tests/unit tests/contract -m not (contract and integration) "
+        "--hypothesis-profile=check -n 2 -q"
+    )
+    env_calls = _make_with(scratch, "check", HEARTH_CHECK_WORKERS="0")
+    assert env_calls[-1].endswith("--hypothesis-profile=check -n 0 -q")

@@ -23,6 +23,7 @@ from adapters.web.actions.personas import card_of, unique_id
 from adapters.web.session import BrowserSession
 from adapters.web.state import WebState
 from engine.errors import InvalidInput, NotFound
+from engine.images import sniff
 from engine.model import Persona
 
 __all__ = [
@@ -36,17 +37,11 @@ __all__ = [
 ]
 
 AVATAR_LIMIT = 2_000_000
-_IMAGE_TYPES = {b"\x89PNG": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF8": "image/gif"}
 
 
 def image_type(data: bytes) -> str | None:
     """The media type of a PNG, JPEG, GIF or WebP picture (None: not one of them)."""
-    for magic, kind in _IMAGE_TYPES.items():
-        if data.startswith(magic):
-            return kind
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return None
+    return sniff(data)
 
 
 async def import_card(

@@ -7,14 +7,19 @@ session check). Authentication and ownership stay in the routes; the service act
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import binascii
+from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
 from typing import Literal
 
 import msgspec
 
+from adapters.web.actions.messages import controls_of
 from adapters.web.schemas.chat import (
     ChatReply,
+    ChatSettingsBody,
+    ChatSettingsView,
+    ImageIn,
     InspectedLore,
     InspectedMemory,
     Inspection,
@@ -22,10 +27,14 @@ from adapters.web.schemas.chat import (
     TurnView,
 )
 from adapters.web.schemas.frames import BrowserDone
+from adapters.web.schemas.memory import DeepMemory
 from adapters.web.session import BrowserSession
 from adapters.web.state import WebState
+from engine.errors import InvalidInput
+from engine.images import MAX_IMAGE_BYTES, MAX_IMAGES, Image, check_images
 from engine.memory import global_list, global_personal_list, personal_list, space_list
-from engine.model import IncomingMessage, Turn
+from engine.memory.mode import DEEP_ACTIVE_NOTE
+from engine.model import ChatSettings, IncomingMessage, Persona, Turn
 from engine.requestlog import Context, LoreLog, RequestLog, WindowLog
 from engine.service import Accepted, ReplyDone, ReplyEvent, ReplyFailed
 from engine.turn import memory_space
@@ -34,11 +43,16 @@ from engine.validate import check_sent_at
 __all__ = [
     "EMPTY_CONTEXT",
     "Author",
+    "answer_last",
     "browser_done",
+    "chat_settings",
+    "decode_images",
+    "deep_memory",
     "final_event",
     "history",
     "incoming",
     "inspection",
+    "put_chat_settings",
     "regenerate",
     "say",
     "stored_only",
@@ -59,8 +73,40 @@ class Author(msgspec.Struct, frozen=True, kw_only=True):
     guest: bool = False
 
 
+def decode_images(images: Sequence[ImageIn]) -> tuple[Image, ...]:
+    """The pictures of a web or API message, checked (``engine.images.check_images``).
+
+    Counted and measured before anything is decoded, so a fifth picture or a huge one costs
+    no decoding.
+
+    Raises:
+        InvalidInput: ``too_many_images``, ``image_too_large``, ``image_type``, or
+            ``image_invalid`` (``data`` is not base64).
+    """
+    if len(images) > MAX_IMAGES:
+        check_images([(None, b"")] * len(images))  # raises too_many_images
+    decoded: list[tuple[str | None, bytes]] = []
+    for number, image in enumerate(images, start=1):
+        if len(image.data) > (MAX_IMAGE_BYTES + 2) // 3 * 4 + 4:  # more than the limit, encoded
+            size = len(image.data) * 3 // 4
+            check_images([(None, b"")] * (number - 1) + [(None, bytes(size))])  # raises image_too_large
+        try:
+            data = binascii.a2b_base64(image.data, strict_mode=True)
+        except binascii.Error:
+            raise InvalidInput(f"Image {number}'s data is not base64.", code="image_invalid") from None
+        decoded.append((image.media_type, data))
+    return check_images(decoded)
+
+
 def incoming(
-    chat: str, user: str, name: str, text: str, sent_at: datetime, *, guest: bool = False
+    chat: str,
+    user: str,
+    name: str,
+    text: str,
+    sent_at: datetime,
+    *,
+    guest: bool = False,
+    images: tuple[Image, ...] = (),
 ) -> IncomingMessage:
     """Normalize a web or API message (PLT-5)."""
     platform: Literal["web", "telegram"] = "telegram" if chat.startswith("tg:") else "web"
@@ -74,6 +120,7 @@ def incoming(
         text=text,
         sent_at=sent_at,
         guest=guest,
+        images=images,
     )
 
 
@@ -86,11 +133,14 @@ async def say(
     *,
     sent_at: datetime | None = None,
     reply: bool = True,
+    images: Sequence[ImageIn] = (),
 ) -> Accepted:
-    """Store a message (sent now, or at ``sent_at`` within PLT-6's bounds) and start its reply."""
+    """Store a message (sent now, or at ``sent_at`` within PLT-6's bounds) with its pictures, and
+    start its reply."""
     now = web.clock.now()
     at = now if sent_at is None else check_sent_at(sent_at, now)
-    message = incoming(chat, author.user, author.name, text, at, guest=author.guest)
+    pictures = decode_images(images)
+    message = incoming(chat, author.user, author.name, text, at, guest=author.guest, images=pictures)
     return await web.service.accept(message, persona, reply=reply)
 
 
@@ -108,6 +158,13 @@ async def regenerate(
     if keep_alternatives and web.controls is not None:
         return await web.controls.regenerate(chat, turn)
     return await web.service.regenerate(chat, turn)
+
+
+async def answer_last(web: WebState, chat: str) -> AsyncIterator[ReplyEvent]:
+    """Answer the chat's last message, a person's message left without a reply (a failed turn, or
+    a process that died mid-reply): 409 ``nothing_to_answer`` when it has one."""
+    controls, _ = controls_of(web)
+    return await controls.answer_last(chat)
 
 
 async def final_event(events: AsyncIterator[ReplyEvent]) -> ReplyDone | ReplyFailed | None:
@@ -208,3 +265,31 @@ async def inspection(web: WebState, reader: BrowserSession, chat: str, turn: str
         documents=log.documents,
         usage=log.usage,
     )
+
+
+async def chat_settings(web: WebState, chat: str) -> ChatSettingsView:
+    """A chat's settings (a chat never switched, or not started yet, has memory on)."""
+    found = await web.service.chats.chat_settings(chat)
+    return ChatSettingsView(chat=chat, memory=found.memory)
+
+
+async def put_chat_settings(web: WebState, chat: str, body: ChatSettingsBody) -> ChatSettingsView:
+    """Switch a chat's memory mode (MEM-8); a chat not started yet starts in that mode.
+
+    Nothing in the memory lists changes: switching back on brings every memory back.
+    """
+    settings = await web.service.set_memory(chat, body.memory)
+    return ChatSettingsView(chat=chat, memory=settings.memory)
+
+
+def deep_memory(web: WebState, chat: str, persona: Persona, settings: ChatSettings) -> DeepMemory:
+    """The memory panel's deep-memory badge: active exactly when the pass applies to ``chat``
+    (the persona's switches, the chat's platform, not memory-off, an LLM; DEEP-3, DEEP-4)."""
+    desk = web.service.summaries
+    deep = desk.deep if desk is not None else None
+    if deep is None:
+        return DeepMemory(active=False, note="deep memory is not part of this deployment")
+    reason = deep.skip_reason(chat, persona, settings)
+    if reason:
+        return DeepMemory(active=False, note=reason)
+    return DeepMemory(active=True, note=DEEP_ACTIVE_NOTE.format(edits=deep.policy.max_edits))

@@ -15,10 +15,10 @@ import msgspec
 
 from adapters.web.accounts import Accounts
 from adapters.web.schemas.chat import Branch
-from adapters.web.schemas.messages import BranchMade, Chosen, MessageView, Moved, Ticket
+from adapters.web.schemas.messages import BranchMade, BranchOne, Chosen, MessageView, Moved, Ticket
 from adapters.web.session import MAIN_ROOM, BrowserSession, chat_for
 from adapters.web.state import WebState
-from engine.errors import ConfigError, InvalidInput
+from engine.errors import ConfigError, InvalidInput, NotFound
 from engine.model import StoredMessage
 from engine.service.controls import BRANCH_MARK, MessageControls
 from storage.redis_chat_controls import Branch as BranchRecord
@@ -33,10 +33,12 @@ __all__ = [
     "guest_ticket",
     "make_branch",
     "move_guest_chat",
+    "rename_branch",
     "root_chat",
 ]
 
 TICKET_SECONDS = 600
+TITLE_CHARS = 80
 
 
 def controls_of(web: WebState) -> tuple[MessageControls, RedisChatControls]:
@@ -64,14 +66,15 @@ async def choose(web: WebState, chat: str, turn: str) -> Chosen:
 
 
 async def make_branch(web: WebState, chat: str, message: str, title: str) -> BranchMade:
-    """A new chat with this conversation up to ``message``; memories stay shared with this one."""
+    """A new chat with this conversation up to ``message``; memories stay shared with this one.
+
+    Without a ``title`` the branch is called "Branch N" (N: this chat's branches so far, plus one).
+    """
     controls, store = controls_of(web)
-    found = await web.service.chats.message(chat, message)
     branch_id = secrets.token_hex(4)
     target = branch_chat(chat, branch_id)
     copied = await controls.branch(chat, message, target)
-    words = " ".join((found.text if found else "").split()[:6])
-    title = (title.strip() or (f"Branch: {words}" if words else "Branch"))[:80]
+    title = (title.strip() or f"Branch {len(await store.branches(root_chat(chat))) + 1}")[:TITLE_CHARS]
     record = BranchRecord(
         id=branch_id,
         chat=target,
@@ -82,6 +85,27 @@ async def make_branch(web: WebState, chat: str, message: str, title: str) -> Bra
     )
     await store.add_branch(root_chat(chat), record)
     return BranchMade(branch=Branch(id=branch_id, chat=target, title=title), messages=copied)
+
+
+async def rename_branch(web: WebState, chat: str, branch: str, title: str) -> BranchOne:
+    """Give one of this chat's branches a new name.
+
+    Raises:
+        NotFound: ``branch_not_found``. InvalidInput: ``title_empty``, ``title_too_long``.
+    """
+    _, store = controls_of(web)
+    name = " ".join(title.split())
+    if not name:
+        raise InvalidInput("A branch needs a name.", code="title_empty")
+    if len(name) > TITLE_CHARS:
+        raise InvalidInput(f"A branch name has at most {TITLE_CHARS} characters.", code="title_too_long")
+    root = root_chat(chat)
+    found = next((b for b in await store.branches(root) if b.id == branch), None)
+    if found is None:
+        raise NotFound(f"There is no branch {branch!r}.", code="branch_not_found")
+    renamed = msgspec.structs.replace(found, title=name)
+    await store.add_branch(root, renamed)
+    return BranchOne(branch=Branch(id=renamed.id, chat=renamed.chat, title=renamed.title))
 
 
 def _ticket_mac(web: WebState, payload: str) -> str:

@@ -32,6 +32,7 @@ from adapters.web.state import WebState
 from engine.documents import DocumentInfo
 from engine.errors import Conflict, Forbidden, InvalidInput, NotFound
 from engine.model import ModelSettings, Persona
+from engine.validate import check_model_choice
 
 __all__ = [
     "add_document",
@@ -183,8 +184,9 @@ async def books_allowed(web: WebState, visitor: BrowserSession, books: list[str]
     return tuple(dict.fromkeys(books))
 
 
-def checked(body: PersonaBody) -> PersonaBody:
-    """The editor's persona, if its name, prompt, texts and reply length are in bounds."""
+def checked(web: WebState, body: PersonaBody) -> PersonaBody:
+    """The editor's persona, if its name, prompt, texts and reply length are in bounds and its
+    provider is one this deployment can reach (LLM-1)."""
     if not body.name.strip() or len(body.name) > 80:
         raise InvalidInput("A persona needs a name of 1-80 characters.", code="invalid_persona_name")
     if not body.system_prompt.strip():
@@ -195,6 +197,9 @@ def checked(body: PersonaBody) -> PersonaBody:
         raise InvalidInput("Persona texts are limited to 20,000 characters.", code="persona_text_too_long")
     if not 16 <= body.model.max_tokens <= 64_000:
         raise InvalidInput("The reply length must be 16-64,000 tokens.", code="invalid_max_tokens")
+    llm = web.settings.llm
+    choice = ModelSettings(name=body.model.name, provider=body.model.provider.strip())
+    check_model_choice(choice, deployment=llm.provider, available=llm.providers)
     return body
 
 
@@ -210,6 +215,7 @@ def updated(persona: Persona, body: PersonaBody, books: tuple[str, ...]) -> Pers
             name=body.model.name.strip(),
             max_tokens=body.model.max_tokens,
             context_window=persona.model.context_window,
+            provider=body.model.provider.strip(),
         ),
         lorebooks=books,
         learn_from_chat=body.learn_from_chat,
@@ -227,7 +233,7 @@ async def new_persona(
     web: WebState, visitor: BrowserSession, body: PersonaBody
 ) -> tuple[Persona, str | None]:
     """Make a persona from the editor: private to the visitor, or shared (admins only)."""
-    owner = owner_for(web, visitor, checked(body).shared)
+    owner = owner_for(web, visitor, checked(web, body).shared)
     books = await books_allowed(web, visitor, body.lorebooks)
     blank = Persona(id=await unique_id(web, body.name), name=body.name, system_prompt=body.system_prompt)
     persona = updated(blank, body, books)
@@ -241,7 +247,7 @@ async def change_persona(
     web: WebState, visitor: BrowserSession, persona: Persona, body: PersonaBody
 ) -> Persona:
     """Store the editor's changes to a persona the visitor may change (``editable``)."""
-    books = await books_allowed(web, visitor, checked(body).lorebooks)
+    books = await books_allowed(web, visitor, checked(web, body).lorebooks)
     changed = updated(persona, body, books)
     await web.service.personas.put(changed)
     return changed

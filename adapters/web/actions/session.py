@@ -38,7 +38,10 @@ def model_info(state: WebState) -> ModelInfo:
     """Which model answers, labelled for people (RUN-2)."""
     if state.settings.offline:
         return ModelInfo(name="offline", offline=True, label=OFFLINE_LABEL)
-    return ModelInfo(name=state.settings.model, offline=False, label=f"Claude ({state.settings.model})")
+    name = state.settings.model
+    claude = state.settings.llm.provider == "anthropic"
+    label = f"Claude ({name})" if claude else f"{name} (OpenAI-compatible)"
+    return ModelInfo(name=name, offline=False, label=label)
 
 
 async def _rooms(web: WebState, session: BrowserSession) -> list[Room]:
@@ -70,6 +73,7 @@ async def _history(web: WebState, session: BrowserSession, chat: str) -> list[Se
             turn=m.turn,
             mine=m.role == "user" and m.user == session.user,
             swipes=UNSET if alternatives is None else alternatives,
+            images=list(m.images) if m.images else UNSET,
         )
 
     return [view(m) for m in (await history(web, chat, HISTORY)).messages]
@@ -95,6 +99,7 @@ async def session_view(
         chat = branch_chat(chat, branch)
     avatars = await web.persona_extras.has_avatars() if web.persona_extras else set()
     reader = "You" if session.guest else session.slug
+    messages = await _history(web, session, chat)
     return SessionView(
         user=session.user,
         guest=session.guest,
@@ -114,5 +119,13 @@ async def session_view(
         ),
         personas=await persona_summaries(web, session),
         model=model_info(web),
-        messages=await _history(web, session, chat),
+        messages=messages,
+        awaiting=await _awaiting(web, chat, messages),
     )
+
+
+async def _awaiting(web: WebState, chat: str, messages: list[SessionMessage]) -> bool:
+    """Whether the last message is a person's and the chat's pending queue still holds messages."""
+    if not messages or messages[-1].role != "user":
+        return False
+    return await web.service.chats.oldest_pending(chat, float("inf")) is not None

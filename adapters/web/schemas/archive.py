@@ -10,16 +10,22 @@ from msgspec import UNSET, UnsetType
 
 from engine.archive.answer import Reasoning
 from engine.archive.dream import DreamReport
-from engine.archive.model import Feedback, Layer, PageStatus, PageVersion
+from engine.archive.model import Feedback, Layer, PageStatus, PageVersion, WorkingNote
 from engine.archive.query import QueryItem
 from engine.service.archive import ArchiveStatus
 
 __all__ = [
     "ArchivePages",
+    "ChatArchive",
     "DreamReports",
+    "ExploreAnswer",
+    "ExploreBody",
+    "ExploredPage",
     "FeedbackBody",
     "FoundView",
     "FullPage",
+    "NoteBody",
+    "Notes",
     "OneFullPage",
     "OnePage",
     "PageView",
@@ -56,6 +62,20 @@ class SearchBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     reasoning: Reasoning | None = None
 
 
+class NoteBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``POST /api/chats/{chat}/archive/notes``: a working note for the running session."""
+
+    text: str
+
+
+class ExploreBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``POST /api/archive/explore``."""
+
+    chat: str
+    query: str
+    reasoning: Reasoning = "medium"
+
+
 class PageView(msgspec.Struct, frozen=True, kw_only=True):
     """A page with its retention ``score`` now; ``low_entropy`` only in a chat's page list."""
 
@@ -79,6 +99,7 @@ class PageView(msgspec.Struct, frozen=True, kw_only=True):
     evicted_at: datetime | None
     feedback: list[Feedback]
     low_entropy: bool | UnsetType = UNSET
+    author: str | None = None
 
 
 class FullPage(PageView, frozen=True, kw_only=True):
@@ -88,6 +109,7 @@ class FullPage(PageView, frozen=True, kw_only=True):
     merged_from: list[str]
     links: list[str]
     history: list[PageVersion]
+    notes: list[WorkingNote]
 
 
 class ArchivePages(msgspec.Struct, frozen=True, kw_only=True):
@@ -138,3 +160,43 @@ class DreamReports(msgspec.Struct, frozen=True, kw_only=True):
     """The newest dream-pass reports, newest first (EPI-10)."""
 
     reports: list[DreamReport]
+
+
+class Notes(msgspec.Struct, frozen=True, kw_only=True):
+    """The working notes of a chat's running session, oldest first (EPI-1)."""
+
+    chat: str
+    notes: list[PageView]
+
+
+class ChatArchive(msgspec.Struct, frozen=True, kw_only=True):
+    """The browser's archive view: the chat's pages (no working notes), the running session's
+    notes, and the limits the view enforces."""
+
+    chat: str
+    pages: list[PageView]
+    notes: list[PageView]
+    note_chars: int
+    session_notes: int
+    pinned_first: int
+
+
+class ExploredPage(msgspec.Struct, frozen=True, kw_only=True):
+    """One page explore read: hops from the search's pages, reached from ``via``, its cost."""
+
+    id: str
+    hops: int
+    via: str | None
+    tokens: int
+    page: PageView
+
+
+class ExploreAnswer(msgspec.Struct, frozen=True, kw_only=True):
+    """What explore read, in order; ``stopped``: ``budget`` or ``exhausted`` (EPI-13)."""
+
+    status: ArchiveStatus
+    reasoning: Reasoning
+    budget_tokens: int
+    spent_tokens: int
+    stopped: Literal["budget", "exhausted"]
+    pages: list[ExploredPage]

@@ -13,6 +13,7 @@ from typing import Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from engine.images import ImageRef
 from engine.memory import RecallReason
 from engine.model import StoredMessage
 from engine.requestlog import (
@@ -29,9 +30,12 @@ from engine.requestlog import (
 __all__ = [
     "Branch",
     "ChatReply",
+    "ChatSettingsBody",
+    "ChatSettingsView",
     "ErrorBody",
     "ErrorDetail",
     "Health",
+    "ImageIn",
     "InspectedLore",
     "InspectedMemory",
     "Inspection",
@@ -49,8 +53,16 @@ __all__ = [
 ]
 
 
+class ImageIn(msgspec.Struct, frozen=True, kw_only=True):
+    """A picture sent with a message: its media type and its bytes in base64 (``engine.images``)."""
+
+    media_type: str
+    data: str
+
+
 class SendMessage(msgspec.Struct, frozen=True, kw_only=True):
-    """Body of ``POST /api/chats/{chat}/messages`` (unknown fields are ignored)."""
+    """Body of ``POST /api/chats/{chat}/messages`` (unknown fields are ignored); ``text`` may be
+    ``""`` when ``images`` carries pictures."""
 
     user: str
     text: str
@@ -58,6 +70,20 @@ class SendMessage(msgspec.Struct, frozen=True, kw_only=True):
     persona: str | None = None
     sent_at: datetime | None = None
     reply: bool = True
+    images: list[ImageIn] = msgspec.field(default_factory=list)
+
+
+class ChatSettingsBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``PUT /api/chats/{chat}/settings`` (and ``/app/...``): the chat's memory mode."""
+
+    memory: Literal["on", "off"]
+
+
+class ChatSettingsView(msgspec.Struct, frozen=True, kw_only=True):
+    """A chat's settings: ``memory`` ``off`` is memory-off mode (MEM-8, DEEP-4)."""
+
+    chat: str
+    memory: Literal["on", "off"]
 
 
 class ChatReply(msgspec.Struct, frozen=True, kw_only=True):
@@ -160,7 +186,8 @@ class ModelInfo(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SessionMessage(msgspec.Struct, frozen=True, kw_only=True):
-    """A history message as the page shows it; ``swipes`` only on replies with alternatives."""
+    """A history message as the page shows it; ``swipes`` only on replies with alternatives,
+    ``images`` only on messages that carried pictures."""
 
     id: str
     role: Literal["user", "assistant"]
@@ -170,6 +197,7 @@ class SessionMessage(msgspec.Struct, frozen=True, kw_only=True):
     turn: str | None
     mine: bool
     swipes: list[str] | UnsetType = UNSET
+    images: list[ImageRef] | UnsetType = UNSET  # the pictures it carried (type and size; no bytes)
 
 
 class SessionView(msgspec.Struct, frozen=True, kw_only=True):
@@ -189,6 +217,9 @@ class SessionView(msgspec.Struct, frozen=True, kw_only=True):
     personas: list[PersonaSummary]
     model: ModelInfo
     messages: list[SessionMessage]
+    awaiting: bool = False
+    """The last message is the person's and still awaits its reply (on the pending queue: the
+    process answering it stopped); the page asks for it (``{"type": "answer"}``) on opening."""
 
 
 class InspectedLore(msgspec.Struct, frozen=True, kw_only=True):

@@ -1,6 +1,7 @@
 """The browser chat's WebSocket frames (PLT-4, API.md): tagged unions on ``type``.
 
-In: ``message`` ``{text, persona?}``, ``regenerate`` ``{turn}``, ``stop``; unknown fields are
+In: ``message`` ``{text, persona?, images?}``, ``regenerate`` ``{turn}``, ``answer`` (the chat's last
+message, left without a reply), ``stop``; unknown fields are
 ignored. Out: the service's ``delta``, ``done`` and ``error`` events; the browser's ``done``
 (:class:`BrowserDone`) also carries the reply's message id, the sent message's id and the
 reply's alternatives; :class:`ErrorFrame` is a frame the socket itself refused.
@@ -13,11 +14,13 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from adapters.web.schemas.chat import ImageIn
 from engine.requestlog import Context
 from engine.service import ReplyDelta, ReplyDone, ReplyFailed
 from engine.service.controls import Swipes
 
 __all__ = [
+    "AnswerFrame",
     "BrowserDone",
     "ErrorFrame",
     "InFrame",
@@ -30,10 +33,12 @@ __all__ = [
 
 
 class MessageFrame(msgspec.Struct, frozen=True, kw_only=True, tag="message", tag_field="type"):
-    """Say something; ``persona`` empty or null means ``default``."""
+    """Say something; ``persona`` empty or null means ``default``; ``images``: pictures as in
+    ``POST /api/chats/{chat}/messages`` (``text`` may then be empty)."""
 
     text: str
     persona: str | None = None
+    images: list[ImageIn] = msgspec.field(default_factory=list)
 
 
 class RegenerateFrame(msgspec.Struct, frozen=True, kw_only=True, tag="regenerate", tag_field="type"):
@@ -42,11 +47,15 @@ class RegenerateFrame(msgspec.Struct, frozen=True, kw_only=True, tag="regenerate
     turn: str
 
 
+class AnswerFrame(msgspec.Struct, frozen=True, kw_only=True, tag="answer", tag_field="type"):
+    """Answer the chat's last message, a person's message left without a reply."""
+
+
 class StopFrame(msgspec.Struct, frozen=True, kw_only=True, tag="stop", tag_field="type"):
     """Stop generating: the reply so far is kept."""
 
 
-InFrame = MessageFrame | RegenerateFrame | StopFrame
+InFrame = MessageFrame | RegenerateFrame | AnswerFrame | StopFrame
 
 
 class ErrorFrame(msgspec.Struct, frozen=True, kw_only=True, tag="error", tag_field="type"):
@@ -112,10 +121,15 @@ def decode_frame(raw: str) -> InFrame | ErrorFrame:
     except msgspec.DecodeError:
         return ErrorFrame(code="invalid_json", message="The frame is not JSON.")
     try:
-        kind = _KIND.decode(raw).get("type")
+        found = _KIND.decode(raw)
     except msgspec.DecodeError:  # valid JSON, but no object
         return ErrorFrame(code="invalid_json", message="The frame is not JSON.")
+    kind = found.get("type")
     field = _FIELD.get(kind) if isinstance(kind, str) else None
     if field is None:
         return ErrorFrame(code="invalid_frame", message=f"Unknown frame type {kind!r}.")
+    if kind == "message" and "images" in found and isinstance(found.get("text"), str):
+        return ErrorFrame(
+            code="invalid_frame", message='images must be a list of {"media_type", "data"} (base64).'
+        )
     return ErrorFrame(code="invalid_frame", message=f"{field} must be a string.")

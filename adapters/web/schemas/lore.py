@@ -152,6 +152,8 @@ class EditorBookSummary(msgspec.Struct, frozen=True, kw_only=True):
     editable: bool
     persona_book: bool
     attached: bool
+    read_by_persona: bool = False
+    """A book of the persona named in the request (``persona=``): read in its chats, attached or not."""
 
 
 class EditorBookList(msgspec.Struct, frozen=True, kw_only=True):

@@ -25,6 +25,7 @@ __all__ = [
     "BlocklistBody",
     "Cleared",
     "Composed",
+    "DeepMemory",
     "DocumentList",
     "Drafts",
     "Explained",
@@ -179,8 +180,20 @@ class PanelLimits(msgspec.Struct, frozen=True, kw_only=True):
     chars: int
 
 
+class DeepMemory(msgspec.Struct, frozen=True, kw_only=True):
+    """Whether the deep memory pass applies to the chat (DEEP-1..4): ``active`` with one line on
+    what it does; else ``note`` says why not."""
+
+    active: bool
+    note: str
+
+
 class Panel(msgspec.Struct, frozen=True, kw_only=True):
-    """The memory panel: the lists in play for the visitor in one chat with one persona."""
+    """The memory panel: the lists in play for the visitor in one chat with one persona.
+
+    ``memory``: the chat's memory mode (``off``: its turns neither read nor write these lists,
+    MEM-8); ``deep_memory``: the "Deep memory: Active" badge and its line.
+    """
 
     persona: str
     lists: list[PanelList]
@@ -188,6 +201,8 @@ class Panel(msgspec.Struct, frozen=True, kw_only=True):
     decay: bool
     dormant_after: int
     notices: str
+    memory: Literal["on", "off"] = "on"
+    deep_memory: DeepMemory = DeepMemory(active=False, note="")
 
 
 class JobView(DocumentJob, frozen=True, kw_only=True):

@@ -55,9 +55,10 @@ class MessageOne(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class MessageDeleted(msgspec.Struct, frozen=True, kw_only=True):
-    """The id of a deleted message."""
+    """The id of a deleted message, and the persona reply deleted with it (``also``)."""
 
     deleted: str
+    also: list[str] = msgspec.field(default_factory=list)
 
 
 class Chosen(msgspec.Struct, frozen=True, kw_only=True):
@@ -72,6 +73,18 @@ class BranchBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
 
     message: str
     title: str = ""
+
+
+class BranchRename(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Body of ``PUT /app/chats/{chat}/branches/{branch}``: the branch's new name."""
+
+    title: str
+
+
+class BranchOne(msgspec.Struct, frozen=True, kw_only=True):
+    """A renamed branch."""
+
+    branch: Branch
 
 
 class BranchMade(msgspec.Struct, frozen=True, kw_only=True):

@@ -20,10 +20,11 @@ __all__ = [
 
 
 class ModelBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A persona's model settings in the editor."""
+    """A persona's model settings in the editor (``provider`` empty: the deployment's)."""
 
     name: str = ""
     max_tokens: int = 1024
+    provider: str = ""
 
 
 class PersonaBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -65,6 +65,8 @@ class ChatSummary(msgspec.Struct, frozen=True, kw_only=True):
     long_term: list[PanelTier]
     unsummarized: int
     max_chars: int
+    chunk: int = 20
+    """How many messages one summary covers: fewer than this out of the window wait for more."""
 
 
 class PanelTierEdited(msgspec.Struct, frozen=True, kw_only=True):

@@ -6,18 +6,25 @@
  *       {user, guest, username, chat, room, rooms: [{slug, title}], branch, branches: [{id, title}],
  *        csrf, memory, persona: {id, name, greeting, avatar}, personas: [{id, name, private, avatar}],
  *        model: {name, offline, label},
- *        messages: [{id, role, name, text, sent_at, turn, mine?, swipes?: [turn ids]}]}
+ *        messages: [{id, role, name, text, sent_at, turn, mine?, swipes?: [turn ids],
+ *                    images?: [{id, media_type, width, height, size}]}]}
  *   POST /app/rooms {name} -> {room: {slug, title}}
- *   PUT/DELETE /app/chats/<chat>/messages/<id>   edit / delete one's own message
+ *   PUT/DELETE /app/chats/<chat>/messages/<id>   edit / delete one's own message or a persona reply
+ *       (DELETE -> {deleted, also: [ids]}: deleting one's message deletes the reply that answered it)
  *   POST /app/chats/<chat>/turns/<turn>/choose   pick another alternative (swipe) of the last reply
- *   POST /app/chats/<chat>/branches {message}    a new chat with the conversation up to a message
+ *   POST /app/chats/<chat>/branches {message, title}  a new chat with the conversation up to a message
+ *   PUT  /app/chats/<chat>/branches/<id> {title}  rename a branch
  *   WS  /ws/chats/<chat>
- *       client -> {"type": "message", "text", "persona"} | {"type": "regenerate", "turn"} | {"type": "stop"}
+ *       client -> {"type": "message", "text", "persona", "images"?: [{media_type, data (base64)}]}
+ *                 | {"type": "regenerate", "turn"} | {"type": "answer"}
+ *                 | {"type": "stop"}   (answer: reply to the last message, the person's, left unanswered)
  *       server -> {"type": "delta", "text"}* then {"type": "done", "turn", "reply", "context", "notices"}
  *                 or {"type": "error", "code", "message"}; done also has message, reply_message, swipes
  * Only one reply streams at a time (sending is disabled meanwhile; Stop ends it), so frames need no id.
- * Every message has copy / branch (and edit / delete when it is yours); persona replies have (i)
- * (the request inspector); the last one has ‹ n/m › (its alternatives, ← / → keys) and ↻.
+ * Every message has copy / branch / edit / delete (a person's messages only for their author);
+ * persona replies have (i) (the request inspector); the last one has ‹ n/m › (its alternatives,
+ * ← / → keys) and ↻. A last message of the person's with no reply (a failed turn, or a server that
+ * stopped mid-reply) has ↻ too, and → answers it; the session's ``awaiting`` asks for it at once.
  * Safety: text is rendered by Hearth.markdown (DOM nodes and text only) or set with textContent.
  */
 'use strict';
@@ -33,7 +40,11 @@
     name: $('#persona-name'), badge: $('#offline-badge'), picker: $('#persona-select'),
     rooms: $('#room-select'), account: $('#account-button'), stop: $('#stop'),
     branches: $('#branch-select'), avatar: $('#persona-avatar'),
+    attach: $('#attach'), attachInput: $('#attach-input'), tray: $('#attachments'),
+    attachError: $('#attach-error'),
   };
+  // Pictures (the server checks the same): PNG, JPEG, GIF or WebP by their first bytes, 5 MB each, 4 a message.
+  const PICTURES = { max: 4, bytes: 5 * 1024 * 1024, types: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] };
   const raw = new WeakMap();           // message element -> its text as written (copy, edit)
   const coarse = window.matchMedia('(pointer: coarse)');
   const state = {
@@ -42,7 +53,9 @@
     ws: null, online: false, retries: 0, retryTimer: 0,
     pending: null,     // {bubble, userEl?, prevText?, prevTurn?} while a reply streams
     resync: false,     // a stream was cut by a disconnect: reload history on reconnect
+    answerOnOpen: false, // the session said the last message awaits its reply: ask once connected
     loadError: null,   // the error line shown while /app/session keeps failing
+    pictures: [],      // [{media_type, data (base64), url (object URL for the thumbnail), name}] to send
   };
   const make = H.make;
 
@@ -56,7 +69,24 @@
     H.markdown(textOf(el), text ?? '');
   }
 
-  function addMessage({ role, name, text, sentAt, turn, id, greeting, mine, swipes }) {
+  // Thumbnails of the pictures a message carries; a stored one shows its type and size.
+  function picturesOf(pictures) {
+    const box = make('div', 'msg-images');
+    for (const p of pictures) {
+      if (p.url) {
+        const img = make('img');
+        img.src = p.url;
+        img.alt = p.name ? `Picture: ${p.name}` : 'Picture';
+        box.append(img);
+      } else {
+        const size = p.width && p.height ? ` ${p.width}×${p.height}` : '';
+        box.append(make('span', 'picture-label', `🖼 picture${size}`));
+      }
+    }
+    return box;
+  }
+
+  function addMessage({ role, name, text, sentAt, turn, id, greeting, mine, swipes, pictures }) {
     const el = make('div', 'msg');
     el.dataset.role = role === 'user' ? 'user' : 'assistant';
     if (turn) el.dataset.turn = turn;
@@ -68,7 +98,9 @@
     const time = make('time', 'msg-time');
     H.formatTime(time, sentAt ? new Date(sentAt) : new Date());
     meta.append(make('span', 'msg-author', name), time);
-    el.append(meta, make('div', 'msg-text'));
+    el.append(meta);
+    if (Array.isArray(pictures) && pictures.length) el.append(picturesOf(pictures));
+    el.append(make('div', 'msg-text'));
     setText(el, text);
     el.append(actionsFor(el));
     els.list.append(el);
@@ -83,7 +115,7 @@
     el.querySelector('.msg-actions').replaceWith(actionsFor(el));
   }
 
-  // copy · edit · delete · branch under a message (edit and delete only on one's own messages)
+  // copy · edit · delete · branch under a message (edit and delete: one's own, and the persona's)
   function actionsFor(el) {
     const bar = make('div', 'msg-actions');
     const add = (cls, label, title) => {
@@ -95,7 +127,10 @@
     add('act-copy', 'Copy', 'Copy this message');
     if (el.dataset.mine) {
       add('act-edit', 'Edit', 'Edit your message');
-      add('act-delete', 'Delete', 'Delete your message');
+      add('act-delete', 'Delete', 'Delete your message (and the reply to it)');
+    } else if (el.dataset.role === 'assistant' && el.dataset.id) {
+      add('act-edit', 'Edit', 'Edit this reply (the next reply reads your version)');
+      add('act-delete', 'Delete', 'Delete this reply');
     }
     if (el.dataset.id) add('act-branch', 'Branch', 'Start a new chat from here (memories stay shared)');
     return bar;
@@ -124,11 +159,27 @@
   const lastMessage = () => { const all = els.list.querySelectorAll('.msg'); return all[all.length - 1]; };
   const swipesOf = (el) => { try { return JSON.parse(el.dataset.swipes || '[]'); } catch { return []; } };
 
-  // ‹ n/m › and ↻ live only on the last message, and only if that is a persona reply with a turn.
+  // A last message of the person's, stored, with no reply after it: ↻ answers it.
+  const unanswered = (el) => Boolean(el && el.dataset.role === 'user' && el.dataset.id);
+
+  // ‹ n/m › and ↻ live only on the last message: a persona reply with a turn, or an unanswered one.
   function updateRegen() {
     els.list.querySelectorAll('.regen, .swipes').forEach((b) => b.remove());
     const last = lastMessage();
-    if (!last || last.dataset.role !== 'assistant' || !last.dataset.turn || state.pending) return;
+    if (!last || state.pending) return;
+    if (unanswered(last)) {
+      const row = make('div', 'swipes');
+      const btn = make('button', 'regen', '↻');
+      btn.type = 'button';
+      btn.dataset.answer = 'true';
+      btn.title = 'No reply yet: answer this message (→)';
+      btn.setAttribute('aria-label', 'Answer this message');
+      btn.disabled = !canSend();
+      row.append(btn);
+      last.append(row);
+      return;
+    }
+    if (last.dataset.role !== 'assistant' || !last.dataset.turn) return;
     const row = make('div', 'swipes');
     const turns = swipesOf(last);
     const at = turns.indexOf(last.dataset.turn);
@@ -165,8 +216,9 @@
     const branches = Array.isArray(s.branches) ? s.branches : [];
     els.branches.hidden = !branches.length && !s.branch;
     const options = [new Option('Original chat', '', false, !s.branch)];
-    for (const b of branches) options.push(new Option(`⑂ ${b.title}`, b.id, false, b.id === s.branch));
+    for (const b of branches) options.push(new Option(`↳ ${b.title}`, b.id, false, b.id === s.branch));
     els.branches.replaceChildren(...options);
+    $('#branch-rename').hidden = !s.branch;
   }
 
   function renderAvatar(persona) {
@@ -212,6 +264,7 @@
       addMessage({
         role: m.role, name: m.name || fallback, text: m.text, sentAt: m.sent_at, turn: m.turn, id: m.id,
         greeting: m.id === 'm0' && m.role === 'assistant', mine: m.mine, swipes: m.swipes,
+        pictures: m.images,
       });
     }
   }
@@ -266,7 +319,8 @@
 
   function sendMessage() {
     const text = els.composer.value.trim();
-    if (!text) return;
+    const pictures = state.pictures;
+    if (!text && !pictures.length) return;
     if (updateCounter()) {
       els.counter.textContent = `Message too long: ${countChars(text).toLocaleString()} characters, ` +
         `the limit is ${LIMIT.toLocaleString()}. It was not sent.`;
@@ -275,12 +329,25 @@
     }
     if (!canSend()) return;
     const persona = state.session.persona || {};
-    state.ws.send(JSON.stringify({ type: 'message', text, persona: persona.id }));
-    const userEl = addMessage({ role: 'user', name: state.userName, text, mine: true });
+    const frame = { type: 'message', text, persona: persona.id };
+    if (pictures.length) frame.images = pictures.map((p) => ({ media_type: p.media_type, data: p.data }));
+    state.ws.send(JSON.stringify(frame));
+    const userEl = addMessage({ role: 'user', name: state.userName, text, mine: true, pictures });
+    state.pictures = [];
+    renderTray();
     els.composer.value = '';
     autosize();
     updateCounter();
     startReply(userEl);
+  }
+
+  // the last message is the person's and has no reply: ask for one (a server restart, a failed turn)
+  function answerLast() {
+    const last = lastMessage();
+    if (!canSend() || !unanswered(last)) return false;
+    state.ws.send(JSON.stringify({ type: 'answer' }));
+    startReply(last);
+    return true;
   }
 
   function regenerate(bubble) {
@@ -357,6 +424,7 @@
       state.retries = 0;
       setOnline(true);
       if (state.resync) { state.resync = false; loadSession(); }
+      else if (state.answerOnOpen) { state.answerOnOpen = false; answerLast(); }
     };
     ws.onmessage = (ev) => {
       if (ws !== state.ws) return;
@@ -422,6 +490,8 @@
       state.retries = 0;
       connect();
     }
+    state.answerOnOpen = Boolean(session.awaiting);
+    if (state.answerOnOpen && canSend()) { state.answerOnOpen = false; answerLast(); }
     refreshControls();
     H.emit('session', session);
   }
@@ -468,6 +538,103 @@
     state.ws.send(JSON.stringify({ type: 'stop' }));
   });
 
+  // ---- pictures: attach button, paste, drag and drop -------------------------------------
+  const MAGIC = [
+    ['image/png', [0x89, 0x50, 0x4e, 0x47]], ['image/jpeg', [0xff, 0xd8, 0xff]], ['image/gif', [0x47, 0x49, 0x46, 0x38]],
+  ];
+  function sniff(bytes) {
+    for (const [kind, magic] of MAGIC) if (magic.every((b, i) => bytes[i] === b)) return kind;
+    const ascii = (from, to) => String.fromCharCode(...bytes.slice(from, to));
+    return ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP' ? 'image/webp' : null;
+  }
+
+  function attachError(message) {
+    els.attachError.textContent = message || '';
+    els.attachError.hidden = !message;
+  }
+
+  function renderTray() {
+    els.tray.replaceChildren(...state.pictures.map((p, i) => {
+      const thumb = make('span', 'thumb');
+      const img = make('img');
+      img.src = p.url;
+      img.alt = `Picture to send: ${p.name}`;
+      const remove = make('button', '', '×');
+      remove.type = 'button';
+      remove.setAttribute('aria-label', `Remove ${p.name}`);
+      remove.addEventListener('click', () => { state.pictures.splice(i, 1); renderTray(); });
+      thumb.append(img, remove);
+      return thumb;
+    }));
+    els.tray.hidden = !state.pictures.length;
+  }
+
+  const readBytes = (file) => new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(new Uint8Array(reader.result));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsArrayBuffer(file);
+  });
+
+  function base64Of(bytes) {
+    let text = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    return btoa(text);
+  }
+
+  async function addPictures(files) {
+    attachError('');
+    for (const file of files) {
+      const name = file.name || 'picture';
+      if (state.pictures.length >= PICTURES.max) {
+        attachError(`A message may carry at most ${PICTURES.max} pictures; “${name}” was left out.`);
+        break;
+      }
+      if (!PICTURES.types.includes(file.type)) {
+        attachError(`“${name}” is not a PNG, JPEG, GIF or WebP picture.`);
+        continue;
+      }
+      if (file.size > PICTURES.bytes) {
+        attachError(`“${name}” is ${(file.size / 1048576).toFixed(1)} MB; the limit is 5 MB per picture.`);
+        continue;
+      }
+      const bytes = await readBytes(file);
+      const kind = sniff(bytes);
+      if (!kind) {
+        attachError(`“${name}” is not a PNG, JPEG, GIF or WebP picture.`);
+        continue;
+      }
+      state.pictures.push({ media_type: kind, data: base64Of(bytes), url: URL.createObjectURL(file), name });
+    }
+    renderTray();
+  }
+
+  els.attach.addEventListener('click', () => els.attachInput.click());
+  els.attachInput.addEventListener('change', async () => {
+    await addPictures([...els.attachInput.files]);
+    els.attachInput.value = '';
+    els.composer.focus();
+  });
+  els.composer.addEventListener('paste', (e) => {
+    const files = [...(e.clipboardData ? e.clipboardData.files : [])];
+    if (!files.length) return;
+    e.preventDefault();
+    addPictures(files);
+  });
+  els.form.addEventListener('dragover', (e) => {
+    if (![...(e.dataTransfer ? e.dataTransfer.types : [])].includes('Files')) return;
+    e.preventDefault();
+    els.form.classList.add('dropping');
+  });
+  els.form.addEventListener('dragleave', () => els.form.classList.remove('dropping'));
+  els.form.addEventListener('drop', (e) => {
+    els.form.classList.remove('dropping');
+    const files = [...(e.dataTransfer ? e.dataTransfer.files : [])];
+    if (!files.length) return;
+    e.preventDefault();
+    addPictures(files);
+  });
+
   // ---- message actions -----------------------------------------------------------------
   const chatUrl = () => `/app/chats/${encodeURIComponent(state.session.chat)}`;
 
@@ -492,13 +659,14 @@
     const area = make('textarea', 'msg-edit-text');
     area.value = raw.get(el) ?? '';
     area.rows = Math.min(10, Math.max(2, area.value.split('\n').length));
-    area.setAttribute('aria-label', 'Edit your message');
+    area.setAttribute('aria-label', el.dataset.mine ? 'Edit your message' : 'Edit this reply');
     const err = make('p', 'form-error');
     err.hidden = true;
     err.setAttribute('role', 'alert');
     const save = make('button', 'primary', 'Save');
     save.type = 'submit';
     const cancel = H.button('Cancel', null, () => { form.remove(); textOf(el).hidden = false; });
+    form.addEventListener('keydown', (e) => { if (e.key === 'Escape') { e.stopPropagation(); cancel.click(); } });
     const row = make('div', 'buttons');
     row.append(cancel, save);
     form.append(area, err, row);
@@ -519,10 +687,17 @@
   }
 
   async function deleteMessage(el) {
-    const ok = await H.confirm({ title: 'Delete this message?', text: 'It is removed from the chat for good.', ok: 'Delete' });
+    const next = el.nextElementSibling;
+    const hasReply = el.dataset.role === 'user' && next && next.matches('.msg[data-role="assistant"]');
+    const ok = await H.confirm(hasReply
+      ? { title: 'Delete this message and its reply?', text: 'Your message and the reply to it are removed from the chat for good.', ok: 'Delete both' }
+      : { title: el.dataset.role === 'user' ? 'Delete this message?' : 'Delete this reply?', text: 'It is removed from the chat for good.', ok: 'Delete' });
     if (!ok) return;
     try {
-      await H.api('DELETE', `${chatUrl()}/messages/${encodeURIComponent(el.dataset.id)}`);
+      const got = await H.api('DELETE', `${chatUrl()}/messages/${encodeURIComponent(el.dataset.id)}`);
+      for (const id of Array.isArray(got.also) ? got.also : []) {
+        els.list.querySelectorAll('.msg[data-id]').forEach((m) => { if (m.dataset.id === id) m.remove(); });
+      }
       el.remove();
       refreshControls();
     } catch (err) {
@@ -532,7 +707,10 @@
 
   async function branchFrom(el) {
     try {
-      const got = await H.api('POST', `${chatUrl()}/branches`, { message: el.dataset.id });
+      // named by number and local time ("Branch 2 · 14:05"), not by the message's first words
+      const n = (Array.isArray(state.session.branches) ? state.session.branches.length : 0) + 1;
+      const at = new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+      const got = await H.api('POST', `${chatUrl()}/branches`, { message: el.dataset.id, title: `Branch ${n} · ${at}` });
       setParam('branch', got.branch.id);
       await loadSession();
       H.toast('New branch: the chat up to that message. Memories stay shared.', 'ok');
@@ -543,6 +721,7 @@
 
   async function swipe(step) {
     const last = lastMessage();
+    if (step > 0 && unanswered(last)) { answerLast(); return; }
     if (!last || last.dataset.role !== 'assistant' || !canSend()) return;
     const turns = swipesOf(last);
     const at = turns.indexOf(last.dataset.turn);
@@ -573,7 +752,8 @@
   els.composer.addEventListener('input', () => { autosize(); updateCounter(); });
   els.list.addEventListener('click', (e) => {
     const regen = e.target.closest('.regen');
-    if (regen) regenerate(regen.closest('.msg'));
+    if (regen && regen.dataset.answer) answerLast();
+    else if (regen) regenerate(regen.closest('.msg'));
     const act = e.target.closest('.act');
     if (act) {
       const el = act.closest('.msg');
@@ -623,6 +803,29 @@
     loadSession();
   });
   $('#room-form').addEventListener('submit', createRoom);
+
+  // ---- renaming the branch one is in ----------------------------------------------------
+  const branchDialog = $('#branch-dialog');
+  $('#branch-rename').addEventListener('click', () => {
+    const s = state.session;
+    const current = (s.branches || []).find((b) => b.id === s.branch);
+    $('#branch-name').value = current ? current.title : '';
+    H.showError($('#branch-error'), null);
+    branchDialog.showModal();
+  });
+  $('#branch-cancel').addEventListener('click', () => branchDialog.close());
+  $('#branch-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    try {
+      const got = await H.api('PUT', `${chatUrl()}/branches/${encodeURIComponent(state.session.branch)}`,
+        { title: $('#branch-name').value });
+      branchDialog.close();
+      await loadSession();
+      H.toast(`Branch renamed “${got.branch.title}”.`, 'ok');
+    } catch (err) {
+      H.showError($('#branch-error'), err);
+    }
+  });
 
   // ---- the phone header's menu: rooms, branches and tools behind ☰ ------------------------
   const top = $('#top');

@@ -1,6 +1,7 @@
 /*
  * The lorebook editor (LORE-6, LORE-11, LORE-13).
- *   GET  /app/lorebooks?chat=<chat>            -> {lorebooks: [{id, name, entries, editable, persona_book, attached}]}
+ *   GET  /app/lorebooks?chat=<chat>&persona=<id> -> {lorebooks: [{id, name, entries, editable, persona_book,
+ *        attached, read_by_persona}]}   (read_by_persona: the chat's persona's own book, always read)
  *   POST /app/lorebooks (raw JSON / PNG / CHARX) -> {id, name, entries}
  *   GET  /app/lorebooks/<id>                   -> {name, tokens, editable, entries: [...sorted by display name]}
  *   GET  /app/lorebooks/<id>/export?format=sillytavern|ccv3
@@ -34,7 +35,8 @@
 
   async function loadBooks() {
     try {
-      const got = await H.api('GET', `/app/lorebooks?chat=${encodeURIComponent(chat())}`);
+      const persona = (H.state.session.persona || {}).id || 'default';
+      const got = await H.api('GET', `/app/lorebooks?chat=${encodeURIComponent(chat())}&persona=${encodeURIComponent(persona)}`);
       books = got.lorebooks;
     } catch (err) {
       H.toast(err.message, 'error');
@@ -46,7 +48,7 @@
       const pick = H.button(b.name || b.id, 'book-open', () => openBook(b.id));
       const meta = make('span', 'hint', `${b.entries} entries`);
       li.append(pick, meta);
-      if (b.attached) li.append(make('span', 'tag attached', 'attached'));
+      if (b.attached || b.read_by_persona) li.append(make('span', 'tag attached', 'attached'));
       if (b.persona_book) li.append(make('span', 'tag', 'persona'));
       if (current && current.id === b.id) li.dataset.current = 'true';
       return li;
@@ -67,8 +69,10 @@
     $('#lore-book').hidden = false;
     $('#lore-book-name').textContent = current.name || current.id;
     $('#lore-book-tokens').textContent = `${current.tokens.toLocaleString()} tokens`;
-    $('#lore-attach').checked = Boolean(info.attached);
-    $('#lore-attach').disabled = guest();
+    // the persona's own book is always read: ticked, and not something to detach here
+    $('#lore-attach').checked = Boolean(info.attached || info.read_by_persona);
+    $('#lore-attach').disabled = guest() || Boolean(info.read_by_persona);
+    $('#lore-attach').title = info.read_by_persona ? 'The persona’s own book is always read in its chats.' : '';
     $('#lore-readonly').hidden = current.editable;
     $('#lore-new-entry').hidden = !current.editable;
     const path = `/app/lorebooks/${encodeURIComponent(id)}/export`;
@@ -152,6 +156,8 @@
     };
     $('#lore-entry-title').textContent = entry ? `Entry: ${entry.name}` : 'New entry';
     for (const [key, sel] of Object.entries(FIELDS)) $(sel).value = e[key] ?? '';
+    // Order is shown as SillyTavern's (lower goes earlier); Hearth stores the opposite sign
+    $('#entry-order').value = String(-(Number(e.order) || 0));
     for (const [key, sel] of Object.entries(NUMBERS)) $(sel).value = String(e[key] ?? 0);
     for (const [key, sel] of Object.entries(CHECKS)) $(sel).checked = Boolean(e[key]);
     $('#entry-scan-depth').value = e.scan_depth == null ? '' : String(e.scan_depth);
@@ -174,7 +180,7 @@
     const body = {};
     for (const [key, sel] of Object.entries(FIELDS)) body[key] = $(sel).value;
     body.priority = Number.parseInt(body.priority || '0', 10) || 0;
-    body.order = Number.parseInt(body.order || '0', 10) || 0;
+    body.order = -(Number.parseInt(body.order || '0', 10) || 0);
     for (const [key, sel] of Object.entries(NUMBERS)) body[key] = Number.parseInt($(sel).value || '0', 10) || 0;
     for (const [key, sel] of Object.entries(CHECKS)) body[key] = $(sel).checked;
     const depth = $('#entry-scan-depth').value.trim();

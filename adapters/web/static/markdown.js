@@ -4,7 +4,8 @@
  * It builds DOM nodes with createElement / text nodes only (never innerHTML), so any HTML in a
  * model's reply shows as text. Supported: paragraphs and line breaks, # headings, ``` fenced
  * code blocks, `inline code`, **bold**, *italic* / _italic_, ~~strike~~, > quotes, - / * / 1.
- * lists, --- rules and [links](url) / bare https:// links. A link's href is kept only when it
+ * lists, --- rules, | tables | (GFM: a header row, a |---|:---:| delimiter row, body rows; cells
+ * hold inline Markdown) and [links](url) / bare https:// links. A link's href is kept only when it
  * is http:, https: or mailto:; anything else (javascript:, data:, vbscript:...) stays plain text.
  *
  *   Hearth.markdown(el, text)   replaces el's children with the rendered text
@@ -82,6 +83,47 @@
   const NUMBER = /^\s{0,3}(\d{1,9})[.)]\s+(.*)$/;
   const QUOTE = /^\s{0,3}>\s?(.*)$/;
   const RULE = /^\s{0,3}([-*_])(\s*\1){2,}\s*$/;
+  const TABLE_ROW = /^\s{0,3}\|?.*\|.*$/;
+  const TABLE_RULE = /^\s{0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+
+  // a table row's cells: outer pipes dropped, \| kept as a literal pipe
+  function cells(line) {
+    let row = line.trim();
+    if (row.startsWith('|')) row = row.slice(1);
+    if (row.endsWith('|') && !row.endsWith('\\|')) row = row.slice(0, -1);
+    return row.split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, '|'));
+  }
+
+  const isTable = (lines, i) => i + 1 < lines.length && TABLE_ROW.test(lines[i])
+    && TABLE_RULE.test(lines[i + 1]) && lines[i + 1].includes('|')
+    && cells(lines[i]).length === cells(lines[i + 1]).length;
+
+  function table(parent, lines, i) {
+    const head = cells(lines[i]);
+    const align = cells(lines[i + 1]).map((c) => (c.startsWith(':') && c.endsWith(':') ? 'center'
+      : (c.endsWith(':') ? 'right' : (c.startsWith(':') ? 'left' : ''))));
+    const el = document.createElement('table');
+    const row = (values, tag) => {
+      const tr = document.createElement('tr');
+      head.forEach((_, n) => {
+        const cell = document.createElement(tag);
+        if (align[n]) cell.style.textAlign = align[n];
+        inline(cell, values[n] ?? '');
+        tr.append(cell);
+      });
+      return tr;
+    };
+    const thead = document.createElement('thead');
+    thead.append(row(head, 'th'));
+    const tbody = document.createElement('tbody');
+    let j = i + 2;
+    while (j < lines.length && lines[j].trim() && lines[j].includes('|')) { tbody.append(row(cells(lines[j]), 'td')); j += 1; }
+    el.append(thead, tbody);
+    const wrap = H.make('div', 'md-table');                // scrolls sideways on a narrow screen
+    wrap.append(el);
+    parent.append(wrap);
+    return j;
+  }
 
   function blocks(parent, text, depth = 0) {
     const lines = text.replace(/\r\n?/g, '\n').split('\n');
@@ -110,6 +152,7 @@
         i += 1;
         continue;
       }
+      if (isTable(lines, i)) { i = table(parent, lines, i); continue; }
       if (RULE.test(line)) { parent.append(document.createElement('hr')); i += 1; continue; }
       if (QUOTE.test(line) && depth < 4) {
         const body = [];
@@ -142,7 +185,8 @@
       }
       const para = [];
       while (i < lines.length && lines[i].trim() && !FENCE.test(lines[i]) && !HEADING.test(lines[i])
-             && !BULLET.test(lines[i]) && !NUMBER.test(lines[i]) && !QUOTE.test(lines[i]) && !RULE.test(lines[i])) {
+             && !BULLET.test(lines[i]) && !NUMBER.test(lines[i]) && !QUOTE.test(lines[i]) && !RULE.test(lines[i])
+             && !isTable(lines, i)) {
         para.push(lines[i]);
         i += 1;
       }

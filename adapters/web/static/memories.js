@@ -7,6 +7,8 @@
  *   POST   /app/chats/<chat>/memories/compose {list, description, persona}           (MEM-6c)
  *   POST   /app/chats/<chat>/memories/from-dialogue {list, messages, mode, texts?}  (MEM-6d)
  *   PUT    /app/chats/<chat>/memory-notices {level: off|brief|full}                 (DEC-11)
+ *   GET|PUT /app/chats/<chat>/settings {memory: on|off}  (memory-off chats, MEM-8; the menu's toggle)
+ * The panel shows "Deep memory: Active" with one line when the deep pass applies (DEEP-1..4).
  * Lists show pinned first, then newest; each entry shows active/dormant with its unused-day
  * counter and a "recent" mark. The panel refreshes after every reply (model saves, MEM-7 rollbacks).
  */
@@ -42,6 +44,10 @@
       data = await H.api('GET', `${base()}?persona=${encodeURIComponent(personaId())}`);
       $('#memory-lists').replaceChildren(...data.lists.map(renderList));
       $('#memory-notices').value = data.notices || 'brief';
+      const deep = data.deep_memory || { active: false, note: '' };
+      $('#deep-memory').hidden = !deep.active;
+      $('#deep-memory-note').textContent = deep.active ? deep.note : '';
+      $('#memory-off-note').hidden = data.memory !== 'off';
       panel.dataset.loaded = 'true';
     } catch (err) {
       $('#memory-lists').replaceChildren(make('p', 'form-error', err.message));
@@ -331,9 +337,51 @@
     }
   }
 
+  // ---- memory off (MEM-8): the menu's toggle and the header's badge ----------------------
+  const toggle = $('#memory-toggle');
+  const settingsUrl = () => `/app/chats/${encodeURIComponent(session().chat)}/settings`;
+
+  function showMode(memory) {
+    const off = memory === 'off';
+    toggle.textContent = off ? 'Memory: off' : 'Memory: on';
+    toggle.setAttribute('aria-pressed', String(!off));
+    $('#memory-off-badge').hidden = !off;
+  }
+
+  async function loadMode() {
+    const s = session();
+    toggle.hidden = !s || Boolean(s.guest);
+    $('#memory-off-badge').hidden = true;
+    if (!s || s.guest) return;
+    try {
+      showMode((await H.api('GET', settingsUrl())).memory);
+    } catch (err) {
+      toggle.hidden = true;
+    }
+  }
+
+  async function switchMode() {
+    const memory = toggle.getAttribute('aria-pressed') === 'true' ? 'off' : 'on';
+    try {
+      showMode((await H.api('PUT', settingsUrl(), { memory })).memory);
+      H.toast(memory === 'off' ? 'Memory is off in this chat.' : 'Memory is back on in this chat.', 'ok');
+      await refresh();
+    } catch (err) {
+      H.toast(err.message, 'error');
+    }
+  }
+
   // ---- wiring --------------------------------------------------------------------------
+  toggle.addEventListener('click', switchMode);
   opener.addEventListener('click', () => setOpen(panel.hidden));
   $('#memory-close').addEventListener('click', () => setOpen(false));
+  // Escape closes the panel (a dialog open above it closes first, by itself), focus back on its button
+  document.addEventListener('keydown', (e) => {
+    if (e.key !== 'Escape' || panel.hidden || e.defaultPrevented || document.querySelector('dialog[open]')) return;
+    const inside = panel.contains(document.activeElement);
+    setOpen(false);
+    if (inside || document.activeElement === document.body) opener.focus();
+  });
   $('#memory-add').addEventListener('submit', add);
   $('#memory-notices').addEventListener('change', setNotices);
   $('#memory-compose-open').addEventListener('click', openCompose);
@@ -348,6 +396,6 @@
   $('#dialogue-keep').addEventListener('click', () => saveDialogue('keep'));
   $('#dialogue-compose').addEventListener('click', () => saveDialogue('compose'));
   $('#dialogue-save-drafts').addEventListener('click', saveDrafts);
-  H.on('session', () => refresh());
+  H.on('session', () => { refresh(); loadMode(); });
   H.on('done', () => refresh());
 })();

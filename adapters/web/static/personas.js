@@ -2,7 +2,7 @@
  * Personas: pick one for this room, make or edit one, import a character card, export a card.
  *   GET    /app/personas -> {personas: [{id, name, greeting, avatar, private, editable, ...}], admin, can_create}
  *   POST   /app/personas/import[?shared=true]  (the card file as the body) -> {persona}
- *   POST   /app/personas {name, system_prompt, greeting, description, model: {name, max_tokens},
+ *   POST   /app/personas {name, system_prompt, greeting, description, model: {name, max_tokens, provider},
  *                         lorebooks, learn_from_chat, shared} -> {persona};  PUT /app/personas/<id> the same
  *   PUT    /app/personas/<id>/avatar (image body);  GET /app/personas/<id>/card (a PNG card)
  *   GET/POST /app/personas/<id>/documents;  DELETE /app/personas/<id>
@@ -141,6 +141,7 @@
     $('#pf-prompt').value = persona ? (persona.system_prompt || '') : '';
     $('#pf-greeting').value = persona ? persona.greeting : '';
     $('#pf-description').value = persona ? persona.description : '';
+    $('#pf-provider').value = persona && persona.model ? (persona.model.provider || '') : '';
     $('#pf-model').value = persona && persona.model ? persona.model.name : '';
     $('#pf-max-tokens').value = persona && persona.model ? persona.model.max_tokens : 1024;
     $('#pf-learn').checked = persona ? persona.learn_from_chat : true;
@@ -164,7 +165,11 @@
       system_prompt: $('#pf-prompt').value,
       greeting: $('#pf-greeting').value,
       description: $('#pf-description').value,
-      model: { name: $('#pf-model').value.trim(), max_tokens: Number($('#pf-max-tokens').value) || 1024 },
+      model: {
+        name: $('#pf-model').value.trim(),
+        max_tokens: Number($('#pf-max-tokens').value) || 1024,
+        provider: $('#pf-provider').value,
+      },
       lorebooks: [...$('#pf-books').querySelectorAll('input:checked')].map((i) => i.value),
       learn_from_chat: $('#pf-learn').checked,
       shared: editing ? !editing.private : (listing.admin && $('#persona-shared').checked),

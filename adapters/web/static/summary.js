@@ -28,11 +28,7 @@
   const base = () => `/app/chats/${encodeURIComponent(session().chat)}/summary`;
   const plural = (n, one, many) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
 
-  function tag(text, cls, title) {
-    const el = make('span', `tag ${cls}`, text);
-    if (title) el.title = title;
-    return el;
-  }
+  const tag = H.tag;
 
   function renderTier(t) {
     const li = make('li', 'sum-tier');
@@ -70,12 +66,17 @@
     return section;
   }
 
-  function renderWaiting(n) {
+  // Why messages wait: a summary covers `chunk` messages, so fewer wait for more; a full chunk
+  // waits for the worker process (it runs in the background). Nothing waiting: nothing shown.
+  function renderWaiting(n, chunk) {
     const el = $('#summary-unsummarized');
     el.dataset.count = String(n);
-    el.textContent = n
-      ? `${plural(n, 'message has', 'messages have')} left the live window and ${n === 1 ? 'is' : 'are'} not summarized yet`
-      : 'Every message that left the live window is summarized';
+    el.hidden = !n;
+    if (!n) { el.textContent = ''; return; }
+    const head = `${plural(n, 'message has', 'messages have')} left the live window and ${n === 1 ? 'is' : 'are'} not summarized yet`;
+    el.textContent = n < chunk
+      ? `${head}: summaries cover ${chunk} messages each, so the next one is written when ${chunk - n} more ${chunk - n === 1 ? 'has' : 'have'} left the window.`
+      : `${head}: the worker summarizes them in the background, usually within a minute. If this stays, is the worker process running?`;
   }
 
   async function refresh() {
@@ -83,7 +84,7 @@
     if (!s || !dlg.open) return;
     try {
       data = await H.api('GET', base());
-      renderWaiting(data.unsummarized);
+      renderWaiting(data.unsummarized, data.chunk || 20);
       $('#summary-levels').replaceChildren(...LEVELS.map(renderLevel));
       dlg.dataset.loaded = 'true';
     } catch (err) {

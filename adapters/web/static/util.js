@@ -29,6 +29,13 @@
     return el;
   };
 
+  // A small label ("pinned", "edited"...), with an optional explanation on hover.
+  H.tag = (text, cls, title) => {
+    const el = H.make('span', `tag ${cls}`, text);
+    if (title) el.title = title;
+    return el;
+  };
+
   H.button = (label, cls, onClick) => {
     const b = H.make('button', cls, label);
     b.type = 'button';

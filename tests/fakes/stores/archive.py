@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
-from engine.archive import Page
+from engine.archive import Page, in_briefing
 from engine.archive.dream import DreamReport
 from engine.memory.journal import Saved
 from engine.model import StoredMessage
@@ -115,6 +115,10 @@ class InMemoryArchiveStore:
         """See ``engine.ports.PageStore.chat_of``."""
         chat = self._where.get(page_id)
         return chat if chat is not None and page_id in self._of(chat).pages else None
+
+    async def briefing_pages(self, chat: str) -> list[Page]:
+        """See ``engine.ports.PageStore.briefing_pages``."""
+        return [p for p in await self.pages(chat) if in_briefing(p)]
 
     async def low_entropy(self, chat: str) -> set[str]:
         """See ``engine.ports.PageStore.low_entropy``."""

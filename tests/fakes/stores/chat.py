@@ -9,8 +9,9 @@ from contextlib import asynccontextmanager
 import msgspec
 
 from engine.errors import Conflict
+from engine.images import MAX_CHAT_IMAGES
 from engine.lorebook import LoreState
-from engine.model import Persona, StoredMessage, Turn
+from engine.model import ChatSettings, Persona, StoredMessage, Turn
 from engine.ports import NewMessage, TurnInputs
 from engine.requestlog import RequestLog
 from tests.fakes.stores.data import ChatData, InMemoryData, ordered
@@ -28,8 +29,9 @@ def _newest(data: ChatData, upto: float, limit: int) -> list[StoredMessage]:
 class InMemoryChatStore:
     """``MessageLog``, ``MessageIntake``, ``TurnReads`` and ``TurnRecords`` in memory."""
 
-    def __init__(self, data: InMemoryData) -> None:
+    def __init__(self, data: InMemoryData, *, max_images: int = MAX_CHAT_IMAGES) -> None:
         self._d = data
+        self.max_images = max_images
 
     async def append(
         self, chat: str, message: NewMessage, *, pending: bool, greeting: NewMessage | None
@@ -39,7 +41,13 @@ class InMemoryChatStore:
         return stored
 
     async def store_message(
-        self, chat: str, message: NewMessage, *, pending: bool, greeting: NewMessage | None
+        self,
+        chat: str,
+        message: NewMessage,
+        *,
+        pending: bool,
+        greeting: NewMessage | None,
+        images: Sequence[tuple[str, bytes]] = (),
     ) -> tuple[StoredMessage, int | None]:
         """See ``engine.ports.MessageIntake.store_message``."""
         data = self._d.chat(chat)
@@ -53,7 +61,28 @@ class InMemoryChatStore:
         data.log[stored.id] = stored.position
         if pending:
             data.pending[stored.id] = stored.position
+        for image, raw in images:
+            data.images[image] = (stored.position, raw)
+        while len(data.images) > self.max_images:  # the oldest go first, as on Redis
+            data.images.pop(min(data.images, key=lambda i: (data.images[i][0], i)))
         return stored, self._d.persona_versions.get(message.persona)
+
+    async def images(self, chat: str, ids: Sequence[str]) -> dict[str, bytes]:
+        """See ``engine.ports.ImageStore.images``."""
+        kept = self._d.chat(chat).images
+        return {i: kept[i][1] for i in ids if i in kept}
+
+    async def drop_images(self, chat: str, ids: Sequence[str]) -> None:
+        """See ``engine.ports.ImageStore.drop_images``."""
+        for i in ids:
+            self._d.chat(chat).images.pop(i, None)
+
+    async def first_notice(self, chat: str, notice: str) -> bool:
+        """See ``engine.ports.ImageStore.first_notice``."""
+        shown = self._d.chat(chat).notices
+        first = notice not in shown
+        shown.add(notice)
+        return first
 
     async def discard(self, chat: str, message: StoredMessage) -> None:
         """See ``engine.ports.MessageIntake.discard``."""
@@ -98,10 +127,19 @@ class InMemoryChatStore:
             attached=data.lorebooks or (),
             lore_state=data.lore_state or LoreState(),
             summary=msgspec.structs.replace(data.summary, version=data.summary_version),
+            chat_settings=data.settings,
             persona_version=persona_version,
             token_ratio=token_ratio,
             book_versions=book_versions,
         )
+
+    async def chat_settings(self, chat: str) -> ChatSettings:
+        """See ``engine.ports.ChatSettingsStore.chat_settings``."""
+        return self._d.peek(chat).settings
+
+    async def put_chat_settings(self, chat: str, settings: ChatSettings) -> None:
+        """See ``engine.ports.ChatSettingsStore.put_chat_settings``."""
+        self._d.chat(chat).settings = settings
 
     async def save_token_ratio(self, model: str, ratio: float) -> None:
         """See ``engine.ports.TurnReads.save_token_ratio`` (kept to 5 decimals, as Redis keeps it)."""

@@ -26,8 +26,14 @@ class InMemoryChatControls:
         """See ``engine.ports.MessageEdits.remove_message``."""
         data = self._d.chat(chat)
         data.pending.pop(message, None)
-        data.msgs.pop(message, None)
+        gone = data.msgs.pop(message, None)
+        for ref in gone.images if gone is not None else ():
+            data.images.pop(ref.id, None)
         return data.log.pop(message, None) is not None
+
+    async def requeue(self, message: StoredMessage) -> None:
+        """See ``engine.ports.MessageEdits.requeue``."""
+        self._d.chat(message.chat).pending[message.id] = message.position
 
     async def swipes(self, chat: str, message: str) -> list[str]:
         """See ``engine.ports.SwipeStore.swipes``."""
@@ -72,6 +78,7 @@ class InMemoryChatControls:
             moved = msgspec.structs.replace(m, chat=target)
             dst.msgs[m.id] = rewrite(moved) if rewrite else moved
             dst.log[m.id] = m.position
+            dst.images.update({r.id: src.images[r.id] for r in m.images if r.id in src.images})
         latest: Turn | None = None
         for turn in turns:
             dst.turns[turn.id] = msgspec.structs.replace(turn, chat=target, journal=())

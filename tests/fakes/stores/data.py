@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.lorebook import LoreBook, LoreState
-from engine.model import Persona, StoredMessage, Turn
+from engine.model import ChatSettings, Persona, StoredMessage, Turn
 from engine.requestlog import RequestLog
 from engine.summary import SummaryState
 
@@ -35,6 +35,9 @@ class ChatData:
     summary_version: int = 0
     summary_queued: bool = False
     swipes: dict[str, list[str]] = field(default_factory=dict)
+    settings: ChatSettings = field(default_factory=ChatSettings)
+    images: dict[str, tuple[float, bytes]] = field(default_factory=dict)  # picture id → (position, bytes)
+    notices: set[str] = field(default_factory=set)
 
 
 @dataclass

@@ -123,10 +123,20 @@ def test_lore_13_ccv3_export_then_import_keeps_every_model_field(book: LoreBook)
         assert set(before.extensions) <= set(after.extensions)
 
 
+def _placed(entry: LoreEntry) -> LoreEntry:
+    """The entry as World Info exports it: placed after the character when it had no position."""
+    extra = dict(entry.extra)
+    if "position" in extra:
+        return entry
+    return without(entry, extra=(*entry.extra, ("position", "1")))
+
+
 @given(BOOKS)
 def test_lore_20_world_info_export_then_import_keeps_every_model_field(book: LoreBook) -> None:
-    # Priority and use_regex, which World Info has no field for, travel in `extensions.hearth`.
-    assert decode_lorebook(encode_lorebook(book, "sillytavern")) == book
+    # Priority and use_regex, which World Info has no field for, travel in `extensions.hearth`;
+    # an entry without a position gets one (Issue 31: ST inserts it nowhere otherwise).
+    expected = msgspec.structs.replace(book, entries=tuple(_placed(e) for e in book.entries))
+    assert decode_lorebook(encode_lorebook(book, "sillytavern")) == expected
 
 
 def _card(book: LoreBook) -> CardPersona:

@@ -7,10 +7,12 @@ import json
 from typing import Any
 
 import msgspec
+import pytest
 
 from adapters.cards import CardPersona, decode_card, decode_lorebook, encode_card, encode_lorebook
 from adapters.cards.png import read_card_chunks
 from adapters.cards.report import import_report
+from engine.errors import InvalidInput
 from engine.lorebook import LoreBook, LoreEntry, LoreState, compile_book, json_pairs, scan_lore
 from tests.unit.cards.support import b64json, minimal_png, png_with_chunks, text_chunk
 
@@ -62,12 +64,14 @@ def test_lore_20_legacy_key_strings_keep_regex_commas() -> None:
 
 
 def test_lore_20_priority_and_use_regex_survive_world_info_export() -> None:
-    regex = LoreEntry(id="0", keys=("k.y",), priority=7, order=-3, use_regex=True)
-    book = LoreBook(name="B", matching="inflections", entries=(regex,))
+    regex = LoreEntry(
+        id="0", keys=("k.y",), priority=7, order=-3, use_regex=True, extra=json_pairs({"position": 1})
+    )
+    book = LoreBook(name="B", matching="whole_words", entries=(regex,))
     exported = json.loads(encode_lorebook(book, "sillytavern"))
     assert exported["entries"]["0"]["order"] == 3
     assert exported["entries"]["0"]["extensions"]["hearth"] == {"priority": 7, "use_regex": True}
-    assert exported["extensions"]["hearth"] == {"matching": "inflections"}
+    assert exported["extensions"]["hearth"] == {"matching": "whole_words"}
     back = decode_lorebook(json.dumps(exported).encode())
     assert back == book
 
@@ -114,12 +118,42 @@ def test_lore_20_data_only_in_the_chara_chunk_is_kept() -> None:
     assert persona.book is not None and persona.book.entries[0].content == "v2 only"
 
 
-def test_lore_18_imported_books_default_to_substring_and_carry_hearth_settings() -> None:
+def test_lore_18_imported_books_default_to_whole_words_and_carry_hearth_settings() -> None:
+    """Issue 31, LORE-5: whole words with endings unless the file asks; Hearth's setting wins."""
     plain = decode_lorebook(world({"key": ["wood"], "content": "x"}))
-    assert plain.matching == "substring"
+    assert plain.matching == "inflections"
+    assert decode_lorebook(card_book({"keys": ["wood"], "content": "x"})).matching == "inflections"
     settings = {"hearth": {"matching": "whole_words"}}
     tuned = decode_lorebook(world({"key": ["wood"], "content": "x"}, extensions=settings))
     assert tuned.matching == "whole_words" and tuned.extensions == ()
+    loose = decode_lorebook(world({"key": ["wood"], "content": "x"}, matchWholeWords=False))
+    assert loose.matching == "substring"
+    assert (
+        decode_lorebook(world({"key": ["wood"], "content": "x"}, matchWholeWords=True)).matching
+        == "whole_words"
+    )
+    both = decode_lorebook(
+        world({"key": ["wood"], "content": "x"}, matchWholeWords=False, extensions=settings)
+    )
+    assert both.matching == "whole_words"
+
+
+def test_lore_18_export_writes_the_matching_only_when_the_file_would_not_give_it() -> None:
+    """Issue 31: an imported book exports its own fields unchanged; a changed default travels."""
+    for book in (
+        world({"key": ["wood"], "content": "x"}),
+        world({"key": ["w"], "content": "x"}, matchWholeWords=False),
+    ):
+        decoded = decode_lorebook(book)
+        exported = json.loads(encode_lorebook(decoded))
+        assert "extensions" not in exported and exported.get("matchWholeWords") == json.loads(book).get(
+            "matchWholeWords"
+        )
+        changed = msgspec.structs.replace(decoded, matching="whole_words")
+        assert decode_lorebook(encode_lorebook(changed)).matching == "whole_words"
+    with pytest.raises(InvalidInput) as bad:
+        decode_lorebook(world({"key": ["w"], "content": "x"}, matchWholeWords="no"))
+    assert bad.value.code == "invalid_field" and "matchWholeWords" in str(bad.value)
 
 
 def test_lore_14_15_16_fields_decode_from_both_formats() -> None:

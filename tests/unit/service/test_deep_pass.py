@@ -82,3 +82,33 @@ async def test_deep_4_the_pass_skips_and_says_why() -> None:
         world = await camp(model, chat, **persona)
         (report,) = await world.summary_store.reports(chat)
         assert (model.asked, report.status) == (0, "skipped") and reason in report.reason
+
+
+async def test_deep_4_a_memory_off_chat_gets_no_pass_and_its_stretch_is_never_read() -> None:
+    """DEEP-4, MEM-8 (issue 34): a chat switched to memory off before it started gets no deep
+    pass; switched back on, the messages written while it was off are never read by a later
+    pass, while the same chat with memory on throughout gets its pass."""
+    off = Campfire(FACTS)
+    world = World(off, deep=DeepPolicy(), summary=SummaryPolicy(chunk_messages=20, chunks_per_job=1))
+    await world.start(msgspec.structs.replace(PERSONA, greeting=""))
+    await world.service.set_memory(CAMP, "off")
+    for _ in range(69):
+        await world.say("My sister Ana lives in Porto.", chat=CAMP, user="web:juno", reply=False)
+    await world.say("Good night", chat=CAMP, user="web:juno")
+    await world.run_jobs()
+    (report,) = await world.summary_store.reports(CAMP)
+    assert (off.asked, report.status) == (0, "skipped") and "memory is off" in report.reason
+
+    await world.service.set_memory(CAMP, "on")
+    for _ in range(30):
+        await world.say("Nice weather.", chat=CAMP, user="web:juno", reply=False)
+    await world.say("Good morning", chat=CAMP, user="web:juno")
+    await world.run_jobs()
+    later = (await world.summary_store.reports(CAMP))[0]
+    assert later.first < 71 and later.status == "skipped"  # a chunk written memory-off: unread
+    assert off.asked == 0 and "too few messages" in later.reason
+    assert await world.memory.list([personal_list("default", "web:juno", CAMP)]) == []
+
+    on = Campfire(FACTS)
+    await camp(on)
+    assert on.asked == 1  # the same long chat with memory on

@@ -83,6 +83,7 @@ class World:
             clock=self.clock,
             policy=deep or DeepPolicy(),
             default_model="m",
+            chats=self.chats,
         )
         self.summaries = SummaryDesk(
             store=self.summary_store,
@@ -110,6 +111,7 @@ class World:
             policy=ServicePolicy(),
             memory=self.memory,
             summaries=self.summaries,
+            archive=self.archive,
             observer=observer,
         )
         self.controls = MessageControls(self.service, InMemoryChatControls(self.data), self.lock)

@@ -8,7 +8,7 @@ import pytest
 from aiogram import Bot
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
-from aiogram.exceptions import TelegramBadRequest, TelegramConflictError, TelegramRetryAfter
+from aiogram.exceptions import TelegramBadRequest, TelegramConflictError, TelegramNotFound, TelegramRetryAfter
 from aiogram.methods import GetUpdates
 
 from tests.fakes.telegram_server import Failure, FakeTelegram
@@ -69,3 +69,33 @@ async def test_messages_are_checked_like_telegram_checks_them(fake: FakeTelegram
     ]
     with pytest.raises(TelegramBadRequest, match="Unsupported start tag"):
         await bot.send_message(chat["id"], "<blink>hi</blink>", parse_mode="HTML")
+
+
+async def test_drafts_show_in_private_chats_until_the_bot_sends_a_message(
+    fake: FakeTelegram, bot: Bot
+) -> None:
+    """Bot API 9 ``sendMessageDraft`` (Issue 31): private chats only, a non-zero draft id."""
+    alice = fake.user(31, "Alice")
+    chat = fake.private(alice)
+    assert await bot.send_message_draft(chat_id=chat["id"], draft_id=7, text="Hel") is True
+    assert await bot.send_message_draft(chat_id=chat["id"], draft_id=7, text="Hello") is True
+    assert [d["text"] for d in fake.drafts(31)] == ["Hel", "Hello"]
+    assert fake.draft_shown(31) == {"draft_id": 7, "text": "Hello"} and fake.bot_messages(31) == []
+    await bot.send_message(chat["id"], "Hello there")
+    assert fake.draft_shown(31) is None and [d["text"] for d in fake.drafts(31)] == ["Hel", "Hello"]
+    with pytest.raises(TelegramBadRequest, match="draft_id"):
+        await bot.send_message_draft(chat_id=chat["id"], draft_id=0, text="x")
+    room = fake.group(-100031)
+    with pytest.raises(TelegramBadRequest, match="TEXTDRAFT_PEER_INVALID"):
+        await bot.send_message_draft(chat_id=room["id"], draft_id=1, text="x")
+
+
+async def test_a_server_without_drafts_answers_the_method_as_unknown() -> None:
+    with FakeTelegram(token="700931:old-server", drafts=False) as old:
+        session = AiohttpSession(api=TelegramAPIServer.from_base(old.base_url))
+        client = Bot(token=old.token, session=session)
+        chat = old.private(old.user(32, "Alice"))
+        with pytest.raises(TelegramNotFound):
+            await client.send_message_draft(chat_id=chat["id"], draft_id=1, text="x")
+        await session.close()
+        assert old.drafts(32) == [] and old.calls("sendMessageDraft")[0].status == 404

@@ -11,6 +11,7 @@ from aiogram.types import Message, User
 from adapters.telegram.ids import chat_key, parse_chat_key
 from adapters.telegram.normalize import names_persona, normalize
 from engine.errors import InvalidInput
+from engine.images import Image
 from tests.fakes.telegram_server import FakeTelegram
 
 FAKE = FakeTelegram()  # used only to build updates; never started
@@ -128,3 +129,21 @@ def test_plt_2_other_bots_are_stored_but_never_answered() -> None:
     other = FAKE.user(777, "OtherBot") | {"is_bot": True}
     found = normalize(message(FAKE.message(FAKE.private(ALICE), other, "Ember, ping")), ME, "Ember")
     assert found is not None and not found.addressed
+
+
+def test_issue_30_a_fetched_photo_goes_as_a_picture_and_its_caption_stays_the_text() -> None:
+    chat = FAKE.private(ALICE)
+    photo = [{"file_id": "p", "file_unique_id": "p", "width": 1, "height": 1}]
+    picture = Image(media_type="image/jpeg", data=b"\xff\xd8\xff", width=1, height=1)
+    captioned = normalize(
+        message(FAKE.message(chat, ALICE, photo=photo, caption="my cat")), ME, "Ember", pictures=(picture,)
+    )
+    bare = normalize(message(FAKE.message(chat, ALICE, photo=photo)), ME, "Ember", pictures=(picture,))
+    assert captioned is not None and captioned.message.text == "my cat"
+    assert captioned.message.images == (picture,) and captioned.message.attachments == ()
+    assert bare is not None and bare.message.text == "" and bare.message.images == (picture,)
+    document = {"file_id": "d", "file_unique_id": "d", "file_name": "plan.png", "mime_type": "image/png"}
+    filed = normalize(message(FAKE.message(chat, ALICE, document=document)), ME, "Ember", pictures=(picture,))
+    unfetched = normalize(message(FAKE.message(chat, ALICE, document=document)), ME, "Ember")
+    assert filed is not None and filed.message.text == ""
+    assert unfetched is not None and unfetched.message.text == "[file: plan.png]"

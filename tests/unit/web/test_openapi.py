@@ -7,10 +7,10 @@ Marked ``integration``: the app is the web process's own, on the session's real 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from litestar.testing import AsyncTestClient
 
 from adapters.bootstrap import create_web_app
@@ -60,13 +60,15 @@ ENDPOINTS: list[tuple[str, str, tuple[set[str], set[str]] | None, set[str]]] = [
 ]
 
 
-@pytest.fixture
-async def schema(redis_server: RedisServer) -> AsyncIterator[dict[str, Any]]:
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def schema(redis_server: RedisServer) -> dict[str, Any]:
+    """The app's OpenAPI document, built once for the module's tests (they only read it)."""
     env = {"REDIS_URL": redis_server.db(12), "HEARTH_EMBEDDER": "hash"}
     async with AsyncTestClient(app=create_web_app(load_settings(env))) as client:
         response = await client.get("/schema/openapi.json")
         assert response.status_code == 200, response.text
-        yield response.json()
+        document: dict[str, Any] = response.json()
+    return document
 
 
 def resolve(schema: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
@@ -84,7 +86,17 @@ def answer_of(schema: dict[str, Any], operation: dict[str, Any]) -> dict[str, An
     return resolve(schema, operation["responses"][ok[0]]["content"]["application/json"]["schema"])
 
 
-@pytest.mark.parametrize(("method", "path", "body", "answer"), ENDPOINTS, ids=lambda v: str(v))
+def _id(value: object) -> str:
+    """A test id that is the same in every process (a set's order depends on the hash seed, and
+    parallel test workers must collect identical ids)."""
+    if isinstance(value, set | frozenset):
+        return "{" + ", ".join(sorted(map(repr, value))) + "}" if value else "set()"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(map(_id, value)) + ")"
+    return str(value)
+
+
+@pytest.mark.parametrize(("method", "path", "body", "answer"), ENDPOINTS, ids=_id)
 async def test_schema_documents_the_endpoint_its_body_and_its_answer(
     schema: dict[str, Any],
     method: str,

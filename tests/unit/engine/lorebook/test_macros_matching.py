@@ -49,6 +49,34 @@ def test_lore_17_known_macros_expand_and_unknown_ones_stay(text: str, expected: 
     assert expand(text, CTX) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("<USER> asks <BOT> about <CHAR>", "Juno asks Mira about Mira"),
+        ("<user>, <Bot> and <char>", "Juno, Mira and Mira"),  # any case, as SillyTavern
+        ("<USERS> <B0T> <{{char}}>", "<USERS> <B0T> <Mira>"),  # only the three names
+        ("{{pick::<USER>::<USER>}}", "Juno"),
+    ],
+)
+def test_lore_17_legacy_placeholders_expand_like_user_and_char(text: str, expected: str) -> None:
+    """Issue 31: old cards write ``<USER>``, ``<BOT>``, ``<CHAR>`` for ``{{user}}``/``{{char}}``."""
+    assert expand(text, CTX) == expected
+
+
+def test_lore_17_legacy_placeholders_work_in_keys_content_and_the_persona_prompt() -> None:
+    """Issue 31: a ``<BOT>`` key matches the persona's name; content and prompts say the names."""
+    compiled = book(entry("1", "<BOT>", content="<USER> trusts <CHAR>."), entry("2", "<USER>'s lamp"))
+    result = scan_with(compiled, ["Mira lights juno's lamp"])
+    assert included(result) == ["1", "2"]
+    assert result.messages[0].text == "Juno trusts Mira."
+    persona = Persona(id="p", name="Mira", system_prompt="You are <BOT>, talking to <USER>.")
+    window = Window(messages=(), tokens=0, budget=0, dropped=0)
+    prompt = assemble_prompt(
+        PromptParts(persona=persona, window=window, user_name="Juno", macros=CTX), resolve_template(())
+    )
+    assert prompt.messages[0].text == "You are Mira, talking to Juno."
+
+
 def test_lore_17_time_comes_from_the_context_never_the_clock() -> None:
     assert expand("{{time}} {{date}}", MacroContext(char="A")) == "{{time}} {{date}}"
     later = MacroContext(now=datetime(2030, 1, 2, 0, 5, tzinfo=UTC))

@@ -1,0 +1,96 @@
+"""The suite on parallel workers: how many ``-n auto`` starts, which tests share a worker, and
+servers that stay apart between workers (``make test``, docs/BENCHMARKS.md "Test suite")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests import conftest
+from tests.fixtures.servers import ROOT, RedisServer
+
+
+@pytest.mark.parametrize(("value", "workers"), [(None, conftest.DEFAULT_WORKERS), ("3", 3), (" 0 ", 0)])
+def test_hearth_test_workers_sets_how_many_workers_auto_starts(
+    monkeypatch: pytest.MonkeyPatch, pytestconfig: pytest.Config, value: str | None, workers: int
+) -> None:
+    """``-n auto`` starts ``HEARTH_TEST_WORKERS`` workers (0: none), else the measured default."""
+    if value is None:
+        monkeypatch.delenv("HEARTH_TEST_WORKERS", raising=False)
+    else:
+        monkeypatch.setenv("HEARTH_TEST_WORKERS", value)
+    assert conftest.pytest_xdist_auto_num_workers(pytestconfig) == workers
+
+
+def test_a_worker_count_that_is_not_a_number_is_refused(
+    monkeypatch: pytest.MonkeyPatch, pytestconfig: pytest.Config
+) -> None:
+    monkeypatch.setenv("HEARTH_TEST_WORKERS", "many")
+    with pytest.raises(pytest.UsageError, match="HEARTH_TEST_WORKERS='many'"):
+        conftest.pytest_xdist_auto_num_workers(pytestconfig)
+
+
+@dataclass
+class _Item:
+    """What the grouping hook reads of a collected test: its file and its marks."""
+
+    path: Path
+    marks: list[pytest.Mark] = field(default_factory=list)
+
+    def get_closest_marker(self, name: str) -> pytest.Mark | None:
+        return next((m for m in self.marks if m.name == name), None)
+
+    def add_marker(self, marker: pytest.MarkDecorator) -> None:
+        self.marks.append(marker.mark)
+
+
+def _group(item: _Item) -> str | None:
+    found = item.get_closest_marker("xdist_group")
+    return None if found is None else str(found.args[0])
+
+
+def test_end_to_end_modules_keep_their_tests_on_one_worker() -> None:
+    """An e2e, fault or container module is one ``xdist_group`` (its module-scoped processes
+    start once); unit, integration and contract tests are spread one by one."""
+    tests = ROOT / "tests"
+    items = [
+        _Item(tests / "e2e" / "test_metrics.py"),
+        _Item(tests / "e2e" / "test_metrics.py"),
+        _Item(tests / "faults" / "test_cluster_failover.py"),
+        _Item(tests / "container" / "test_image.py"),
+        _Item(tests / "unit" / "test_config.py"),
+        _Item(tests / "integration" / "test_leases.py"),
+        _Item(tests / "contract" / "test_chat_ports.py"),
+        _Item(tests / "e2e" / "test_browser.py", [pytest.mark.xdist_group("browsers").mark]),
+    ]
+    conftest.pytest_collection_modifyitems(items)  # type: ignore[arg-type]
+    assert [_group(i) for i in items] == [
+        "e2e/test_metrics.py",
+        "e2e/test_metrics.py",
+        "faults/test_cluster_failover.py",
+        "container/test_image.py",
+        None,
+        None,
+        None,
+        "browsers",  # a group a module names itself is kept
+    ]
+
+
+def test_each_redis_server_answers_as_itself(tmp_path: Path) -> None:
+    """Two servers started side by side get ports of their own, and each port is served by the
+    process the fixture started (never by another worker's server that took the port first)."""
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    one = RedisServer(tmp_path / "one")
+    try:
+        two = RedisServer(tmp_path / "two")
+        try:
+            assert one.port != two.port
+            assert one.pid_on_port() == one.proc.pid
+            assert two.pid_on_port() == two.proc.pid
+        finally:
+            two.stop()
+    finally:
+        one.stop()
