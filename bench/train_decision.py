@@ -59,6 +59,8 @@ WRONG_LIMIT = 0.05
 SMALL_LIMIT = 0.5
 MAX_USED = 3
 L2 = 1e-3
+SIZES = ""
+"""Small memory lists the training adds by subsampling each message's candidates (``--sizes``)."""
 
 FEATURES: dict[str, str] = {
     "dense": "snorm dense score (standard deviations)",
@@ -131,27 +133,105 @@ class Message:
     """The production rule's (FusionRule) decision, for the side-by-side figures."""
 
 
+def _message(row: dict[str, Any], suffix: str = "") -> Message:
+    c = row["candidates"]
+    return Message(
+        id=row["id"] + suffix,
+        kind=row["kind"],
+        conversation=row["conversation"],
+        x=vectors(row),
+        label=np.asarray(c["label"], dtype=bool),
+        avoid=np.asarray(c["avoid"], dtype=bool),
+        fused_rank=np.asarray(c["rank"]),
+        used=np.asarray(c["used"], dtype=bool),
+    )
+
+
+def subsample(row: dict[str, Any], size: int, rng: np.random.Generator) -> dict[str, Any]:
+    """The message with ``size`` of its candidates: every right and avoided one, the rest drawn at
+    random. Ranks and leads are recomputed over the smaller list by :func:`vectors`; the measured
+    values (dense, covers, BM25, content) stay the full list's. The file's ``rank`` and ``used``
+    become the order within the subset (they only feed the production rule's side figures)."""
+    c = row["candidates"]
+    n = len(c["ids"])
+    keep = {i for i in range(n) if c["label"][i] or c["avoid"][i]}
+    rest = [i for i in range(n) if i not in keep]
+    extra = max(size - len(keep), 0)
+    chosen_ = sorted(keep | {int(i) for i in rng.choice(rest, size=min(extra, len(rest)), replace=False)})
+    ranks = np.argsort(np.argsort([c["rank"][i] for i in chosen_], kind="stable"), kind="stable")
+    small = {k: ([v[i] for i in chosen_] if isinstance(v, list) and len(v) == n else v) for k, v in c.items()}
+    small["rank"] = ranks.tolist()
+    return {**row, "candidates": small}
+
+
+DEVSET_KINDS = {
+    "recall": "recall",
+    "crowd_recall": "recall",
+    "small": "small",
+    "crowd_small": "small",
+    "wrong": "wrong",
+    "wrong_same": "wrong",
+    "near": "near",
+}
+"""The five-language set's case kinds as the features file's message kinds."""
+
+
+def devset(embedder: str) -> list[Message]:
+    """The dev split of the five-language set (``bench/recall_devset.py``: 12-memory chats, 48 in
+    the crowded lists, small talk naming the chat's people), scored by the production code as
+    ``bench/recall_quality.py`` scores it. Training rows only: thresholds and figures stay
+    REALTALK's. The held-out split is not read."""
+    import tempfile
+
+    from adapters.embedding import make_embedder
+    from bench import recall_quality as quality
+
+    model = make_embedder(embedder)
+    assert model is not None
+    emb = quality.Embeddings(model, Path(tempfile.gettempdir()) / "hearth-bench-vectors")
+    conversations = [c for c in quality.build() if c.split == "dev"]
+    out = []
+    for n, case in enumerate(quality.make_cases(emb, conversations)):
+        if case.split != "dev" or case.kind not in DEVSET_KINDS:
+            continue
+        kind = DEVSET_KINDS[case.kind]
+        ids = np.asarray(case.ids)
+        target = ids == case.target
+        rows = signals(quality.measured(case), FUSED, phatic=case.phatic)
+        out.append(
+            Message(
+                id=f"devset:{n}",
+                kind=kind,
+                conversation=f"devset:{case.lang}:{case.part}",
+                x=np.asarray(rows, dtype=np.float64).reshape(-1, len(NAMES)),
+                label=target if kind == "recall" else np.zeros(len(ids), dtype=bool),
+                avoid=target if kind == "near" else np.zeros(len(ids), dtype=bool),
+                fused_rank=np.zeros(len(ids), dtype=int),
+                used=np.zeros(len(ids), dtype=bool),
+            )
+        )
+    return out
+
+
 def load(path: Path) -> list[Message]:
     """The dev messages of a features file."""
-    out = []
+    return load_sizes(path)[0]
+
+
+def load_sizes(path: Path, sizes: Sequence[int] = ()) -> tuple[list[Message], list[Message]]:
+    """The dev messages of a features file, and for each of ``sizes`` one subsample of every
+    message's candidate list (:func:`subsample`; seeded, so reproducible)."""
+    out: list[Message] = []
+    extra: list[Message] = []
+    rng = np.random.default_rng(28)
     for line in path.read_text().splitlines():
         row = json.loads(line)
         if row["split"] != "dev":
             continue
-        c = row["candidates"]
-        out.append(
-            Message(
-                id=row["id"],
-                kind=row["kind"],
-                conversation=row["conversation"],
-                x=vectors(row),
-                label=np.asarray(c["label"], dtype=bool),
-                avoid=np.asarray(c["avoid"], dtype=bool),
-                fused_rank=np.asarray(c["rank"]),
-                used=np.asarray(c["used"], dtype=bool),
-            )
-        )
-    return out
+        out.append(_message(row))
+        for size in sizes:
+            extra.append(_message(subsample(row, size, rng), f"@{size}"))
+    return out, extra
 
 
 @dataclass(frozen=True)
@@ -270,14 +350,16 @@ def threshold_for(messages: Sequence[Message], probs: Sequence[np.ndarray]) -> f
     return float(tops[max(lowest, after - 1)])
 
 
-def cross_validate(messages: Sequence[Message]) -> dict[str, Any]:
-    """Leave-one-chat-out: out-of-fold probabilities, the pooled threshold and per-fold figures."""
+def cross_validate(messages: Sequence[Message], extra: Sequence[Message] = ()) -> dict[str, Any]:
+    """Leave-one-chat-out: out-of-fold probabilities, the pooled threshold and per-fold figures.
+    ``extra`` (subsampled lists) join the training chats' rows; thresholds and figures are the
+    full lists'."""
     chats = sorted({m.conversation for m in messages})
     probs: dict[str, np.ndarray] = {}
     nested: list[tuple[Message, np.ndarray, float]] = []
     for chat in chats:
         train = [m for m in messages if m.conversation != chat]
-        model = fit(train)
+        model = fit([*train, *(m for m in extra if m.conversation != chat)])
         inner = threshold_for(train, [model.probability(m.x) for m in train])
         for m in messages:
             if m.conversation == chat:
@@ -378,13 +460,28 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--variant", default="saved", choices=("saved", "raw"))
     parser.add_argument("--features", help="features file (default: the embedder's and variant's dev file)")
     parser.add_argument("--out", help="params file (default for saved: bench/data/decision_<embedder>.json)")
+    parser.add_argument(
+        "--sizes",
+        default=SIZES,
+        help="comma-separated list sizes: each message's candidates are also subsampled to each size "
+        "and the rows added to the training data ('' for the full lists only)",
+    )
+    parser.add_argument(
+        "--devset",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="add the five-language set's dev split to the training rows (not to the calibration)",
+    )
     args = parser.parse_args(argv)
     source = Path(args.features or CACHE / f"features-{args.embedder}-{args.variant}-dev.jsonl")
     if not source.exists():
         sys.exit(f"no features in {source}: run .venv/bin/python bench/recall_real.py --features first")
-    messages = load(source)
-    cv = cross_validate(messages)
-    model = fit(messages)
+    sizes = tuple(int(v) for v in args.sizes.split(",") if v)
+    messages, extra = load_sizes(source, sizes)
+    if args.devset:
+        extra += devset(args.embedder)
+    cv = cross_validate(messages, extra)
+    model = fit([*messages, *extra])
     print(f"=== {source.name}: {len(messages)} messages, threshold {cv['threshold']:.4f}")
     _table(
         [
