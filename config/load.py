@@ -12,7 +12,9 @@ import msgspec
 
 from engine.errors import ConfigError
 from engine.model import MemoryLimits, ModelSettings, Persona
+from engine.persona_settings import check, of
 from engine.prompt import resolve_template
+from engine.window import WindowPolicy
 
 __all__ = ["PersonaFile", "load_personas", "parse_persona_toml"]
 
@@ -31,6 +33,8 @@ class PersonaFile(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     model: ModelSettings = msgspec.field(default_factory=ModelSettings)
     memory: MemoryLimits | None = None
     deep_memory: bool = True
+    window_tokens: int | None = None
+    summaries: bool = True
 
 
 def parse_persona_toml(data: bytes, *, default_id: str, source: str) -> Persona:
@@ -53,7 +57,7 @@ def parse_persona_toml(data: bytes, *, default_id: str, source: str) -> Persona:
         raise ConfigError(f"Persona file {source}: {exc}", code="invalid_persona") from exc
     if not raw.name.strip() or not raw.system_prompt.strip():
         raise ConfigError(f"Persona file {source}: name and system_prompt must not be empty.")
-    return Persona(
+    persona = Persona(
         id=raw.id or default_id,
         name=raw.name.strip(),
         system_prompt=raw.system_prompt,
@@ -65,7 +69,14 @@ def parse_persona_toml(data: bytes, *, default_id: str, source: str) -> Persona:
         lorebooks=tuple(raw.lorebooks),
         memory=raw.memory,
         deep_memory=raw.deep_memory,
+        window_tokens=raw.window_tokens,
+        summaries=raw.summaries,
     )
+    try:
+        check(of(persona, WindowPolicy()))
+    except ConfigError as exc:
+        raise ConfigError(f"Persona file {source}: {exc.message}", code=exc.code) from exc
+    return persona
 
 
 def load_personas(path: str | Path) -> list[Persona]:

@@ -61,6 +61,8 @@ class IncomingMessage(msgspec.Struct, frozen=True, kw_only=True):
     attachments: tuple[str, ...] = ()
     guest: bool = False
     images: tuple[Image, ...] = ()
+    greeting: int = 0
+    """Which greeting opens a new chat: 0 the persona's first message, n its n-th alternate one."""
 
 
 class ModelSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -69,12 +71,16 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     ``provider`` empty means "the deployment's provider" (``HEARTH_LLM``); else ``anthropic``,
     ``openai`` or ``offline`` (LLM-1). ``name`` empty means "the deployment's HEARTH_MODEL"
     (only with the deployment's provider: a persona naming another provider names its model).
+    ``temperature`` and ``top_p`` unset leave sampling to the provider's defaults; set, every
+    request of the persona's turns carries them.
     """
 
     name: str = ""
     max_tokens: int = 1024
     context_window: int = 200_000
     provider: str = ""
+    temperature: float | None = None
+    top_p: float | None = None
 
 
 class MemoryLimits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -96,6 +102,8 @@ class Persona(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     personality: str = ""
     scenario: str = ""
     alternate_greetings: tuple[str, ...] = ()
+    mes_example: str = ""
+    """Example dialogue in SillyTavern's form: blocks that each start with ``<START>``."""
     post_history_instructions: str = ""
     model: ModelSettings = msgspec.field(default_factory=ModelSettings)
     template: tuple[str, ...] = ()
@@ -103,6 +111,10 @@ class Persona(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     lorebooks: tuple[str, ...] = ()
     memory: MemoryLimits | None = None
     deep_memory: bool = True
+    window_tokens: int | None = None
+    """The live window's token cap for this persona's chats (unset: the deployment's, WIN-1)."""
+    summaries: bool = True
+    """Off: the persona's turns neither read nor queue summaries (SUM-1); the window alone."""
 
 
 class ChatSettings(msgspec.Struct, frozen=True, kw_only=True):

@@ -18,6 +18,7 @@ before the persona re-sends everything (docs/BENCHMARKS.md measures each positio
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import msgspec
@@ -31,6 +32,7 @@ from engine.window import Window
 
 __all__ = [
     "DEFAULT_TEMPLATE",
+    "EXAMPLES_MAX_TOKENS",
     "SLOTS",
     "STABLE_SLOTS",
     "MemoryLine",
@@ -38,6 +40,7 @@ __all__ = [
     "PromptMessage",
     "PromptParts",
     "assemble_prompt",
+    "dialogue_examples",
     "fill_macros",
     "resolve_template",
 ]
@@ -53,6 +56,8 @@ SLOTS: tuple[str, ...] = (
     "post_history",
 )
 DEFAULT_TEMPLATE: tuple[str, ...] = SLOTS
+EXAMPLES_MAX_TOKENS = 1_000  # the persona's example dialogue takes at most this much of a prompt
+_START = re.compile(r"<start>", re.IGNORECASE)
 MAX_CACHE_MARKS = 4  # the provider allows 4 breakpoints
 # Stable slots that end a cached part of their own: a change of the active memories then keeps
 # persona + pinned read, and a new summary tier keeps the active memories read.
@@ -97,6 +102,7 @@ class PromptParts(msgspec.Struct, frozen=True, kw_only=True):
     pinned: tuple[MemoryLine, ...] = ()
     active: tuple[MemoryLine, ...] = ()
     summaries: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()  # example dialogue blocks, macros filled (``dialogue_examples``)
     lore: tuple[PromptMessage, ...] = ()
     recalled: tuple[MemoryLine, ...] = ()
     documents: tuple[str, ...] = ()
@@ -146,7 +152,46 @@ def _render_persona(parts: PromptParts) -> tuple[PromptMessage, ...]:
         sections.append(f"Scenario: {persona.scenario.strip()}")
     joined = "\n\n".join(s for s in sections if s)
     text = fill_macros(joined, char=persona.name, user=parts.user_name, ctx=parts.macros)
-    return (PromptMessage(role="system", text=text, slot="persona"),)
+    shown = PromptMessage(role="system", text=text, slot="persona")
+    if not parts.examples:
+        return (shown,)
+    blocks = "\n\n".join(f"[Example chat]\n{b}" for b in parts.examples)
+    intro = f"Examples of how {persona.name} talks (not part of the chat):"
+    example = PromptMessage(role="system", text=f"{intro}\n{blocks}", slot="persona", source="examples")
+    return (shown, example)
+
+
+def dialogue_examples(
+    text: str,
+    *,
+    char: str,
+    user: str,
+    ctx: MacroContext | None,
+    estimate: Callable[[str], int],
+    room: bool = True,
+    budget: int = EXAMPLES_MAX_TOKENS,
+) -> tuple[str, ...]:
+    """The example dialogue blocks a prompt carries, as SillyTavern puts them after the persona.
+
+    ``text`` is split at each ``<START>``; ``{{char}}``/``{{user}}`` (and the other macros) are
+    filled. Blocks are kept in order while their tokens stay within ``budget``; the first that
+    does not fit ends the list. They are the first thing a full prompt drops: with no ``room``
+    (the live window could not hold the whole chat) there are none.
+    """
+    if not room:
+        return ()
+    kept: list[str] = []
+    used = 0
+    for raw in _START.split(text):
+        block = fill_macros(raw.strip(), char=char, user=user, ctx=ctx)
+        if not block:
+            continue
+        cost = estimate(block)
+        if used + cost > budget:
+            break
+        kept.append(block)
+        used += cost
+    return tuple(kept)
 
 
 def _memory_block(title: str, lines: tuple[MemoryLine, ...], slot: str) -> tuple[PromptMessage, ...]:

@@ -26,12 +26,28 @@ __all__ = [
     "MemoryNote",
     "RefusedWrite",
     "RequestLog",
+    "SettingsLog",
     "SlotLog",
     "Usage",
     "WindowLog",
     "build_request_log",
     "summarize_context",
 ]
+
+
+class SettingsLog(msgspec.Struct, frozen=True, kw_only=True):
+    """The persona's settings a request was made with (``engine.persona_settings``); the prompt
+    order is the log's ``slots``. ``None`` sampling: the provider's default; ``sampling_sent``
+    False: the provider refuses sampling parameters (Anthropic), so they were not sent."""
+
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int = 0
+    context_window: int = 0
+    window_tokens: int = 0
+    summaries: bool = True
+    learn_from_chat: bool = True
+    sampling_sent: bool = True
 
 
 class SlotLog(msgspec.Struct, frozen=True, kw_only=True):
@@ -135,6 +151,7 @@ class RequestLog(msgspec.Struct, frozen=True, kw_only=True):
     error: str | None = None
     duration_ms: int | None = None
     memory: Literal["on", "off"] = "on"  # "off": the chat is in memory-off mode (MEM-8)
+    settings: SettingsLog | None = None
 
 
 class Context(msgspec.Struct, frozen=True, kw_only=True):
@@ -166,6 +183,7 @@ def build_request_log(
     summaries: int = 0,
     documents: int = 0,
     memory: Literal["on", "off"] = "on",
+    settings: SettingsLog | None = None,
 ) -> RequestLog:
     """Build the log of a request before it is sent.
 
@@ -186,6 +204,7 @@ def build_request_log(
         summaries: number of summary tiers used.
         documents: number of document chunks used.
         memory: ``off`` when the chat is in memory-off mode (MEM-8).
+        settings: the persona's settings in effect.
 
     Returns:
         The request log, without usage, attempts or error (the service adds them after the call).
@@ -221,6 +240,7 @@ def build_request_log(
         summaries=summaries,
         documents=documents,
         memory=memory,
+        settings=settings,
     )
 
 

@@ -32,6 +32,7 @@ from engine.prompt import (
     PromptMessage,
     PromptParts,
     assemble_prompt,
+    dialogue_examples,
     fill_macros,
     resolve_template,
 )
@@ -41,6 +42,7 @@ from engine.requestlog import (
     MemoryNote,
     RefusedWrite,
     RequestLog,
+    SettingsLog,
     Usage,
     build_request_log,
 )
@@ -156,6 +158,10 @@ class TurnPlan(msgspec.Struct, frozen=True, kw_only=True):
     tools: tuple[ToolSpec, ...]
 
 
+NO_SAMPLING = frozenset({"anthropic", "offline"})
+"""Providers whose requests carry no temperature or top-p (Anthropic's API refuses them)."""
+
+
 def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
     """The prompt (PRM-1), its request log (PRM-3) and the turn record of a gathered turn."""
     frame, persona = g.frame, g.persona
@@ -167,6 +173,17 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
         pictures=g.pictures,
         archive_pinned=g.briefing.pinned,
         working_notes=g.briefing.notes,
+    )
+    parts = msgspec.structs.replace(
+        parts,
+        examples=dialogue_examples(
+            persona.mes_example,
+            char=persona.name,
+            user=parts.user_name,
+            ctx=parts.macros,
+            estimate=estimate,
+            room=frame.window.dropped == 0,
+        ),
     )
     prompt = assemble_prompt(parts, template)
     log = build_request_log(
@@ -192,6 +209,16 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
         documents=len(g.memory.documents),
         summaries=len(frame.summary.tiers),
         memory="off" if g.memory_off else "on",
+        settings=SettingsLog(
+            temperature=g.settings.temperature,
+            top_p=g.settings.top_p,
+            max_tokens=g.settings.max_tokens,
+            context_window=g.settings.context_window,
+            window_tokens=frame.window.budget,
+            summaries=persona.summaries,
+            learn_from_chat=persona.learn_from_chat,
+            sampling_sent=g.provider not in NO_SAMPLING,
+        ),
     )
     turn = Turn(
         id=g.turn_id,

@@ -18,13 +18,15 @@ from collections.abc import Callable
 
 import msgspec
 import redis.asyncio as aioredis
+from redis.exceptions import WatchError
 
 from engine.model import StoredMessage, Turn
+from engine.requestlog import RequestLog
 from storage import codec
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
 from storage.redis_chat import REQUEST_LOG_TTL
-from storage.replies import blob, blob_hash, members, texts
+from storage.replies import blob, blob_hash, members, multi, texts, unwatch
 
 __all__ = ["Branch", "RedisChatControls"]
 
@@ -172,6 +174,64 @@ class RedisChatControls:
                     tx.set(k.chat(target, "lorebooks"), books)
                 await tx.execute()
         return len(messages)
+
+    async def turns(self, chat: str, ids: list[str]) -> dict[str, Turn]:
+        """The stored turns among ``ids``, by id."""
+        if not ids:
+            return {}
+        with map_redis_errors():
+            raw = await self._r.hmget(self._k.chat(chat, "turns"), ids)
+        return {i: codec.TURN.decode(blob(b)) for i, b in zip(ids, raw, strict=True) if b is not None}
+
+    async def load(
+        self,
+        chat: str,
+        messages: list[StoredMessage],
+        turns: list[Turn],
+        swipes: dict[str, list[str]],
+        *,
+        beside: list[StoredMessage],
+        logs: list[RequestLog],
+        seq: int,
+    ) -> bool:
+        """Write a whole chat into ``chat`` when it is empty, in one MULTI/EXEC.
+
+        ``messages`` go in the log; ``beside`` (the alternatives not chosen) are kept out of it
+        for their turns; ``logs`` are the turns' request logs (kept for the usual time).
+        Returns whether the chat was empty (nothing is written otherwise).
+        """
+        k = self._k
+        log = k.chat(chat, "log")
+        with map_redis_errors():
+            async with self._r.pipeline(transaction=True) as tx:
+                await tx.watch(log)
+                if int(await tx.zcard(log)) or int(await tx.exists(k.chat(chat, "seq"))):
+                    await unwatch(tx)
+                    return False
+                multi(tx)
+                tx.set(k.chat(chat, "seq"), seq)
+                for m in (*messages, *beside):
+                    tx.hset(k.chat(chat, "msgs"), m.id, codec.ENCODER.encode(m))
+                if messages:
+                    tx.zadd(log, {m.id: m.position for m in messages})
+                latest: Turn | None = None
+                for turn in turns:
+                    tx.hset(k.chat(chat, "turns"), turn.id, codec.ENCODER.encode(turn))
+                    if turn.status == "done":
+                        tx.hset(k.chat(chat, "answers"), mapping=dict.fromkeys(turn.answers, turn.id))
+                        if latest is None or turn.position > latest.position:
+                            latest = turn
+                if latest is not None:
+                    tx.set(k.chat(chat, "latest"), latest.id)
+                for entry in logs:
+                    tx.set(k.request_log(chat, entry.turn), codec.ENCODER.encode(entry), ex=REQUEST_LOG_TTL)
+                for message, ids in swipes.items():
+                    tx.hset(k.chat(chat, "swipes"), message, codec.ENCODER.encode(ids))
+                try:
+                    await tx.execute()
+                except WatchError:  # a message arrived meanwhile
+                    return False
+        return True
 
     async def _pictures(
         self, chat: str, messages: list[StoredMessage]

@@ -2,6 +2,10 @@
 
 - ``mem:where``      HASH memory id → JSON ``ScopeList`` (so ``PATCH/DELETE /api/memories/{id}``
   find the list; a stale entry only points at a list that no longer has the id → 404).
+- ``mem:used{mem:where}`` HASH memory id → msgpack ``MemoryUse`` (the last turn that used it; in
+  ``mem:where``'s slot, so a write removes both in one transaction on a Redis Cluster).
+- ``mem:tomb:{<id>}`` STRING a forgotten memory and its last use (msgpack ``Buried``), kept a few
+  seconds for Undo (one key: a Redis Cluster reads and deletes it in one command).
 - ``privacy:optout`` SET of users whose personal memories are never read, searched or saved.
 """
 
@@ -16,14 +20,17 @@ from redis.typing import EncodableT, FieldT
 
 from engine.errors import StorageUnavailable
 from engine.memory import ScopeList
+from engine.memory.model import Buried, MemoryUse
 from storage.errors import map_redis_errors
 from storage.keys import KeyBuilder
-from storage.replies import text
+from storage.replies import blob, text
 from storage.shared import Call, Cooldown, run_split
 
 __all__ = ["RedisMemoryDirectory"]
 
 _SCOPE = msgspec.json.Decoder(ScopeList)
+_BURIED = msgspec.msgpack.Decoder(Buried)
+_USE = msgspec.msgpack.Decoder(MemoryUse)
 log = logging.getLogger("hearth.storage")
 
 
@@ -36,6 +43,7 @@ class RedisMemoryDirectory:
         self._prefix = prefix
         self._where = f"{prefix}:mem:where"
         self._optout = f"{prefix}:privacy:optout"
+        self._used = f"{prefix}:mem:used{{{self._where}}}"
         self._cooldown = Cooldown.of(client)
 
     async def locate(self, memory: str) -> ScopeList | None:
@@ -43,6 +51,37 @@ class RedisMemoryDirectory:
         with map_redis_errors():
             raw = await self._r.hget(self._where, memory)
         return _SCOPE.decode(raw) if raw is not None else None
+
+    async def note_use(self, memories: Iterable[str], use: MemoryUse) -> None:
+        """See ``engine.ports.Directory.note_use``."""
+        packed = msgspec.msgpack.encode(use)
+        mapping: dict[FieldT, EncodableT] = dict.fromkeys(memories, packed)
+        if mapping:
+            with map_redis_errors():
+                await self._r.hset(self._used, mapping=mapping)
+
+    async def uses(self, memories: Iterable[str]) -> dict[str, MemoryUse]:
+        """See ``engine.ports.Directory.uses``."""
+        wanted = list(dict.fromkeys(memories))
+        if not wanted:
+            return {}
+        with map_redis_errors():
+            raw = await self._r.hmget(self._used, wanted)
+        return {m: _USE.decode(blob(v)) for m, v in zip(wanted, raw, strict=True) if v is not None}
+
+    async def bury(self, buried: Buried, seconds: int) -> None:
+        """See ``engine.ports.Directory.bury``."""
+        with map_redis_errors():
+            await self._r.set(self._tomb(buried.record.id), msgspec.msgpack.encode(buried), ex=seconds)
+
+    async def unbury(self, memory: str) -> Buried | None:
+        """See ``engine.ports.Directory.unbury``."""
+        with map_redis_errors():
+            raw = await self._r.getdel(self._tomb(memory))
+        return _BURIED.decode(blob(raw)) if raw is not None else None
+
+    def _tomb(self, memory: str) -> str:
+        return f"{self._prefix}:mem:tomb:{{{memory}}}"
 
     async def record(self, placed: Iterable[tuple[str, ScopeList]], removed: Iterable[str]) -> None:
         """Note where memories were saved and which were deleted."""
@@ -56,6 +95,7 @@ class RedisMemoryDirectory:
                     tx.hset(self._where, mapping=mapping)
                 if gone:
                     tx.hdel(self._where, *gone)
+                    tx.hdel(self._used, *gone)
                 await tx.execute()
 
     async def all_lists(self) -> list[ScopeList]:

@@ -41,6 +41,7 @@ def persona_from_card(card: CardPersona, *, persona_id: str | None, book_id: str
         personality=card.personality,
         scenario=card.scenario,
         alternate_greetings=tuple(card.alternate_greetings),
+        mes_example=card.mes_example,
         post_history_instructions=card.post_history_instructions,
         lorebooks=(book_id,) if book_id else (),
     )

@@ -91,7 +91,9 @@ def to_messages_request(
         tools: tools offered to the model.
 
     Returns:
-        ``model``, ``max_tokens``, ``system``, ``messages`` and ``tools`` when offered.
+        ``model``, ``max_tokens``, ``system``, ``messages`` and ``tools`` when offered. No
+        ``temperature`` or ``top_p``: the Messages API (version 2026-10-21, the SDK's) refuses
+        any sampling parameter with a 400, so a persona's sampling settings stay unsent here.
     """
     system: list[dict[str, Any]] = []
     turns: list[dict[str, Any]] = []

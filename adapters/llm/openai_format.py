@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from adapters.llm.prompt_map import CONVERSATION_OPENER, SYSTEM_NOTE, input_schema
+from adapters.llm.prompt_map import CONVERSATION_OPENER, SYSTEM_NOTE, input_schema, sampling
 from adapters.llm.tokens import offline_count
 from engine.images import dimensions, image_tokens, placeholder
 from engine.model import ModelSettings
@@ -159,6 +159,7 @@ def to_chat_request(
         token_limit: settings.max_tokens,
         "messages": messages,
         "stream_options": {"include_usage": True},
+        **sampling(settings),
     }
     if calls:
         request["tools"] = tool_definitions(tools)

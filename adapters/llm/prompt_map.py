@@ -13,7 +13,9 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["CONVERSATION_OPENER", "SYSTEM_NOTE", "input_schema"]
+from engine.model import ModelSettings
+
+__all__ = ["CONVERSATION_OPENER", "SYSTEM_NOTE", "input_schema", "sampling"]
 
 SYSTEM_NOTE = "[System note: {text}]"
 CONVERSATION_OPENER = "[The conversation begins.]"
@@ -33,3 +35,9 @@ def _schema(input_type: type[msgspec.Struct]) -> bytes:
         name = schema["$ref"].rsplit("/", 1)[-1]
         schema = schema["$defs"][name]
     return msgspec.json.encode({k: v for k, v in schema.items() if k != "title"})
+
+
+def sampling(settings: ModelSettings) -> dict[str, float]:
+    """``temperature`` and ``top_p`` of a request, each only when the persona sets it."""
+    chosen = {"temperature": settings.temperature, "top_p": settings.top_p}
+    return {key: value for key, value in chosen.items() if value is not None}

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, get, post, put
+from litestar import Controller, Response, get, post, put
 from litestar.connection import ASGIConnection
 from litestar.di import Provide
 from litestar.handlers.base import BaseRouteHandler
 from litestar.openapi import ResponseSpec
-from litestar.params import FromPath, JSONBody, QueryParameter
+from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter, RawBody
 
 from adapters.cards.jsondoc import check_json_depth
 from adapters.web.actions.chat import (
@@ -26,6 +27,7 @@ from adapters.web.actions.chat import (
     stored_only,
     turn_view,
 )
+from adapters.web.actions.chatfiles import export_chat, import_chat, read_file
 from adapters.web.deps import provide_web
 from adapters.web.errors import Refused
 from adapters.web.limits import ChatLimited, Ticket
@@ -35,6 +37,7 @@ from adapters.web.schemas.chat import (
     ChatSettingsBody,
     ChatSettingsView,
     ErrorBody,
+    ImportedChat,
     MessageList,
     SendMessage,
     TurnView,
@@ -133,22 +136,21 @@ class ChatController(Controller):
         name = (data.name or user.split(":", 1)[1]).strip()[:64] or "someone"
         author = Author(user=user, name=name)
         persona = data.persona or "default"
+        send = functools.partial(
+            say,
+            web,
+            chat_id,
+            author,
+            data.text,
+            persona,
+            sent_at=data.sent_at,
+            images=data.images,
+            greeting=data.greeting,
+        )
         if not data.reply:
-            stored = await say(
-                web,
-                chat_id,
-                author,
-                data.text,
-                persona,
-                sent_at=data.sent_at,
-                reply=False,
-                images=data.images,
-            )
-            return await stored_only(stored)
+            return await stored_only(await send(reply=False))
         with await _admitted(web, user):
-            accepted = await say(
-                web, chat_id, author, data.text, persona, sent_at=data.sent_at, images=data.images
-            )
+            accepted = await send()
             return await _answered(accepted.events)
 
     @post("/{chat:str}/turns/{turn:str}/regenerate", status_code=200, responses=_FAILED)
@@ -189,3 +191,32 @@ class ChatController(Controller):
         leave it alone and its request logs say ``memory: "off"``; ``on`` brings everything back.
         """
         return await put_chat_settings(web, qualify_id(chat, what="chat"), data)
+
+    @get("/{chat:str}/export")
+    async def export(
+        self,
+        web: Web,
+        chat: FromPath[str],
+        fmt: Annotated[str, QueryParameter(name="format")] = "st",
+    ) -> Response[bytes]:
+        """The chat as a file: ``format=st`` SillyTavern ``.jsonl`` (swipes, send dates) or
+        ``format=hearth`` Hearth's JSON; 422 ``invalid_format`` otherwise."""
+        return await export_chat(web, qualify_id(chat, what="chat"), fmt)
+
+    @post("/{chat:str}/import", status_code=201)
+    async def import_file(
+        self,
+        web: Web,
+        chat: FromPath[str],
+        body: RawBody,
+        user: FromQuery[str],
+        fmt: Annotated[str, QueryParameter(name="format")] = "st",
+        persona: FromQuery[str] = "default",
+    ) -> ImportedChat:
+        """Write a chat file (the body) into a chat with no messages yet, as ``user`` talking
+        with ``persona``: swipes and send dates are kept. A file that cannot be read is refused
+        whole (422 naming the line); a chat that has messages is 409 ``chat_not_empty``."""
+        chat_id, user_id = qualify_id(chat, what="chat"), qualify_id(user, what="user")
+        file = read_file(web, body, fmt)
+        done = await import_chat(web, chat_id, file, user=user_id, persona=persona)
+        return ImportedChat(chat=done.chat, messages=done.messages, swipes=done.swipes, skipped=done.skipped)

@@ -113,8 +113,10 @@ async def list_memories(
     visitor: NamedDependency[BrowserSession],
     chat: FromPath[str],
     persona: FromQuery[str] = "default",
+    q: FromQuery[str | None] = None,
 ) -> Panel:
-    """The lists in play for the visitor in this chat, pinned first, then newest."""
+    """The lists in play for the visitor in this chat, pinned first, then newest; with ``q``, only
+    the memories holding every word of it (case and accents ignored)."""
     chat_id = _chat(visitor, chat)
     desk = memory_desk(web)
     found = await web.service.persona(persona)
@@ -122,7 +124,9 @@ async def list_memories(
     lists = []
     for name, title in LISTS:
         records = await desk.list([list_of(name, found.id, visitor.user, chat_id)])
-        views = [act.memory_view(r, desk, now) for r in act.newest_first(records)]
+        shown = act.newest_first(act.matches(records, q))
+        uses = await desk.uses(shown)
+        views = [act.memory_view(r, desk, now, uses) for r in shown]
         lists.append(PanelList(list_=name, title=title, memories=views))
     settings = await web.service.chats.chat_settings(chat_id)
     return Panel(
@@ -210,6 +214,15 @@ async def forget_memory(
     return await act.delete_memory(web, memory, recent=True)
 
 
+@post("/memories/{memory:str}/restore", status_code=200)
+async def restore_memory(
+    web: NamedDependency[WebState], visitor: NamedDependency[BrowserSession], memory: FromPath[str]
+) -> MemoryOne:
+    """Undo Forget: one of the person's forgotten memories back as it was (``UNDO_SECONDS``)."""
+    require_user(visitor)
+    return await act.restore_memory(web, memory, lambda scope: may_touch(visitor, scope), recent=True)
+
+
 @post("/chats/{chat:str}/memories/clear", status_code=200)
 async def clear_memories(
     web: NamedDependency[WebState],
@@ -269,6 +282,7 @@ MEMORY_ROUTES = [
             add_memory,
             edit_memory,
             forget_memory,
+            restore_memory,
             clear_memories,
             compose_memories,
             memories_from_dialogue,

@@ -27,9 +27,11 @@ from adapters.web.app_auth import (
     provide_visitor,
 )
 from adapters.web.app_chat import CHAT_ROUTES
+from adapters.web.app_chatfiles import CHATFILE_ROUTES
 from adapters.web.app_lore import LORE_ROUTES
 from adapters.web.app_memory import MEMORY_ROUTES
 from adapters.web.app_messages import MESSAGE_ROUTES
+from adapters.web.app_persona_settings import PERSONA_SETTINGS_ROUTES
 from adapters.web.app_personas import PERSONA_ROUTES
 from adapters.web.app_summary import SUMMARY_ROUTES
 from adapters.web.layers import web_dependency
@@ -44,7 +46,14 @@ def browser_router() -> Router:
         route_handlers=[
             Router(
                 path="/",
-                route_handlers=[*CHAT_ROUTES, *AUTH_ROUTES, *PERSONA_ROUTES, *MESSAGE_ROUTES],
+                route_handlers=[
+                    *CHAT_ROUTES,
+                    *AUTH_ROUTES,
+                    *PERSONA_ROUTES,
+                    *PERSONA_SETTINGS_ROUTES,
+                    *MESSAGE_ROUTES,
+                    *CHATFILE_ROUTES,
+                ],
                 dependencies=web_dependency(),
             ),
             *MEMORY_ROUTES,

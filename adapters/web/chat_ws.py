@@ -1,7 +1,7 @@
 """The browser chat's streaming WebSocket (PLT-4, API.md); the page's session is ``app_chat``.
 
 Frames are the tagged unions of ``adapters.web.schemas.frames``, decoded with msgspec.
-Frames in: ``{"type": "message", "text", "persona"?, "images"?}`` (pictures as in the REST API),
+Frames in: ``{"type": "message", "text", "persona"?, "images"?, "greeting"?}`` (pictures as in the REST API),
 ``{"type": "regenerate", "turn"}``,
 ``{"type": "answer"}`` (answer the chat's last message when it is the person's and has no reply:
 a failed turn, or a process that died mid-reply; else ``error`` ``nothing_to_answer``),
@@ -111,7 +111,9 @@ async def _handle(
         persona = frame.persona or "default"
         await visible_persona(web, session, persona)
         author = Author(user=session.user, name="You" if session.guest else session.slug, guest=session.guest)
-        accepted = await say(web, chat, author, frame.text, persona, images=frame.images)
+        accepted = await say(
+            web, chat, author, frame.text, persona, images=frame.images, greeting=frame.greeting
+        )
         return await _relay(socket, accepted.events, _ids(web, chat, accepted.message.id))
     events = await regenerate(web, chat, frame.turn, keep_alternatives=True)
     return await _relay(socket, events, _ids(web, chat, None) if web.controls is not None else None)

@@ -121,12 +121,16 @@ class MemoryController(Controller):
 
     @get("/", dependencies=named_list_dependency())
     async def list_memories(
-        self, web: NamedDependency[WebState], named_list: NamedDependency[ScopeList]
+        self,
+        web: NamedDependency[WebState],
+        named_list: NamedDependency[ScopeList],
+        q: FromQuery[str | None] = None,
     ) -> MemoryList:
-        """One list's memories, pinned first, then newest first."""
+        """One list's memories, pinned first, then newest first; ``q``: those holding its words."""
         desk = memory_desk(web)
-        records = await desk.list([named_list])
-        return MemoryList(memories=[act.memory_view(r, desk) for r in act.newest_first(records)])
+        records = act.newest_first(act.matches(await desk.list([named_list]), q))
+        uses = await desk.uses(records)
+        return MemoryList(memories=[act.memory_view(r, desk, None, uses) for r in records])
 
     @post("/", status_code=201)
     async def add(self, web: NamedDependency[WebState], data: JSONBody[ApiNewMemory]) -> MemoryAdded:
@@ -158,6 +162,11 @@ class MemoryController(Controller):
     async def forget(self, web: NamedDependency[WebState], memory: FromPath[str]) -> MemoryDeleted:
         """Forget one memory."""
         return await act.delete_memory(web, memory, recent=False)
+
+    @post("/{memory:str}/restore", status_code=200)
+    async def restore(self, web: NamedDependency[WebState], memory: FromPath[str]) -> MemoryOne:
+        """Undo Forget within ``UNDO_SECONDS`` (30): the memory back as it was (id, text, pin, list)."""
+        return await act.restore_memory(web, memory, lambda _: True, recent=False)
 
     @post("/clear", status_code=200)
     async def clear(self, web: NamedDependency[WebState], data: JSONBody[ApiClear]) -> Cleared:

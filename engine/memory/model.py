@@ -26,9 +26,12 @@ import msgspec
 from engine.errors import ConfigError, InvalidInput
 
 __all__ = [
+    "USE_EXCERPT_CHARS",
+    "Buried",
     "MemoryPolicy",
     "MemoryRecord",
     "MemoryState",
+    "MemoryUse",
     "Scope",
     "ScopeList",
     "Source",
@@ -170,6 +173,34 @@ class MemoryRecord(msgspec.Struct, frozen=True, kw_only=True):
     last_matched_at: datetime | None = None
     hidden: bool = False
     created_turn: str | None = None
+
+
+USE_EXCERPT_CHARS = 120
+"""A memory's last use keeps at most this many characters of the message that used it."""
+
+
+class MemoryUse(msgspec.Struct, frozen=True, kw_only=True):
+    """The last turn that sent a memory to the model: why the memory is in play (the panel's "why")."""
+
+    turn: str
+    chat: str
+    at: datetime
+    excerpt: str
+
+    @classmethod
+    def of(cls, *, turn: str, chat: str, at: datetime, message: str) -> MemoryUse:
+        """The use by ``turn``, answering ``message`` (one line, cut to ``USE_EXCERPT_CHARS``)."""
+        line = " ".join(message.split())
+        if len(line) > USE_EXCERPT_CHARS:
+            line = line[: USE_EXCERPT_CHARS - 1].rstrip() + "…"
+        return cls(turn=turn, chat=chat, at=at, excerpt=line)
+
+
+class Buried(msgspec.Struct, frozen=True, kw_only=True):
+    """A memory a person forgot, kept a short while for Undo, with its last use."""
+
+    record: MemoryRecord
+    use: MemoryUse | None = None
 
 
 def scope_list_of(record: MemoryRecord) -> ScopeList:

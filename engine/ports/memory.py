@@ -12,8 +12,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from engine.memory import DecayPlan, MemoryRecord, MemoryWrite, SavePlan, ScopeList, WritePlan
+from engine.memory.model import Buried, MemoryUse
 
-__all__ = ["Applied", "DecayApplied", "Directory", "MemoryStore", "Snapshot"]
+__all__ = ["Applied", "DecayApplied", "Directory", "MemoryPlaces", "MemoryStore", "MemoryUses", "Snapshot"]
 
 
 class Snapshot(Protocol):
@@ -93,7 +94,7 @@ class MemoryStore(Protocol):
         ...
 
 
-class Directory(Protocol):
+class MemoryPlaces(Protocol):
     """Where memories live, privacy opt-outs and space settings (DEC-10, DEC-11)."""
 
     async def locate(self, memory: str) -> ScopeList | None:
@@ -116,3 +117,28 @@ class Directory(Protocol):
     async def notice_level(self, space: str) -> str:
         """A space's memory-notice visibility: ``off``, ``brief`` (default) or ``full``."""
         ...
+
+
+class MemoryUses(Protocol):
+    """Each memory's last use by a turn (the panel's "why"), and forgotten memories kept a moment
+    for Undo."""
+
+    async def note_use(self, memories: Sequence[str], use: MemoryUse) -> None:
+        """Note that one turn sent ``memories`` to the model (each memory keeps its last use)."""
+        ...
+
+    async def uses(self, memories: Sequence[str]) -> dict[str, MemoryUse]:
+        """The last use of those of ``memories`` that a turn has used."""
+        ...
+
+    async def bury(self, buried: Buried, seconds: int) -> None:
+        """Keep a forgotten memory for ``seconds``, so that it can be restored as it was."""
+        ...
+
+    async def unbury(self, memory: str) -> Buried | None:
+        """Take back a forgotten memory kept by ``bury`` (at most once), or None after its time."""
+        ...
+
+
+class Directory(MemoryPlaces, MemoryUses, Protocol):
+    """The memory directory: places, settings, last uses and Undo (one Redis adapter implements it)."""

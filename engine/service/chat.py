@@ -31,6 +31,7 @@ from engine.images import Image, ImageRef, check_images, image_tokens
 from engine.lorebook import LoreResult, LoreState, scan_lore
 from engine.memory.compose import DRAFT_LIMIT, check_description, compose_prompt, extract_drafts, parse_drafts
 from engine.memory.mode import chat_memory_off, switch_memory
+from engine.memory.model import MemoryUse
 from engine.memory.tools import MEMORY_OFF, MemoryContext, decode_input, display_names
 from engine.model import (
     ChatSettings,
@@ -42,6 +43,7 @@ from engine.model import (
     Turn,
 )
 from engine.notices import NO_VISION, NO_VISION_NOTICE
+from engine.persona_settings import window_policy
 from engine.ports import (
     ChatLock,
     ChatModel,
@@ -258,7 +260,7 @@ class ChatService:
             listened=not reply,
             images=refs,
         )
-        greeting = await self._greeting(persona, message.sent_at, message.display_name)
+        greeting = await self._greeting(persona, message)
         stored, version = await self.chats.store_message(
             message.chat,
             new,
@@ -278,12 +280,19 @@ class ChatService:
         events = self._answer(stored) if reply else _nothing()
         return Accepted(message=stored, events=events)
 
-    async def _greeting(self, persona: Persona, sent_at: datetime, user_name: str) -> NewMessage | None:
+    async def _greeting(self, persona: Persona, message: IncomingMessage) -> NewMessage | None:
+        """The greeting a new chat opens with: the one the message chose (``greeting``), filled in."""
         if not persona.greeting.strip():
             return None
-        text = fill_macros(persona.greeting, char=persona.name, user=user_name)
+        choices = (persona.greeting, *persona.alternate_greetings)
+        if not 0 <= message.greeting < len(choices):
+            raise InvalidInput(
+                f"The persona has {len(choices)} greetings; greeting {message.greeting} is not one.",
+                code="invalid_greeting",
+            )
+        text = fill_macros(choices[message.greeting], char=persona.name, user=message.display_name)
         (tokens,) = await self.counter.count([text])
-        return persona_message(persona, text, sent_at=sent_at, tokens=tokens)
+        return persona_message(persona, text, sent_at=message.sent_at, tokens=tokens)
 
     def answer(self, stored: StoredMessage) -> AsyncIterator[ReplyEvent]:
         """The stream that answers a stored message on the pending queue (and any pending before it)."""
@@ -479,9 +488,15 @@ class ChatService:
             duration_ms=duration,
         )
         await self._finish(commit, ratio)
+        if self.memory is not None:  # the panel's "why": this turn used these memories
+            use = MemoryUse.of(
+                turn=plan.turn.id, chat=answered.chat, at=commit.log.created_at, message=answered.text
+            )
+            await self.memory.note_use([m.id for m in commit.log.memories], use)
         if self._observer is not None:
             self._observer.turn_done(commit.log, self._seconds_since(gathered.started))
-        if self.summaries is not None and gathered.frame.spilled:  # SUM-1: some left the window
+        spilled = gathered.persona.summaries and gathered.frame.spilled  # SUM-1: some left the window
+        if self.summaries is not None and spilled:
             await self._enqueue_summary(answered.chat)
         space = memory_space(answered.chat)
         notices = await self.memory.notices(space, commit.log.memory_writes) if self.memory else ()
@@ -506,9 +521,9 @@ class ChatService:
         frame = frame_turn(
             inputs,
             answered,
-            policy=self.policy.window,
+            policy=window_policy(persona, self.policy.window),
             context_window=settings.context_window,
-            summaries=self.summaries is not None,
+            summaries=self.summaries is not None and persona.summaries,
         )
         memory_off = chat_memory_off(inputs.chat_settings)  # MEM-8: decided, not read again
         # memories (Redis reads, maybe the embedding) run while the lorebooks are scanned

@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-from engine.errors import Conflict, InvalidInput, NotFound, StorageUnavailable
+from engine.errors import Conflict, Forbidden, InvalidInput, NotFound, StorageUnavailable
 from engine.memory import (
     SEARCH_FAILED,
     ClearPlan,
@@ -47,6 +47,7 @@ from engine.memory import (
     written_id,
 )
 from engine.memory.journal import Deleted, Forgotten, Saved, Updated
+from engine.memory.model import Buried, MemoryUse
 from engine.memory.tools import (
     MEMORY_OFF,
     MemoryContext,
@@ -65,9 +66,11 @@ from engine.requestlog import MemoryNote, RefusedWrite
 from engine.service.documents import DocumentDesk
 from engine.tools import ToolCall, ToolResult
 
-__all__ = ["MEMORY_OFF", "MemoryContext", "MemoryDesk"]
+__all__ = ["MEMORY_OFF", "UNDO_SECONDS", "MemoryContext", "MemoryDesk"]
 
 _RETRIES = 3
+UNDO_SECONDS = 30
+"""A forgotten memory can be restored this long (the panel offers Undo for 10 s of it)."""
 _UNRECORDED_KEPT = 10_000  # directory notes waiting for an unreachable directory, at most
 log = logging.getLogger("hearth.memory")
 
@@ -400,7 +403,40 @@ class MemoryDesk:
     async def delete(self, memory: str) -> MemoryRecord:
         """A person forgets one memory (pinned ones too: people may)."""
         scope, record = await self.locate(memory)
+        use = (await self.directory.uses([memory])).get(memory)
         await self._write(scope, lambda records: plan_delete(records, memory, writer="person"))
+        try:
+            await self.directory.bury(Buried(record=record, use=use), UNDO_SECONDS)
+        except StorageUnavailable as exc:  # forgotten all the same; only Undo is lost
+            log.warning("memory %s forgotten without undo: %s", memory, exc.message)
+        return record
+
+    async def restore(self, memory: str, allowed: Callable[[ScopeList], bool]) -> MemoryRecord:
+        """Undo a person's Forget within ``UNDO_SECONDS``: the memory comes back as it was (id,
+        text, pin, list, counters, last use). ``allowed``: whether the asker may touch the memory's list.
+
+        Raises:
+            NotFound: ``memory_not_restorable`` when the time is over or it was restored already.
+            Forbidden: ``not_your_memory`` when ``allowed`` says no (the memory stays restorable).
+        """
+        buried = await self.directory.unbury(memory)
+        if buried is None:
+            raise NotFound(
+                f"Memory {memory!r} can no longer be restored (Undo lasts {UNDO_SECONDS} seconds).",
+                code="memory_not_restorable",
+            )
+        record, scope = buried.record, scope_list_of(buried.record)
+        if not allowed(scope):
+            await self.directory.bury(buried, UNDO_SECONDS)
+            raise Forbidden("This memory is not yours.", code="not_your_memory")
+
+        def make(records: Sequence[MemoryRecord]) -> WritePlan:
+            present = any(r.id == memory for r in records)
+            return WritePlan(writes=() if present else (Saved(after=record),))
+
+        await self._write(scope, make)
+        if buried.use is not None:
+            await self.note_use([memory], buried.use)
         return record
 
     async def clear(self, target: ScopeList, *, pinned_confirmed: bool) -> ClearPlan:
@@ -414,6 +450,20 @@ class MemoryDesk:
 
         await self._write(target, make)
         return cleared[-1]
+
+    async def note_use(self, memories: Sequence[str], use: MemoryUse) -> None:
+        """Note the turn that sent ``memories`` to the model (the panel's "why"); the reply is
+        stored already, so a directory that cannot be reached only loses this note."""
+        if not memories:
+            return
+        try:
+            await self.directory.note_use(memories, use)
+        except StorageUnavailable as exc:
+            log.warning("the use of %d memories by %s not noted: %s", len(memories), use.turn, exc.message)
+
+    async def uses(self, records: Sequence[MemoryRecord]) -> dict[str, MemoryUse]:
+        """The last use of each of ``records`` that a turn has used."""
+        return await self.directory.uses([r.id for r in records])
 
     async def list(self, targets: Sequence[ScopeList]) -> list[MemoryRecord]:
         """The memories of some lists."""

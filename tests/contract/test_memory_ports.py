@@ -26,6 +26,7 @@ from engine.memory import (
     plan_decay,
     plan_save,
 )
+from engine.memory.model import Buried, MemoryUse
 from engine.ports import MemoryStore
 from tests.contract.stores import Stores
 from tests.unit.engine.memory import helpers
@@ -193,3 +194,20 @@ async def test_the_directory_locates_memories_and_filters_people(stores: Stores)
     assert await directory.notice_level(S) == "brief"
     await settings.set_notice_level(S, "full")
     assert await directory.notice_level(S) == "full"
+
+
+async def test_the_directory_keeps_last_uses_and_forgotten_memories(stores: Stores) -> None:
+    """Issue 31: a memory's last use (the panel's "why") is kept until the memory is removed; a
+    forgotten memory buried for Undo comes back once, whole (on a Redis Cluster too)."""
+    directory = stores.directory()
+    await directory.record([("m1", SPACE), ("m2", LOCAL)], [])
+    use = MemoryUse(turn="t1", chat="web:room", at=at(1), excerpt="When does the tavern open?")
+    await directory.note_use(["m1", "m2"], use)
+    assert await directory.uses(["m1", "m2", "m3"]) == {"m1": use, "m2": use}
+    await directory.record([], ["m1"])
+    assert await directory.uses(["m1", "m2"]) == {"m2": use}
+    record = mem("m1", LOCAL, pinned=True, text="Alice is afraid of bats")
+    await directory.bury(Buried(record=record, use=use), 30)
+    assert await directory.unbury("m1") == Buried(record=record, use=use)
+    assert await directory.unbury("m1") is None
+    assert await directory.unbury("never") is None

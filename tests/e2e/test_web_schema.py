@@ -129,11 +129,15 @@ async def test_the_documented_memory_is_the_memory_on_the_wire(
     added = await api.http.post(
         "/api/memories", json={"scope": "space", "space": space, "text": "Tea at five"}
     )
+    listed = await api.http.get("/api/memories", params={"scope": "space", "space": space})
     await api.close()
     assert added.status_code == 201, added.text
     documented = schema["components"]["schemas"]["Memory"]
     memory = added.json()["memory"]
-    # every field the operator gets is documented; "recent" is the browser panel's only
-    assert set(memory) == set(documented["properties"]) - {"recent"}
+    # every field the operator gets is documented; "recent" is the browser panel's only, and
+    # "last_used" (issue 31) comes with list reads only
+    assert set(memory) == set(documented["properties"]) - {"recent", "last_used"}
     assert set(documented["required"]) == set(memory)
+    (read,) = listed.json()["memories"]
+    assert set(read) == set(documented["properties"]) - {"recent"} and read["last_used"] is None
     assert set(added.json()) == set(schema["components"]["schemas"]["MemoryAdded"]["properties"])

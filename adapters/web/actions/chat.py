@@ -107,6 +107,7 @@ def incoming(
     *,
     guest: bool = False,
     images: tuple[Image, ...] = (),
+    greeting: int = 0,
 ) -> IncomingMessage:
     """Normalize a web or API message (PLT-5)."""
     platform: Literal["web", "telegram"] = "telegram" if chat.startswith("tg:") else "web"
@@ -121,6 +122,7 @@ def incoming(
         sent_at=sent_at,
         guest=guest,
         images=images,
+        greeting=greeting,
     )
 
 
@@ -134,13 +136,16 @@ async def say(
     sent_at: datetime | None = None,
     reply: bool = True,
     images: Sequence[ImageIn] = (),
+    greeting: int = 0,
 ) -> Accepted:
     """Store a message (sent now, or at ``sent_at`` within PLT-6's bounds) with its pictures, and
-    start its reply."""
+    start its reply; a new chat opens with the persona's greeting number ``greeting``."""
     now = web.clock.now()
     at = now if sent_at is None else check_sent_at(sent_at, now)
     pictures = decode_images(images)
-    message = incoming(chat, author.user, author.name, text, at, guest=author.guest, images=pictures)
+    message = incoming(
+        chat, author.user, author.name, text, at, guest=author.guest, images=pictures, greeting=greeting
+    )
     return await web.service.accept(message, persona, reply=reply)
 
 
@@ -264,6 +269,7 @@ async def inspection(web: WebState, reader: BrowserSession, chat: str, turn: str
         summaries=log.summaries,
         documents=log.documents,
         usage=log.usage,
+        settings=log.settings,
     )
 
 

@@ -8,7 +8,8 @@ Writes go through the ``MemoryDesk`` (DEC-11..13, MEM-6, MEM-9).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 
 from msgspec import UNSET, UnsetType
@@ -17,6 +18,7 @@ from adapters.web.schemas.memory import (
     Cleared,
     Composed,
     Drafts,
+    LastUse,
     Memory,
     MemoryAdded,
     MemoryDeleted,
@@ -27,7 +29,7 @@ from adapters.web.state import WebState
 from engine.errors import InvalidInput
 from engine.memory import MemoryRecord, ScopeList, memory_state
 from engine.memory.compose import DRAFT_LIMIT
-from engine.memory.model import Source
+from engine.memory.model import MemoryUse, Source
 from engine.service.memory import MemoryDesk
 from engine.validate import qualify_id
 
@@ -41,9 +43,11 @@ __all__ = [
     "edit_memory",
     "from_dialogue",
     "locate",
+    "matches",
     "memory_desk",
     "memory_view",
     "newest_first",
+    "restore_memory",
 ]
 
 DIALOGUE_LIMIT = 20
@@ -60,9 +64,19 @@ def memory_desk(web: WebState) -> MemoryDesk:
     return web.service.memory
 
 
-def memory_view(record: MemoryRecord, desk: MemoryDesk, now: datetime | None = None) -> Memory:
-    """A memory as API.md shows it; with ``now``, also whether it is ``recent`` (the panel's mark)."""
+def memory_view(
+    record: MemoryRecord,
+    desk: MemoryDesk,
+    now: datetime | None = None,
+    uses: Mapping[str, MemoryUse] | None = None,
+) -> Memory:
+    """A memory as API.md shows it; with ``now``, also whether it is ``recent`` (the panel's mark);
+    with ``uses`` (the desk's ``uses``), its ``last_used``."""
     recent: bool | UnsetType = UNSET
+    last_used: LastUse | UnsetType | None = UNSET
+    if uses is not None:
+        use = uses.get(record.id)
+        last_used = LastUse(turn=use.turn, chat=use.chat, at=use.at, message=use.excerpt) if use else None
     if now is not None:
         recent = not record.pinned and record.updated_at > now - timedelta(days=desk.policy.recent_days)
     return Memory(
@@ -82,6 +96,7 @@ def memory_view(record: MemoryRecord, desk: MemoryDesk, now: datetime | None = N
         created_at=record.created_at,
         updated_at=record.updated_at,
         recent=recent,
+        last_used=last_used,
     )
 
 
@@ -143,6 +158,27 @@ async def delete_memory(web: WebState, memory: str, *, recent: bool) -> MemoryDe
     desk = memory_desk(web)
     record = await desk.delete(memory)
     return MemoryDeleted(deleted=memory_view(record, desk, _now(web, recent)))
+
+
+async def restore_memory(
+    web: WebState, memory: str, allowed: Callable[[ScopeList], bool], *, recent: bool
+) -> MemoryOne:
+    """Undo a Forget: the memory as it was, within the desk's ``UNDO_SECONDS``."""
+    desk = memory_desk(web)
+    record = await desk.restore(memory, allowed)
+    return MemoryOne(memory=memory_view(record, desk, _now(web, recent)))
+
+
+def _folded(text: str) -> str:
+    """``text`` without case or accents: ``Élan`` and ``elan`` fold alike."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def matches(records: Sequence[MemoryRecord], query: str | None) -> list[MemoryRecord]:
+    """The memories whose text holds every word of ``query`` (case and accents ignored)."""
+    words = _folded(query or "").split()
+    return [r for r in records if all(w in _folded(r.text) for w in words)]
 
 
 async def clear_memories(web: WebState, target: ScopeList, *, pinned_confirmed: bool) -> Cleared:

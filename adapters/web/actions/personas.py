@@ -58,6 +58,7 @@ __all__ = [
 ]
 
 DOCUMENT_LIMIT = 2_000_000
+MAX_ALTERNATE_GREETINGS = 50  # a persona's alternate greetings (swipes of its first message)
 
 
 def avatar_url(persona_id: str) -> str:
@@ -131,6 +132,10 @@ async def persona_view(
         name=persona.name,
         greeting=persona.greeting,
         description=persona.description,
+        personality=persona.personality,
+        scenario=persona.scenario,
+        mes_example=persona.mes_example,
+        alternate_greetings=list(persona.alternate_greetings),
         system_prompt=persona.system_prompt if may_edit else None,
         avatar=avatar_url(persona.id) if has_avatar else None,
         private=owner is not None,
@@ -193,8 +198,15 @@ def checked(web: WebState, body: PersonaBody) -> PersonaBody:
         raise InvalidInput(
             "A persona needs a prompt: who it is and how it talks.", code="invalid_persona_prompt"
         )
-    if len(body.system_prompt) > 20_000 or len(body.greeting) > 20_000 or len(body.description) > 20_000:
+    texts = [body.system_prompt, body.greeting, body.description, body.personality or ""]
+    texts += [body.scenario or "", body.mes_example or "", *(body.alternate_greetings or ())]
+    if any(len(t) > 20_000 for t in texts):
         raise InvalidInput("Persona texts are limited to 20,000 characters.", code="persona_text_too_long")
+    if len(body.alternate_greetings or ()) > MAX_ALTERNATE_GREETINGS:
+        raise InvalidInput(
+            f"A persona has at most {MAX_ALTERNATE_GREETINGS} alternate greetings.",
+            code="too_many_greetings",
+        )
     if not 16 <= body.model.max_tokens <= 64_000:
         raise InvalidInput("The reply length must be 16-64,000 tokens.", code="invalid_max_tokens")
     llm = web.settings.llm
@@ -211,6 +223,14 @@ def updated(persona: Persona, body: PersonaBody, books: tuple[str, ...]) -> Pers
         system_prompt=body.system_prompt,
         greeting=body.greeting,
         description=body.description,
+        personality=persona.personality if body.personality is None else body.personality,
+        scenario=persona.scenario if body.scenario is None else body.scenario,
+        mes_example=persona.mes_example if body.mes_example is None else body.mes_example,
+        alternate_greetings=(
+            persona.alternate_greetings
+            if body.alternate_greetings is None
+            else tuple(g for g in body.alternate_greetings if g.strip())
+        ),
         model=ModelSettings(
             name=body.model.name.strip(),
             max_tokens=body.model.max_tokens,
@@ -264,6 +284,7 @@ async def card_of(web: WebState, persona: Persona) -> CardPersona:
         scenario=persona.scenario,
         greeting=persona.greeting,
         alternate_greetings=tuple(persona.alternate_greetings),
+        mes_example=persona.mes_example,
         system_prompt=persona.system_prompt,
         post_history_instructions=persona.post_history_instructions,
         book=book,

@@ -115,6 +115,12 @@ async def session_view(
             id=chosen.id,
             name=chosen.name,
             greeting=fill_macros(chosen.greeting, char=chosen.name, user=reader),
+            greetings=[
+                fill_macros(g, char=chosen.name, user=reader)
+                for g in (chosen.greeting, *chosen.alternate_greetings)
+            ]
+            if chosen.greeting.strip()
+            else [],
             avatar=avatar_url(chosen.id) if chosen.id in avatars else None,
         ),
         personas=await persona_summaries(web, session),

@@ -22,6 +22,7 @@ from engine.requestlog import (
     MemoryNote,
     RefusedWrite,
     RequestLog,
+    SettingsLog,
     SlotLog,
     Usage,
     WindowLog,
@@ -36,6 +37,7 @@ __all__ = [
     "ErrorDetail",
     "Health",
     "ImageIn",
+    "ImportedChat",
     "InspectedLore",
     "InspectedMemory",
     "Inspection",
@@ -71,6 +73,8 @@ class SendMessage(msgspec.Struct, frozen=True, kw_only=True):
     sent_at: datetime | None = None
     reply: bool = True
     images: list[ImageIn] = msgspec.field(default_factory=list)
+    greeting: int = 0
+    """Which of the persona's greetings opens a new chat (0: its first message, n: alternate n)."""
 
 
 class ChatSettingsBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -108,6 +112,16 @@ class MessageList(msgspec.Struct, frozen=True, kw_only=True):
     """``GET /api/chats/{chat}/messages``: the newest messages, oldest first."""
 
     messages: list[StoredMessage]
+
+
+class ImportedChat(msgspec.Struct, frozen=True, kw_only=True):
+    """``POST /api/chats/{chat}/import``: what the chat file wrote."""
+
+    chat: str
+    messages: int  # in the chat's log
+    swipes: int  # alternatives kept beside the replies chosen
+    skipped: int  # system messages left out
+    room: Room | None = None  # the room made for it (browser import)
 
 
 class ErrorDetail(msgspec.Struct, frozen=True, kw_only=True):
@@ -166,6 +180,8 @@ class PersonaCard(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     greeting: str
     avatar: str | None
+    greetings: list[str] = msgspec.field(default_factory=list)
+    """The greeting and its alternates, filled in: swipes of a new chat's first message."""
 
 
 class PersonaSummary(msgspec.Struct, frozen=True, kw_only=True):
@@ -271,3 +287,4 @@ class Inspection(msgspec.Struct, frozen=True, kw_only=True):
     usage: Usage | None
     recall: tuple[RecallReason, ...] = ()
     """Why the memory search used each used and near-miss memory or not (ids, no texts)."""
+    settings: SettingsLog | None = None

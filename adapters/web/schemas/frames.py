@@ -39,6 +39,7 @@ class MessageFrame(msgspec.Struct, frozen=True, kw_only=True, tag="message", tag
     text: str
     persona: str | None = None
     images: list[ImageIn] = msgspec.field(default_factory=list)
+    greeting: int = 0  # which greeting opens a new chat (0: the first message, n: alternate n)
 
 
 class RegenerateFrame(msgspec.Struct, frozen=True, kw_only=True, tag="regenerate", tag_field="type"):

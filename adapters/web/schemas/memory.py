@@ -69,8 +69,18 @@ class _Body(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 # --- responses ------------------------------------------------------------------------------
 
 
+class LastUse(msgspec.Struct, frozen=True, kw_only=True):
+    """The last turn that sent a memory to the model, and the start of the message it answered."""
+
+    turn: str
+    chat: str
+    at: datetime
+    message: str
+
+
 class Memory(msgspec.Struct, frozen=True, kw_only=True):
-    """A memory as API.md shows it; ``recent`` (``/app`` only): unpinned and changed lately."""
+    """A memory as API.md shows it; ``recent`` (``/app`` only): unpinned and changed lately;
+    ``last_used`` (list reads): the last turn that used it, ``null`` if none has."""
 
     id: str
     persona: str
@@ -88,6 +98,7 @@ class Memory(msgspec.Struct, frozen=True, kw_only=True):
     created_at: datetime
     updated_at: datetime
     recent: bool | UnsetType = UNSET
+    last_used: LastUse | UnsetType | None = UNSET
 
 
 class MemoryList(msgspec.Struct, frozen=True, kw_only=True):

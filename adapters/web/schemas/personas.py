@@ -34,6 +34,11 @@ class PersonaBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     system_prompt: str
     greeting: str = ""
     description: str = ""
+    personality: str | None = None
+    scenario: str | None = None
+    mes_example: str | None = None
+    alternate_greetings: list[str] | None = None
+    """The card fields (issue 31); left out (``None``), a change keeps the persona's own."""
     model: ModelBody = msgspec.field(default_factory=ModelBody)
     lorebooks: list[str] = msgspec.field(default_factory=list)
     learn_from_chat: bool = True
@@ -47,6 +52,10 @@ class PersonaView(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     greeting: str
     description: str
+    personality: str
+    scenario: str
+    mes_example: str
+    alternate_greetings: list[str]
     system_prompt: str | None
     avatar: str | None
     private: bool

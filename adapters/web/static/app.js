@@ -4,7 +4,7 @@
  * Talks to the Hearth web adapter on the same origin:
  *   GET /app/session[?persona=<id>&room=<slug>&branch=<id>]  (cookie session) ->
  *       {user, guest, username, chat, room, rooms: [{slug, title}], branch, branches: [{id, title}],
- *        csrf, memory, persona: {id, name, greeting, avatar}, personas: [{id, name, private, avatar}],
+ *        csrf, memory, persona: {id, name, greeting, greetings: [str], avatar}, personas: [{id, name, private, avatar}],
  *        model: {name, offline, label},
  *        messages: [{id, role, name, text, sent_at, turn, mine?, swipes?: [turn ids],
  *                    images?: [{id, media_type, width, height, size}]}]}
@@ -15,7 +15,8 @@
  *   POST /app/chats/<chat>/branches {message, title}  a new chat with the conversation up to a message
  *   PUT  /app/chats/<chat>/branches/<id> {title}  rename a branch
  *   WS  /ws/chats/<chat>
- *       client -> {"type": "message", "text", "persona", "images"?: [{media_type, data (base64)}]}
+ *       client -> {"type": "message", "text", "persona", "images"?: [{media_type, data (base64)}],
+ *                    "greeting"?: n (a new chat opens with greeting n: 0 first message, n alternate n)}
  *                 | {"type": "regenerate", "turn"} | {"type": "answer"}
  *                 | {"type": "stop"}   (answer: reply to the last message, the person's, left unanswered)
  *       server -> {"type": "delta", "text"}* then {"type": "done", "turn", "reply", "context", "notices"}
@@ -50,6 +51,7 @@
   const state = {
     session: null,     // last /app/session payload
     userName: 'You',   // author name for messages typed here
+    greetings: [], greetingAt: 0, // a new chat's greeting and its alternates; the one shown
     ws: null, online: false, retries: 0, retryTimer: 0,
     pending: null,     // {bubble, userEl?, prevText?, prevTurn?} while a reply streams
     resync: false,     // a stream was cut by a disconnect: reload history on reconnect
@@ -162,11 +164,30 @@
   // A last message of the person's, stored, with no reply after it: ↻ answers it.
   const unanswered = (el) => Boolean(el && el.dataset.role === 'user' && el.dataset.id);
 
+  // A new chat's greeting (not stored yet) with alternates: ‹ n/m › picks the one the chat opens with.
+  const choosingGreeting = (el) => Boolean(el && el.dataset.greeting && !el.dataset.id && state.greetings.length > 1);
+
+  function greetingSwipes(last) {
+    const row = make('div', 'swipes');
+    const at = state.greetingAt;
+    const prev = H.button('‹', 'swipe-prev');
+    prev.title = 'Previous greeting (←)';
+    prev.setAttribute('aria-label', 'Previous greeting');
+    prev.disabled = at === 0;
+    const next = H.button('›', 'swipe-next');
+    next.title = 'Next greeting (→)';
+    next.setAttribute('aria-label', 'Next greeting');
+    next.disabled = at === state.greetings.length - 1;
+    row.append(prev, make('span', 'swipe-count', `${at + 1}/${state.greetings.length}`), next);
+    last.append(row);
+  }
+
   // ‹ n/m › and ↻ live only on the last message: a persona reply with a turn, or an unanswered one.
   function updateRegen() {
     els.list.querySelectorAll('.regen, .swipes').forEach((b) => b.remove());
     const last = lastMessage();
     if (!last || state.pending) return;
+    if (choosingGreeting(last)) { greetingSwipes(last); return; }
     if (unanswered(last)) {
       const row = make('div', 'swipes');
       const btn = make('button', 'regen', '↻');
@@ -256,6 +277,8 @@
     const messages = Array.isArray(s.messages) ? s.messages : [];
     const lastUser = messages.filter((m) => m.role === 'user' && m.name).pop();
     state.userName = lastUser ? lastUser.name : (s.guest ? 'You' : s.username);
+    state.greetings = !messages.length && Array.isArray(persona.greetings) ? persona.greetings : [];
+    state.greetingAt = 0;
     if (!messages.length && persona.greeting) {
       addMessage({ role: 'assistant', name: persona.name, text: persona.greeting, greeting: true });
     }
@@ -330,6 +353,7 @@
     if (!canSend()) return;
     const persona = state.session.persona || {};
     const frame = { type: 'message', text, persona: persona.id };
+    if (choosingGreeting(lastMessage()) && state.greetingAt) frame.greeting = state.greetingAt;
     if (pictures.length) frame.images = pictures.map((p) => ({ media_type: p.media_type, data: p.data }));
     state.ws.send(JSON.stringify(frame));
     const userEl = addMessage({ role: 'user', name: state.userName, text, mine: true, pictures });
@@ -721,6 +745,14 @@
 
   async function swipe(step) {
     const last = lastMessage();
+    if (choosingGreeting(last)) {
+      const to = state.greetingAt + step;
+      if (to < 0 || to >= state.greetings.length) return;
+      state.greetingAt = to;
+      setText(last, state.greetings[to]);
+      updateRegen();
+      return;
+    }
     if (step > 0 && unanswered(last)) { answerLast(); return; }
     if (!last || last.dataset.role !== 'assistant' || !canSend()) return;
     const turns = swipesOf(last);
@@ -824,6 +856,38 @@
       H.toast(`Branch renamed “${got.branch.title}”.`, 'ok');
     } catch (err) {
       H.showError($('#branch-error'), err);
+    }
+  });
+
+  // ---- chat files: export this chat, import one into a new room ---------------------------
+  $('#export-chat').addEventListener('click', () => {
+    const link = H.make('a', 'visually-hidden', 'export');
+    link.href = `${chatUrl()}/export?format=st`;
+    link.download = '';
+    document.body.append(link);
+    link.click();
+    link.remove();
+  });
+  $('#import-chat').addEventListener('click', () => {
+    if (state.session.guest) { H.toast('Sign in to import chats.', 'error'); return; }
+    $('#import-input').click();
+  });
+  $('#import-input').addEventListener('change', async (e) => {
+    const file = e.target.files[0];
+    e.target.value = '';
+    if (!file) return;
+    const format = file.name.toLowerCase().endsWith('.jsonl') ? 'st' : 'hearth';
+    const room = file.name.replace(/\.(hearth\.)?jsonl?$/i, '').slice(0, 40) || 'Imported chat';
+    const persona = state.session.persona.id;
+    const qs = new URLSearchParams({ format, room, persona });
+    try {
+      const got = await H.api('POST', `/app/chats/import?${qs}`, undefined, { raw: file, type: 'application/octet-stream' });
+      setParam('room', got.room.slug);
+      setParam('branch', null);
+      await loadSession();
+      H.toast(`Imported ${got.messages} messages into room “${got.room.title}”.`, 'ok');
+    } catch (err) {
+      H.toast(`Import failed: ${err.message}`, 'error', 8000);
     }
   });
 

@@ -51,6 +51,14 @@
     add('Window', `${r.window.messages} messages, ${num(r.window.tokens)} tokens (budget ${num(r.window.budget)}, ${r.window.dropped} dropped)`);
     add('Documents', `${r.documents} chunk(s) used`);
     add('Summaries', `${r.summaries} used`);
+    const st = r.settings;
+    if (st) {
+      const opt = (v) => (v == null ? 'default' : String(v));
+      add('Settings', `temperature ${opt(st.temperature)}, top-p ${opt(st.top_p)}, reply up to ${num(st.max_tokens)} tokens, `
+        + `context ${num(st.context_window)}, window ${num(st.window_tokens)}, summaries ${st.summaries ? 'on' : 'off'}, `
+        + `learns from chat ${st.learn_from_chat ? 'on' : 'off'}`
+        + (st.sampling_sent ? '' : ' (temperature and top-p not sent: this provider refuses them)'));
+    }
     return section('Request', 'ins-summary', dl);
   }
 

@@ -2,7 +2,9 @@
  * The memory side panel (MEM-3..9, DEC-6..12): what the persona remembers in this chat.
  *   GET    /app/chats/<chat>/memories?persona=   -> {lists: [{list, title, memories}], limits, decay, dormant_after}
  *   POST   /app/chats/<chat>/memories {list, text, pinned, persona} -> {memory, forgotten}
+ *   (GET takes ?q= too: only memories holding every word of it, case and accents ignored)
  *   PATCH  /app/memories/<id> {text?, pinned?};  DELETE /app/memories/<id>
+ *   POST   /app/memories/<id>/restore   (Undo Forget: the toast's button, for 10 s)
  *   POST   /app/chats/<chat>/memories/clear {list, persona, pinned_confirmed}
  *   POST   /app/chats/<chat>/memories/compose {list, description, persona}           (MEM-6c)
  *   POST   /app/chats/<chat>/memories/from-dialogue {list, messages, mode, texts?}  (MEM-6d)
@@ -10,7 +12,9 @@
  *   GET|PUT /app/chats/<chat>/settings {memory: on|off}  (memory-off chats, MEM-8; the menu's toggle)
  * The panel shows "Deep memory: Active" with one line when the deep pass applies (DEEP-1..4).
  * Lists show pinned first, then newest; each entry shows active/dormant with its unused-day
- * counter and a "recent" mark. The panel refreshes after every reply (model saves, MEM-7 rollbacks).
+ * counter and a "recent" mark, and why it is in play: the last time a reply used it and the start
+ * of the message that reply answered. The panel refreshes after every reply (model saves, MEM-7
+ * rollbacks).
  */
 'use strict';
 (() => {
@@ -20,7 +24,21 @@
   const panel = $('#memory-panel');
   const opener = $('#open-memories');
   const DIALOGUE_MAX = 20;
+  const UNDO_MS = 10000;
   let data = null;
+
+  // the search box, above the lists: the server filters (the visitor's own lists only)
+  const search = make('input', 'mem-search');
+  search.type = 'search';
+  search.id = 'memory-search';
+  search.placeholder = 'Search memories';
+  search.setAttribute('aria-label', 'Search memories');
+  let searchTimer = 0;
+  search.addEventListener('input', () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(refresh, 250);
+  });
+  $('#memory-lists').before(search);
 
   const session = () => H.state.session;
   const personaId = () => (session().persona || {}).id || 'default';
@@ -41,7 +59,10 @@
     $('#memory-body').hidden = Boolean(s.guest);
     if (s.guest) return;
     try {
-      data = await H.api('GET', `${base()}?persona=${encodeURIComponent(personaId())}`);
+      const q = search.value.trim();
+      const query = `persona=${encodeURIComponent(personaId())}${q ? `&q=${encodeURIComponent(q)}` : ''}`;
+      data = await H.api('GET', `${base()}?${query}`);
+      panel.dataset.query = q;
       $('#memory-lists').replaceChildren(...data.lists.map(renderList));
       $('#memory-notices').value = data.notices || 'brief';
       const deep = data.deep_memory || { active: false, note: '' };
@@ -65,7 +86,7 @@
     if (list.memories.length) head.append(H.button('Clear all', 'mem-clear', () => clearAll(list)));
     section.append(head);
     if (!list.memories.length) {
-      section.append(make('p', 'empty', 'Nothing here yet.'));
+      section.append(make('p', 'empty', search.value.trim() ? 'No match.' : 'Nothing here yet.'));
       return section;
     }
     const items = make('ul', 'mem-items');
@@ -108,8 +129,17 @@
       H.button(m.pinned ? 'Unpin' : 'Pin', 'mem-pin', () => setPinned(m, !m.pinned)),
       H.button('Forget', 'mem-forget danger', () => forget(m)),
     );
-    li.append(make('p', 'mem-text', m.text), meta, actions);
+    li.append(make('p', 'mem-text', m.text), meta, whyLine(m), actions);
     return li;
+  }
+
+  function whyLine(m) {
+    const use = m.last_used;
+    if (!use) return make('p', 'mem-why', 'Not used in a reply yet.');
+    const when = new Date(use.at).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
+    const why = make('p', 'mem-why', `Last used ${when}, answering: “${use.message}”`);
+    why.title = `Turn ${use.turn} in ${use.chat}`;
+    return why;
   }
 
   // ---- actions -------------------------------------------------------------------------
@@ -149,9 +179,22 @@
 
   async function forget(m) {
     if (m.pinned && !(await H.confirm({
-      title: 'Forget a pinned memory?', text: `“${m.text}” will be deleted. This cannot be undone.`, ok: 'Forget',
+      title: 'Forget a pinned memory?', text: `“${m.text}” will be deleted (Undo stays offered for 10 seconds).`, ok: 'Forget',
     }))) return;
-    await run(() => H.api('DELETE', `/app/memories/${encodeURIComponent(m.id)}`), () => `Forgot: “${m.text}”`);
+    try {
+      await H.api('DELETE', `/app/memories/${encodeURIComponent(m.id)}`);
+    } catch (err) {
+      H.toast(err.message, 'error');
+      await refresh();
+      return;
+    }
+    const note = H.toast(`Forgot: “${m.text}”`, 'memory', UNDO_MS);
+    const undo = H.button('Undo', 'toast-undo', async () => {
+      note.remove();
+      await run(() => H.api('POST', `/app/memories/${encodeURIComponent(m.id)}/restore`), () => `Restored: “${m.text}”`);
+    });
+    note.insertBefore(undo, note.querySelector('.toast-close'));
+    await refresh();
   }
 
   async function clearAll(list) {

@@ -2,7 +2,8 @@
  * Personas: pick one for this room, make or edit one, import a character card, export a card.
  *   GET    /app/personas -> {personas: [{id, name, greeting, avatar, private, editable, ...}], admin, can_create}
  *   POST   /app/personas/import[?shared=true]  (the card file as the body) -> {persona}
- *   POST   /app/personas {name, system_prompt, greeting, description, model: {name, max_tokens, provider},
+ *   POST   /app/personas {name, system_prompt, greeting, description, personality, scenario, mes_example,
+ *                         alternate_greetings: [str], model: {name, max_tokens, provider},
  *                         lorebooks, learn_from_chat, shared} -> {persona};  PUT /app/personas/<id> the same
  *   PUT    /app/personas/<id>/avatar (image body);  GET /app/personas/<id>/card (a PNG card)
  *   GET/POST /app/personas/<id>/documents;  DELETE /app/personas/<id>
@@ -59,6 +60,7 @@
       talk.disabled = p.id === current;
       acts.append(talk);
       if (p.editable) acts.append(H.button('Edit', 'persona-edit', () => openForm(p)));
+      if (p.editable) acts.append(H.button('Settings', 'persona-settings', () => H.openSettings(p)));
       li.append(pic, text, acts);
       return li;
     });
@@ -141,6 +143,10 @@
     $('#pf-prompt').value = persona ? (persona.system_prompt || '') : '';
     $('#pf-greeting').value = persona ? persona.greeting : '';
     $('#pf-description').value = persona ? persona.description : '';
+    $('#pf-alt-greetings').value = persona ? (persona.alternate_greetings || []).join('\n---\n') : '';
+    $('#pf-personality').value = persona ? (persona.personality || '') : '';
+    $('#pf-scenario').value = persona ? (persona.scenario || '') : '';
+    $('#pf-examples').value = persona ? (persona.mes_example || '') : '';
     $('#pf-provider').value = persona && persona.model ? (persona.model.provider || '') : '';
     $('#pf-model').value = persona && persona.model ? persona.model.name : '';
     $('#pf-max-tokens').value = persona && persona.model ? persona.model.max_tokens : 1024;
@@ -165,6 +171,10 @@
       system_prompt: $('#pf-prompt').value,
       greeting: $('#pf-greeting').value,
       description: $('#pf-description').value,
+      alternate_greetings: $('#pf-alt-greetings').value.split(/^---$/m).map((g) => g.trim()).filter(Boolean),
+      personality: $('#pf-personality').value,
+      scenario: $('#pf-scenario').value,
+      mes_example: $('#pf-examples').value,
       model: {
         name: $('#pf-model').value.trim(),
         max_tokens: Number($('#pf-max-tokens').value) || 1024,

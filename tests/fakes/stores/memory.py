@@ -30,6 +30,7 @@ from engine.memory import (
     scope_list_of,
 )
 from engine.memory.decay import CounterChange
+from engine.memory.model import Buried, MemoryUse
 from engine.ports import DocumentVersion, Vector, Vectors
 from storage.redis_memory import DecayResult, ListConflict, ListState, MemorySnapshot, WriteResult
 
@@ -212,6 +213,8 @@ class InMemoryMemoryDirectory:
         self._optout: set[str] = set()
         self._blocked: dict[str, frozenset[str]] = {}
         self._notices: dict[str, str] = {}
+        self._used: dict[str, MemoryUse] = {}
+        self._tombs: dict[str, Buried] = {}  # without expiry: the fake's clock never moves
 
     async def locate(self, memory: str) -> ScopeList | None:
         """See ``engine.ports.Directory.locate``."""
@@ -223,6 +226,7 @@ class InMemoryMemoryDirectory:
         for gone in removed:
             if gone not in mapping:
                 self._where.pop(gone, None)
+                self._used.pop(gone, None)
         self._where.update(mapping)
 
     async def filters(self, users: Iterable[str], space: str) -> tuple[tuple[str, ...], frozenset[str]]:
@@ -237,6 +241,22 @@ class InMemoryMemoryDirectory:
     async def notice_level(self, space: str) -> str:
         """See ``engine.ports.Directory.notice_level``."""
         return self._notices.get(space) or "brief"
+
+    async def note_use(self, memories: Iterable[str], use: MemoryUse) -> None:
+        """See ``engine.ports.Directory.note_use``."""
+        self._used.update(dict.fromkeys(memories, use))
+
+    async def uses(self, memories: Iterable[str]) -> dict[str, MemoryUse]:
+        """See ``engine.ports.Directory.uses``."""
+        return {m: self._used[m] for m in memories if m in self._used}
+
+    async def bury(self, buried: Buried, seconds: int) -> None:
+        """See ``engine.ports.Directory.bury``."""
+        self._tombs[buried.record.id] = buried
+
+    async def unbury(self, memory: str) -> Buried | None:
+        """See ``engine.ports.Directory.unbury``."""
+        return self._tombs.pop(memory, None)
 
     async def set_notice_level(self, space: str, level: str) -> None:
         """Set a space's memory-notice visibility."""

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from adapters.cards import DEFAULT_LIMITS, decode_card, decode_lorebook, encode_card
+from adapters.cards import DEFAULT_LIMITS, CardPersona, decode_card, decode_lorebook, encode_card
+from adapters.cards.persona import persona_from_card
 from adapters.cards.png import read_card_chunks
 from tests.unit.cards.support import (
     card_png,
@@ -167,3 +168,34 @@ def test_lore_13_png_export_keeps_the_image_chunks() -> None:
     idat = png.index(b"IDAT") - 4
     image = png[idat : png.index(b"tEXt") - 4]
     assert len(image) > 100 and image in out
+
+
+def test_issue_31_card_fields_reach_the_persona_and_come_back_in_its_export() -> None:
+    """Alternate greetings, example dialogue, personality and scenario survive import → persona →
+    export (LORE-13)."""
+    data = {
+        "name": "Nyx",
+        "personality": "calm",
+        "scenario": "night",
+        "first_mes": "Hello",
+        "alternate_greetings": ["Hey {{user}}", "Yo"],
+        "mes_example": "<START>\n{{user}}: Hi\n{{char}}: Hm.",
+    }
+    card = {"spec": "chara_card_v2", "spec_version": "2.0", "data": data}
+    persona = persona_from_card(decode_card(json.dumps(card).encode()), persona_id=None, book_id=None)
+    assert persona.alternate_greetings == ("Hey {{user}}", "Yo")
+    assert persona.mes_example == "<START>\n{{user}}: Hi\n{{char}}: Hm."
+    assert (persona.personality, persona.scenario) == ("calm", "night")
+    exported = CardPersona(
+        spec="chara_card_v3",
+        name=persona.name,
+        personality=persona.personality,
+        scenario=persona.scenario,
+        greeting=persona.greeting,
+        alternate_greetings=persona.alternate_greetings,
+        mes_example=persona.mes_example,
+    )
+    back = json.loads(encode_card(exported))["data"]
+    assert back["alternate_greetings"] == data["alternate_greetings"]
+    assert back["mes_example"] == data["mes_example"]
+    assert (back["personality"], back["scenario"]) == ("calm", "night")

@@ -53,7 +53,8 @@ def test_doc_1_property_no_chunk_over_the_limit_and_no_word_lost(text: str, limi
     assert all(len(c.text) <= limit for c in chunks)
     words = [w for w in text.split() if not w.startswith("#")]
     joined = " ".join(c.text for c in chunks) + " " + " ".join(c.heading for c in chunks)
-    assert all(w in joined for w in words)
+    flat = "".join(joined.split())  # a word longer than the limit is cut across chunks
+    assert all(w in joined if len(w) <= limit else w in flat for w in words)
 
 
 def test_doc_1_a_heading_with_no_text_under_it_is_kept() -> None:

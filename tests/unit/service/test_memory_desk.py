@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from engine.errors import Conflict, NotFound, StorageUnavailable
+from engine.errors import Conflict, Forbidden, NotFound, StorageUnavailable
 from engine.memory import (
     MemoryPolicy,
     MemoryRecord,
@@ -21,8 +21,10 @@ from engine.memory import (
     personal_list,
     space_list,
 )
+from engine.memory.model import USE_EXCERPT_CHARS
 from engine.ports import DocumentVersion, Vector
 from engine.requestlog import MemoryNote
+from engine.service import ReplyDone
 from engine.service.memory import MemoryDesk
 from tests.fakes.stores.memory import InMemoryMemoryStore, InMemoryRecall
 from tests.unit.service.world import ROOM, World
@@ -276,3 +278,51 @@ async def test_a_write_while_the_directory_is_unreachable_is_kept_and_noted_by_t
     )
     assert (await desk.locate(first.record.id))[1].text == "The well is dry"
     assert (await desk.locate(second.record.id))[1].text == "The mill burned"
+
+
+async def test_a_turn_notes_the_last_use_of_the_memories_it_sent() -> None:
+    """Issue 31 (MEM-3): each memory a reply used keeps that turn, its time and the start of the
+    message it answered, on one line and cut short; a later turn replaces it; a forgotten memory
+    loses it."""
+    world = await World().start()
+    desk, now = world.memory, world.clock.now()
+    text = "The tavern opens at dusk"
+    saved = await desk.add(persona="default", target=SPACE, text=text, pinned=True, source="person", now=now)
+    assert await desk.uses([saved.record]) == {}
+    long = "When does the\ntavern open? " + "x" * 300
+    first = next(e for e in await world.say(long) if isinstance(e, ReplyDone))
+    use = (await desk.uses([saved.record]))[saved.record.id]
+    assert use.turn == first.turn and use.chat == ROOM
+    assert use.excerpt.startswith("When does the tavern open? xx") and use.excerpt.endswith("…")
+    assert len(use.excerpt) == USE_EXCERPT_CHARS
+    second = next(e for e in await world.say("And tonight?") if isinstance(e, ReplyDone))
+    later = (await desk.uses([saved.record]))[saved.record.id]
+    assert (later.turn, later.excerpt) == (second.turn, "And tonight?") and later.at > use.at
+    await desk.delete(saved.record.id)
+    assert await desk.uses([saved.record]) == {}
+    await desk.restore(saved.record.id, lambda _: True)  # Undo brings the "why" back too
+    assert (await desk.uses([saved.record]))[saved.record.id] == later
+
+
+async def test_a_forgotten_memory_is_restored_as_it_was_once() -> None:
+    """Issue 31 (Undo Forget): restore brings back the same id, text, pin and list; a second
+    restore, or one for somebody else's list, is refused and changes nothing."""
+    world = World()
+    desk, now = world.memory, world.clock.now()
+    saved = await desk.add(
+        persona="default", target=MINE, text="Alice is afraid of bats", pinned=True, source="person", now=now
+    )
+    memory = saved.record.id
+    await desk.delete(memory)
+    assert await desk.list([MINE]) == []
+    with pytest.raises(Forbidden) as refused:
+        await desk.restore(memory, lambda scope: scope.owner == "web:bob")
+    assert refused.value.code == "not_your_memory" and await desk.list([MINE]) == []
+    restored = await desk.restore(memory, lambda scope: scope.owner == ALICE)
+    assert restored == saved.record
+    assert await desk.list([MINE]) == [saved.record]
+    assert await desk.locate(memory) == (MINE, saved.record)
+    with pytest.raises(NotFound) as again:
+        await desk.restore(memory, lambda _: True)
+    assert again.value.code == "memory_not_restorable"
+    assert await desk.list([MINE]) == [saved.record]
