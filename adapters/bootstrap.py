@@ -17,7 +17,6 @@ import redis.asyncio as aioredis
 from argon2 import PasswordHasher
 from litestar import Litestar
 
-from adapters.archive_recall import PageRecall
 from adapters.cards import decode_card
 from adapters.cards.persona import persona_from_card, slug
 from adapters.clock import SystemClock
@@ -28,7 +27,8 @@ from adapters.llm.router import ProviderRouter
 from adapters.llm.stopping import StoppableModel
 from adapters.llm.tokens import OfflineTokenCounter, warm_tokenizer
 from adapters.metrics import Metrics
-from adapters.recall import EmbeddingRecall, NoRecall
+from adapters.recall.archive import PageRecall
+from adapters.recall.search import EmbeddingRecall, NoRecall
 from adapters.telegram.store import TelegramStore
 from adapters.vector import FaissVectorIndex
 from adapters.web.accounts import AccountPolicy, Accounts

@@ -7,7 +7,7 @@ Usage (repository root)::
     .venv/bin/python bench/recall_quality.py --split dev          # dev only (nothing held out shown)
 
 Data: ``bench/recall_devset.py`` (five languages, multi-day chats, fixed seed). Every
-(message, memory list) pair is scored by the production code: ``adapters.hybrid`` builds the
+(message, memory list) pair is scored by the production code: ``adapters.recall.hybrid`` builds the
 scored set of the list (vectors, background statistics, BM25 over the list's texts) and
 the production decision (``engine.memory.decision.decide``, the embedder's learned parameters)
 chooses the used memories (DEC-4: at most 3). Reported per split (``dev``, ``heldout``) and language:
@@ -51,13 +51,21 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adapters.archive_recall import best_chunk_dense, page_chunks
-from adapters.embedding import embed_background, embed_phatic, make_embedder
+from adapters.embedding import make_embedder
 from adapters.embedding.base import Embedder
-from adapters.embedding.scorer import DECISION_FILES, POLICIES, decision_params, page_rule, snorm_scores
-from adapters.hybrid import ScoredSet, build_set, hits, phatic_score
-from adapters.hybrid import measured as measure
-from adapters.vector.lexical import word_count
+from adapters.recall.archive import best_chunk_dense, page_chunks
+from adapters.recall.hybrid import ScoredSet, build_set, hits, phatic_score
+from adapters.recall.hybrid import measured as measure
+from adapters.recall.lexical import word_count
+from adapters.recall.scorer import (
+    DECISION_FILES,
+    POLICIES,
+    decision_params,
+    embed_background,
+    embed_phatic,
+    page_rule,
+    snorm_scores,
+)
 from bench.recall_devset import Conversation, build
 from engine.memory.decision import DecisionParams, Measured, decide, probabilities
 from engine.memory.fusion import FusionRule

@@ -45,8 +45,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adapters.embedding import embed_background, make_embedder
-from adapters.embedding.scorer import decision_params
+from adapters.embedding import make_embedder
+from adapters.recall.scorer import decision_params, embed_background
 from bench.realdata import CACHE, MANIFEST, OUT, heldout_looks
 from bench.recall_quality import TOP_K, Case, Embeddings, _cases_for, _scored, measured, today, used
 from engine.memory.decision import DecisionParams, FusedWeights, probabilities

@@ -61,7 +61,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # as the web and worker processes
 from adapters.embedding import make_embedder
 from adapters.llm.anthropic import AnthropicChatModel
 from adapters.llm.tokens import LearnedTokenCounter, warm_tokenizer
-from adapters.recall import EmbeddingRecall
+from adapters.recall.search import EmbeddingRecall
 from adapters.vector import FaissVectorIndex
 from adapters.worker.jobs import JobRunner
 from bench import lorebook_scan, memory_step

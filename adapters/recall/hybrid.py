@@ -2,7 +2,7 @@
 
 Theory of operation. A *scored set* is everything one search needs about a set of candidates
 that does not depend on the message: ids, unit vectors, each vector's background statistics
-(the candidate half of ``snorm``) and the BM25 index of the texts (``adapters.vector.lexical``).
+(the candidate half of ``snorm``) and the BM25 index of the texts (``adapters.recall.lexical``).
 Sets are built from what Redis holds and cached per key and version, like the vector indexes
 (memory lists: a fingerprint of the list's searchable ids and texts; documents: the persona's
 document version; archive pages: the chat's vector version and page texts).
@@ -28,46 +28,25 @@ import numpy as np
 import numpy.typing as npt
 
 from adapters.embedding.background import BACKGROUND_PASSAGES
-from adapters.embedding.scorer import candidate_stats, snorm_from_stats
-from adapters.vector.lexical import Bm25
+from adapters.recall.lexical import Bm25
+from adapters.recall.scorer import candidate_stats, snorm_from_stats
 from engine.memory.decay import SearchHit
 from engine.memory.decision import Measured
 from engine.memory.fusion import Evidence, FusionRule, decide
 
 __all__ = [
     "Evidences",
-    "QueryVector",
     "ScoredSet",
     "ScoredSets",
     "hits",
     "measured",
     "phatic_score",
-    "query_text",
 ]
 
 Scores = npt.NDArray[np.float64]
 Evidences = tuple[Scores, Scores, Scores, Scores, Scores]
 """Per candidate: dense, query cover, memory cover, distinct cover, the message's content for
 the candidate's set (``Bm25.content``; 1 without a message text: dense evidence only)."""
-
-
-class QueryVector(np.ndarray):
-    """A message's query vector that also carries the message text (for the lexical score).
-
-    Behaves as the plain ``(dim,)`` float32 array everywhere else.
-    """
-
-    text: str = ""
-
-    @classmethod
-    def of(cls, vector: npt.ArrayLike, text: str) -> QueryVector:
-        """Wrap ``vector`` with ``text``."""
-        out = np.asarray(vector, dtype=np.float32).view(cls)
-        out.text = text
-        return out
-
-    def __array_finalize__(self, obj: object) -> None:
-        self.text = getattr(obj, "text", "")
 
 
 def phatic_score(query: npt.ArrayLike, phatic: npt.ArrayLike) -> float:
@@ -77,11 +56,6 @@ def phatic_score(query: npt.ArrayLike, phatic: npt.ArrayLike) -> float:
     if rows.size == 0:
         return 0.0
     return float(np.max(rows @ np.asarray(query, dtype=np.float32).reshape(-1)))
-
-
-def query_text(query: object) -> str:
-    """The text carried by a query vector ('' for a plain array: dense evidence only)."""
-    return getattr(query, "text", "") or ""
 
 
 class ScoredSet(msgspec.Struct, frozen=True, kw_only=True, eq=False):

@@ -24,7 +24,7 @@ Okapi BM25 score of every document (k1 1.2, b 0.75), computed exactly with spars
 caseless script, and whether the word opens a sentence or a line). ``Bm25.elsewhere(query)``
 uses them for the person gate (RECALL-2): which documents are about other people than the ones
 the query names. A query word written with a capital that may name one of the documents' people
-otherwise (``adapters.vector.names.same_person``: "Mel"/"Melanie", "Jon"/"Jonathan",
+otherwise (``adapters.recall.names.same_person``: "Mel"/"Melanie", "Jon"/"Jonathan",
 "Muhhamed"/"Muhammad") holds that name's forms too, in every score.
 
 ``LexicalCache`` keeps indexes per key and version, like the vector indexes: whoever reads
@@ -48,7 +48,7 @@ import numpy as np
 import numpy.typing as npt
 import Stemmer
 
-from adapters.vector.names import same_person
+from adapters.recall.names import same_person
 
 __all__ = [
     "BM25_B",
@@ -238,7 +238,7 @@ class CaseWord(NamedTuple):
     initial: bool
     """The first word of the text, of a sentence or of a line: a capital there says nothing."""
     raw: str = ""
-    """The word as written, case-folded (names compare on it: ``adapters.vector.names``)."""
+    """The word as written, case-folded (names compare on it: ``adapters.recall.names``)."""
 
 
 def case_words(text: str) -> tuple[CaseWord, ...]:

@@ -4,7 +4,7 @@
 process's FAISS index when a list's vector version changed), embeds memories that have no
 vector yet for the current embedder (so changing the embedder re-embeds instead of mixing
 models), and scores candidates with the calibrated background-relative score of
-``adapters.embedding.scorer`` fused with a lexical score (RECALL-1, ``adapters.hybrid``): every
+``adapters.recall.scorer`` fused with a lexical score (RECALL-1, ``adapters.recall.hybrid``): every
 searchable memory and every document chunk is scored exactly; memories are decided by the learned
 model of ``engine.memory.decision`` (parameters per embedder: ``scorer.decision_params``), document
 chunks by the fused-score threshold of ``engine.memory.fusion`` (docs/RECALL.md). The same query vector
@@ -22,15 +22,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from adapters.embedding import Embedder, MatchScorer, embed_background, embed_phatic
-from adapters.embedding.scorer import decision_params, passage_rule
-from adapters.hybrid import QueryVector, ScoredSet, ScoredSets, build_set, hits, phatic_score, query_text
-from adapters.hybrid import measured as measure
+from adapters.embedding import Embedder
+from adapters.recall.hybrid import ScoredSet, ScoredSets, build_set, hits, phatic_score
+from adapters.recall.hybrid import measured as measure
+from adapters.recall.scorer import MatchScorer, decision_params, embed_background, embed_phatic, passage_rule
 from adapters.vector import VectorIndex, load_memory_vectors, memory_key
 from engine.errors import Conflict
 from engine.memory import MemoryRecord, ScopeList, SearchResult, scope_list_of
 from engine.memory.decision import Measured, decide
-from engine.ports import DocumentVersion, Vector, Vectors
+from engine.ports import DocumentVersion, Query, Vectors
 from storage.redis_documents import RedisDocumentStore
 from storage.redis_memory import RedisMemoryStore
 
@@ -60,7 +60,7 @@ class NoRecall:
     def forget_documents(self, persona: str) -> None:
         """No cache."""
 
-    async def embed(self, text: str) -> Vector:
+    async def embed(self, text: str) -> Query:
         """No embedder, no query vector: never called while ``available`` is False.
 
         Raises:
@@ -157,24 +157,24 @@ class EmbeddingRecall:
         await self._background_vectors()
         await self._phatic_vectors()
 
-    async def embed(self, text: str) -> np.ndarray:
-        """The one query embedding of a turn (DEC-15: shared by memories and documents).
+    async def embed(self, text: str) -> Query:
+        """The one query of a turn (DEC-15: shared by memories and documents).
 
         Only the first ``QUERY_CHARS`` characters are embedded: e5 reads at most 512 tokens
-        anyway, and a 16,000-character message would otherwise cost seconds of CPU. The vector
-        carries that text (``QueryVector``) for the lexical half of the score.
+        anyway, and a 16,000-character message would otherwise cost seconds of CPU. The query
+        keeps that text for the lexical half of the score.
         """
         head = text[:QUERY_CHARS]
         if getattr(self._embedder, "inline", False):  # microseconds: a thread hand-off costs more
-            return QueryVector.of(self._embedder.embed_queries([head])[0], head)
-        return QueryVector.of((await asyncio.to_thread(self._embedder.embed_queries, [head]))[0], head)
+            return Query(head, self._embedder.embed_queries([head])[0])
+        return Query(head, (await asyncio.to_thread(self._embedder.embed_queries, [head]))[0])
 
     async def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         """Passage vectors (document chunks), computed in a thread."""
         return await asyncio.to_thread(self._embedder.embed_passages, list(texts))
 
     async def search(
-        self, query: np.ndarray, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
+        self, query: Query, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
     ) -> SearchResult:
         """Measure every searchable memory against the query; hits are the memories the learned
         decision uses (``engine.memory.decision``: probability over the embedder's threshold, at
@@ -189,8 +189,8 @@ class EmbeddingRecall:
         by_scope: dict[ScopeList, list[MemoryRecord]] = {}
         for record in searchable:
             by_scope.setdefault(scope_list_of(record), []).append(record)
-        text = query_text(query)
-        phatic = phatic_score(query, await self._phatic_vectors())
+        text = query.text
+        phatic = phatic_score(query.vector, await self._phatic_vectors())
         measured: list[Measured] = []
         for scope in dict.fromkeys(scopes):
             own = sorted(by_scope.get(scope, ()), key=lambda r: r.id)
@@ -199,7 +199,7 @@ class EmbeddingRecall:
             scored = self._memory_set(scope, own, background)
             measured += measure(
                 scored.ids,
-                scored.evidence(query, text, background),
+                scored.evidence(query.vector, text, background),
                 scored.lexical.scores(text) if text.strip() else np.zeros(len(scored.ids)),
                 scored.elsewhere(text),
                 scored.plain_distinct(text),
@@ -226,7 +226,7 @@ class EmbeddingRecall:
         return self._sets.get(key, version, build)
 
     async def documents(
-        self, query: np.ndarray, persona: str, seen: DocumentVersion | None = None
+        self, query: Query, persona: str, seen: DocumentVersion | None = None
     ) -> tuple[str, ...]:
         """The persona's document chunks that match the query best (DOC-1), best first.
 
@@ -237,14 +237,14 @@ class EmbeddingRecall:
         """
         if self._documents is None:
             return ()
-        texts, scored = await self._document_cache(persona, query.shape[0], seen)
+        texts, scored = await self._document_cache(persona, query.vector.shape[0], seen)
         if not texts or scored is None or not scored.ids:
             return ()
         background = await self._background_vectors()
         # the matrix product over thousands of chunks in a thread (numpy releases the GIL), so the
         # turn's memory reads and search go on meanwhile; the lexical half here
-        dense = await asyncio.to_thread(scored.dense, query, background)
-        evidence = scored.evidence(query, query_text(query), background, dense=dense)
+        dense = await asyncio.to_thread(scored.dense, query.vector, background)
+        evidence = scored.evidence(query.vector, query.text, background, dense=dense)
         found = hits(self._passages, scored.ids, evidence, limit=self._chunks)
         return tuple(texts[h.memory_id] for h in found if h.memory_id in texts)[: self._chunks]
 

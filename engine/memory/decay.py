@@ -58,6 +58,9 @@ class RecallReason(msgspec.Struct, frozen=True, kw_only=True):
     probability: float
     signals: tuple[tuple[str, float], ...]
     """``(signal, contribution to the logit)``, largest magnitude first."""
+    held: str = ""
+    """The rule that kept it unused whatever its probability: ``person`` (RECALL-2: about other
+    people than the message names), ``names_only`` or ``chit_chat`` (RECALL-3); ``""``: none."""
 
 
 class SearchResult(msgspec.Struct, frozen=True, kw_only=True):

@@ -92,6 +92,12 @@ class DecisionParams(msgspec.Struct, frozen=True, kw_only=True):
     features: tuple[Feature, ...]
     bias: float
     threshold: float
+    chit_chat: float | None = None
+    """The chit-chat line (RECALL-3): from this chit-chat score on, a message uses a memory that
+    shares no word other than a person's name with it (``Measured.plain_distinct`` 0) only at
+    ``chit_chat_threshold``. None: no line."""
+    chit_chat_threshold: float = 1.0
+    """The probability such a memory needs (above 1: never used)."""
     max_used: int = 3
     fused: FusedWeights = FusedWeights()
     schema: int = 1
@@ -108,6 +114,10 @@ class DecisionParams(msgspec.Struct, frozen=True, kw_only=True):
             raise InvalidInput("fused weights must not be negative", code="invalid_decision")
         if self.max_used < 1 or not 0.0 <= self.threshold <= 1.0:
             raise InvalidInput("threshold in [0, 1] and max_used >= 1", code="invalid_decision")
+        if self.chit_chat is not None and not -1.0 <= self.chit_chat <= 1.0:
+            raise InvalidInput("the chit-chat line is a cosine in [-1, 1]", code="invalid_decision")
+        if not 0.0 <= self.chit_chat_threshold <= 2.0:
+            raise InvalidInput("the chit-chat threshold is in [0, 2]", code="invalid_decision")
 
 
 class Measured(msgspec.Struct, frozen=True, kw_only=True):
@@ -254,12 +264,28 @@ def probabilities(
     return {c.id: _sigmoid(z) for c, z in zip(unique, logits, strict=True)}
 
 
+def _held(c: Measured, p: float, chatty: float | None) -> str:
+    """The rule that keeps a candidate of probability ``p`` from being used, or ``""``.
+    ``chatty``: the probability a memory sharing only names needs (None: not small talk)."""
+    if c.elsewhere:
+        return "person"  # RECALL-2
+    if c.names_only:
+        return "names_only"  # RECALL-3
+    plain = c.distinct if c.plain_distinct is None else c.plain_distinct
+    if chatty is not None and plain <= 0.0 and p < chatty:
+        return "chit_chat"  # RECALL-3
+    return ""
+
+
 def decide(
     candidates: Sequence[Measured], params: DecisionParams, *, phatic: float = 0.0, near: int = 3
 ) -> Decision:
     """The used candidates: ``p >= threshold``, best first (ties by id), at most ``max_used``;
     never a candidate marked ``elsewhere`` (RECALL-2: a memory about other people than the
-    message names is no match, whatever its probability) nor ``names_only`` (RECALL-3).
+    message names is no match, whatever its probability) nor ``names_only`` (RECALL-3); for a
+    message whose chit-chat score ``phatic`` reaches the parameters' line, one that shares no
+    word other than a person's name with it only at ``chit_chat_threshold`` (RECALL-3). A
+    reason names the rule that held a candidate back (``RecallReason.held``).
 
     ``hits[i].similarity`` is the probability rounded to 3 decimals. ``reasons`` explain the used
     candidates and the ``near`` best unused ones. The result is the same for any order of
@@ -269,16 +295,18 @@ def decide(
     if not unique:
         return Decision()
     rows = signals(unique, params.fused, phatic=phatic)
+    small_talk = params.chit_chat is not None and phatic >= params.chit_chat
+    chatty = params.chit_chat_threshold if small_talk else None
     scored = [
-        (_sigmoid(z), c.id, row, not (c.elsewhere or c.names_only))
-        for c, row, z in zip(unique, rows, _logits(rows, params), strict=True)
+        (p, c.id, row, _held(c, p, chatty))
+        for c, row, p in zip(unique, rows, map(_sigmoid, _logits(rows, params)), strict=True)
     ]
     scored.sort(key=lambda s: (-s[0], s[1]))
-    used = [s for s in scored if s[0] >= params.threshold and s[3]][: params.max_used]
+    used = [s for s in scored if s[0] >= params.threshold and not s[3]][: params.max_used]
     taken = {s[1] for s in used}
     rest = [s for s in scored if s[1] not in taken][:near]
     reasons = []
-    for p, rid, row, _ in [*used, *rest]:
+    for p, rid, row, held in [*used, *rest]:
         parts = _contributions(row, params)
         strongest = sorted(range(len(parts)), key=lambda j: (-abs(parts[j]), j))[:2]
         reasons.append(
@@ -287,6 +315,7 @@ def decide(
                 used=rid in taken,
                 probability=round(p, 4),
                 signals=tuple((SIGNALS[j], round(parts[j], 3)) for j in strongest),
+                held=held,
             )
         )
     return Decision(

@@ -59,7 +59,7 @@ from engine.ports.memory import Applied, DecayApplied, Directory, MemoryStore, S
 from engine.ports.model import ChatModel, ModelDone, ModelEvent, TextDelta, TokenCounter
 from engine.ports.observer import TurnObserver
 from engine.ports.persona import PersonaStore
-from engine.ports.recall import DocumentRecall, DocumentVersion, MemoryRecall, Recall, Vector, Vectors
+from engine.ports.recall import DocumentRecall, DocumentVersion, MemoryRecall, Query, Recall, Vector, Vectors
 from engine.ports.summary import ReportStore, SummaryLog, SummaryQueue, SummaryStore, SummaryTiers
 
 __all__ = [
@@ -102,6 +102,7 @@ __all__ = [
     "PageStore",
     "PageVectorStore",
     "PersonaStore",
+    "Query",
     "Recall",
     "ReportStore",
     "SessionPages",

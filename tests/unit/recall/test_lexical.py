@@ -1,5 +1,5 @@
-"""RECALL-1: Unicode-aware terms, BM25 and covers (adapters.vector.lexical), and the exact
-hybrid shortlist (adapters.hybrid)."""
+"""RECALL-1: Unicode-aware terms, BM25 and covers (adapters.recall.lexical), and the exact
+hybrid shortlist (adapters.recall.hybrid)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adapters.hybrid import hits
-from adapters.vector.lexical import Bm25, LexicalCache, terms
+from adapters.recall.hybrid import hits
+from adapters.recall.lexical import Bm25, LexicalCache, terms
 from engine.memory.fusion import FusionRule
 
 

