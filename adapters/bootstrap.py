@@ -14,7 +14,6 @@ import redis.asyncio as aioredis
 from argon2 import PasswordHasher
 from litestar import Litestar
 
-from adapters.archive_recall import PageRecall
 from adapters.clock import SystemClock
 from adapters.embedding import Embedder, make_embedder
 from adapters.hearth import Hearth
@@ -24,7 +23,8 @@ from adapters.llm.router import ProviderRouter
 from adapters.llm.stopping import StoppableModel
 from adapters.llm.tokens import OfflineTokenCounter
 from adapters.metrics import Metrics
-from adapters.recall import EmbeddingRecall, NoRecall
+from adapters.recall.archive import PageRecall
+from adapters.recall.search import EmbeddingRecall, NoRecall
 from adapters.vector import FaissVectorIndex
 from adapters.web.accounts import AccountPolicy, Accounts
 from adapters.web.app import create_app

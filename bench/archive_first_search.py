@@ -28,8 +28,9 @@ import statistics
 import time
 from datetime import timedelta
 
-from adapters.archive_recall import PageRecall
-from adapters.embedding import embed_background, make_embedder
+from adapters.embedding import make_embedder
+from adapters.recall.archive import PageRecall
+from adapters.recall.scorer import embed_background
 from adapters.vector import BruteForceVectorIndex
 from bench import datasets
 from bench.redis_process import RedisProcess

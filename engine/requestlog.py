@@ -15,6 +15,7 @@ from typing import Literal
 
 import msgspec
 
+from engine.memory.decay import RecallReason
 from engine.prompt import STABLE_SLOTS, Prompt, PromptMessage
 from engine.window import Window
 
@@ -140,6 +141,9 @@ class RequestLog(msgspec.Struct, frozen=True, kw_only=True):
     stable_count: int
     lore: tuple[LoreLog, ...] = ()
     memories: tuple[MemoryLog, ...] = ()
+    recall: tuple[RecallReason, ...] = ()
+    """Why the memory search used a memory or not: the used and near-miss memories with their
+    probability and two strongest signals (``engine.memory.decision``)."""
     memory_writes: tuple[MemoryNote, ...] = ()
     refused_writes: tuple[RefusedWrite, ...] = ()
     summaries: int = 0
@@ -177,6 +181,7 @@ def build_request_log(
     message_tokens: Mapping[int, int],
     lore: tuple[LoreLog, ...] = (),
     memories: tuple[MemoryLog, ...] = (),
+    recall: tuple[RecallReason, ...] = (),
     summaries: int = 0,
     documents: int = 0,
     memory: Literal["on", "off"] = "on",
@@ -197,6 +202,7 @@ def build_request_log(
         message_tokens: token count of each prompt message, by index into ``prompt.messages``.
         lore: lore decisions.
         memories: memories that entered.
+        recall: the memory search's reasons (used and near-miss memories).
         summaries: number of summary tiers used.
         documents: number of document chunks used.
         memory: ``off`` when the chat is in memory-off mode (MEM-8).
@@ -232,6 +238,7 @@ def build_request_log(
         stable_count=prompt.stable_count,
         lore=lore,
         memories=memories,
+        recall=recall,
         summaries=summaries,
         documents=documents,
         memory=memory,

@@ -212,6 +212,7 @@ def plan_turn(g: Gathered, *, estimate: Callable[[str], int]) -> TurnPlan:
             for d in g.lore.decisions
         ),
         memories=memory_logs(g.memory),
+        recall=g.memory.reasons,
         documents=len(g.memory.documents),
         summaries=len(frame.summary.tiers),
         memory="off" if g.memory_off else "on",

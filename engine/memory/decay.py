@@ -31,6 +31,7 @@ __all__ = [
     "SEARCH_FAILED",
     "CounterChange",
     "DecayPlan",
+    "RecallReason",
     "SearchHit",
     "SearchResult",
     "apply_decay",
@@ -48,16 +49,30 @@ class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
     similarity: float
 
 
+class RecallReason(msgspec.Struct, frozen=True, kw_only=True):
+    """Why the search used a memory or not (the request log's ``recall``): its probability of
+    being a right memory and its two strongest signals (``engine.memory.decision``)."""
+
+    id: str
+    used: bool
+    probability: float
+    signals: tuple[tuple[str, float], ...]
+    """``(signal, contribution to the logit)``, largest magnitude first."""
+    held: str = ""
+    """The rule that kept it unused whatever its probability: ``person`` (RECALL-2: about other
+    people than the message names), ``names_only`` or ``chit_chat`` (RECALL-3); ``""``: none."""
+
+
 class SearchResult(msgspec.Struct, frozen=True, kw_only=True):
     """The outcome of a reply's search; ``ok=False`` when it failed or was unavailable (DEC-8).
-
-    ``hits`` are the reasonable matches; ``scores`` every memory the search scored, hit or not,
-    with the same fused score (what the request log shows for a memory that is carried anyway).
-    """
+    ``hits`` are the memories the search used; ``scores`` every memory it scored, hit or not,
+    with its probability (what the request log shows for a memory carried anyway);
+    ``reasons``: the used and near-miss memories' reasons, best first."""
 
     ok: bool = True
     hits: tuple[SearchHit, ...] = ()
     scores: tuple[SearchHit, ...] = ()
+    reasons: tuple[RecallReason, ...] = ()
 
 
 SEARCH_FAILED = SearchResult(ok=False)

@@ -17,7 +17,7 @@ import msgspec
 
 from engine.errors import Conflict, InvalidInput, NotFound
 from engine.memory.carry import ReplyMemories
-from engine.memory.decay import DecayPlan, SearchHit
+from engine.memory.decay import DecayPlan, RecallReason, SearchHit
 from engine.memory.model import (
     MemoryPolicy,
     MemoryRecord,
@@ -65,6 +65,8 @@ class MemoryContext(msgspec.Struct, frozen=True, kw_only=True):
     reply: ReplyMemories | None = None
     search_ok: bool = False
     scores: tuple[SearchHit, ...] = ()  # every memory's score from the turn's search (the request log)
+    reasons: tuple[RecallReason, ...] = ()
+    """Why the search used each used and near-miss memory or not (the request log's ``recall``)."""
     can_write: bool = False
     documents: tuple[str, ...] = ()
     policy: MemoryPolicy | None = None

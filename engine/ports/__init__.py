@@ -96,7 +96,7 @@ from engine.ports.observer import TurnObserver
 from engine.ports.people import UserPersonaStore
 from engine.ports.persona import PersonaAvatars, PersonaExtras, PersonaOwners, PersonaStore
 from engine.ports.platform import CastNotes, DeliveryMarks, GroupMembers, PlatformLinks, PlatformStore
-from engine.ports.recall import DocumentRecall, DocumentVersion, MemoryRecall, Recall, Vector, Vectors
+from engine.ports.recall import DocumentRecall, DocumentVersion, MemoryRecall, Query, Recall, Vector, Vectors
 from engine.ports.summary import ReportStore, SummaryLog, SummaryQueue, SummaryStore, SummaryTiers
 
 __all__ = [
@@ -167,6 +167,7 @@ __all__ = [
     "PersonaStore",
     "PlatformLinks",
     "PlatformStore",
+    "Query",
     "RateCounters",
     "Recall",
     "ReportStore",

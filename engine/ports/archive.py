@@ -3,7 +3,7 @@ dream reports (EPI-1..13).
 
 ``storage.redis_archive.RedisArchiveStore`` implements every store port here (composed as
 ``ArchiveStore`` for the archive desk and ``DreamStore`` for the dream pass);
-``adapters.archive_recall.PageRecall`` implements ``PageRecall``. Fake:
+``adapters.recall.archive.PageRecall`` implements ``PageRecall``. Fake:
 ``tests.fakes.stores.archive.InMemoryArchiveStore``.
 """
 
@@ -269,7 +269,7 @@ class PageSearch(Protocol):
 
 
 class PageRecall(PageSearch, PageIndex, Protocol):
-    """Page search and its background indexing (``adapters.archive_recall.PageRecall``)."""
+    """Page search and its background indexing (``adapters.recall.archive.PageRecall``)."""
 
 
 class DreamRecall(Protocol):

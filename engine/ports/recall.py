@@ -8,7 +8,7 @@ type checker only.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol, TypeAlias
+from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeAlias
 
 from engine.memory import MemoryRecord, ScopeList, SearchResult
 
@@ -16,13 +16,22 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["DocumentRecall", "MemoryRecall", "Recall", "Vector", "Vectors"]
+__all__ = ["DocumentRecall", "MemoryRecall", "Query", "Recall", "Vector", "Vectors"]
 
 Vectors: TypeAlias = "npt.NDArray[np.float32]"
 """``(n, dim)`` unit rows, one per text."""
 
 Vector: TypeAlias = "npt.NDArray[np.float32]"
 """One ``(dim,)`` unit vector: a query, or a row of ``Vectors``."""
+
+
+class Query(NamedTuple):
+    """A turn's message as the search reads it: the text it was embedded from (the lexical
+    half: covers, names, RECALL-2/3) and its query vector (the dense half)."""
+
+    text: str
+    vector: Vector
+
 
 DocumentVersion: TypeAlias = tuple[int, str | None]
 """A persona's document version and the embedder its chunk vectors belong to (0, None: none)."""
@@ -44,12 +53,12 @@ class Recall(Protocol):
         """Prepare what the first search needs (process start)."""
         ...
 
-    async def embed(self, text: str) -> Vector:
-        """The one query vector of a turn (shared by memories and documents)."""
+    async def embed(self, text: str) -> Query:
+        """The one query of a turn (shared by memories and documents)."""
         ...
 
     async def search(
-        self, query: Vector, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
+        self, query: Query, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
     ) -> SearchResult:
         """Score the searchable ``records`` of ``scopes`` against ``query``; hits are the matches."""
         ...
@@ -68,7 +77,7 @@ class DocumentRecall(Protocol):
         ...
 
     async def documents(
-        self, query: Vector, persona: str, seen: DocumentVersion | None = None
+        self, query: Query, persona: str, seen: DocumentVersion | None = None
     ) -> tuple[str, ...]:
         """The persona's chunk texts matching ``query`` best, best first (``seen``: as in
         ``has_documents``)."""

@@ -15,7 +15,6 @@ import logging
 import secrets
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
 
 import msgspec
 
@@ -62,7 +61,7 @@ from engine.memory.tools import (
 )
 from engine.model import MemoryLimits
 from engine.notices import notice_level, render_notices
-from engine.ports import Directory, DocumentStore, DocumentVersion, MemoryRecall, MemoryStore
+from engine.ports import Directory, DocumentStore, DocumentVersion, MemoryRecall, MemoryStore, Query
 from engine.requestlog import MemoryNote, RefusedWrite
 from engine.service.documents import DocumentDesk
 from engine.tools import ToolCall, ToolResult
@@ -174,7 +173,7 @@ class MemoryDesk:
             if len(self._searched) >= 10_000 and hint not in self._searched:
                 self._searched.clear()  # a hint, not state: bounded by forgetting all at once
             self._searched[hint] = searching
-            query: Any = None
+            query: Query | None = None
             documents: tuple[str, ...] = ()
             search = SearchResult(ok=True)
             if searching:
@@ -210,12 +209,15 @@ class MemoryDesk:
             reply=reply,
             search_ok=search.ok,
             scores=search.scores,
+            reasons=search.reasons,
             can_write=bool(set(participants) - set(guests)),
             documents=documents,
             policy=policy,
         )
 
-    async def _documents(self, query: Any, persona: str, seen: DocumentVersion | None) -> tuple[str, ...]:
+    async def _documents(
+        self, query: Query | asyncio.Future[Query], persona: str, seen: DocumentVersion | None
+    ) -> tuple[str, ...]:
         """The persona's document chunks the turn's query matches (DOC-1); ``query`` may still
         be on its way (a task)."""
         if isinstance(query, asyncio.Future):
@@ -229,7 +231,7 @@ class MemoryDesk:
         return await self.recall.load(scopes) if scopes else ()
 
     async def _search(
-        self, query: Any, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
+        self, query: Query, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
     ) -> SearchResult:
         try:
             found: SearchResult = await self.recall.search(query, records, scopes)

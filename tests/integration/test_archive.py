@@ -9,9 +9,9 @@ import msgspec
 import pytest
 import redis.asyncio as aioredis
 
-from adapters.archive_recall import PageRecall
 from adapters.embedding import Embedder, HashEmbedder, Vectors
 from adapters.llm.tokens import OfflineTokenCounter
+from adapters.recall.archive import PageRecall
 from adapters.vector import BruteForceVectorIndex
 from adapters.worker.jobs import ArchiveSweeper, JobRunner
 from config.archive import archive_settings
@@ -372,7 +372,7 @@ def test_archive_settings_name_a_bad_value(env: dict[str, str], code: str) -> No
 
 
 async def test_epi_13_a_session_page_links_the_memories_its_turns_saved(redis: aioredis.Redis) -> None:
-    from adapters.recall import NoRecall
+    from adapters.recall.search import NoRecall
     from engine.memory import MemoryPolicy
     from engine.service.memory import MemoryDesk
     from engine.tools import ToolCall

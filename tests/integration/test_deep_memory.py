@@ -10,7 +10,7 @@ import redis.asyncio as aioredis
 
 from adapters.embedding import make_embedder
 from adapters.llm.tokens import OfflineTokenCounter
-from adapters.recall import EmbeddingRecall
+from adapters.recall.search import EmbeddingRecall
 from adapters.vector import FaissVectorIndex
 from adapters.worker.jobs import JobRunner
 from engine.memory import MemoryPolicy, personal_list, space_list

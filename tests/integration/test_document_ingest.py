@@ -10,7 +10,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from adapters.embedding import make_embedder
-from adapters.recall import EmbeddingRecall
+from adapters.recall.search import EmbeddingRecall
 from adapters.vector import FaissVectorIndex
 from engine.errors import Conflict
 from engine.memory import MemoryPolicy

@@ -11,8 +11,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import redis.asyncio as aioredis
 
-from adapters.archive_recall import PageRecall
 from adapters.embedding import HashEmbedder
+from adapters.recall.archive import PageRecall
 from adapters.vector import BruteForceVectorIndex
 from adapters.worker.jobs import ArchiveSweeper, dream_runner
 from config.archive import dream_policy

@@ -14,7 +14,7 @@ import redis.asyncio as aioredis
 
 from adapters.embedding import make_embedder
 from adapters.llm.tokens import OfflineTokenCounter
-from adapters.recall import EmbeddingRecall, NoRecall
+from adapters.recall.search import EmbeddingRecall, NoRecall
 from adapters.vector import FaissVectorIndex
 from engine.errors import Conflict, InvalidInput
 from engine.memory import MemoryPolicy, ScopeList, personal_list, space_list

@@ -12,7 +12,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from adapters.embedding import make_embedder
-from adapters.recall import EmbeddingRecall
+from adapters.recall.search import EmbeddingRecall
 from adapters.vector import FaissVectorIndex
 from engine.memory import MemoryPolicy, space_list
 from engine.service.memory import MemoryDesk

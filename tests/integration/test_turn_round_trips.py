@@ -21,7 +21,7 @@ from adapters.embedding.hashing import HashEmbedder
 from adapters.llm.anthropic import AnthropicChatModel
 from adapters.llm.retry import Attempts
 from adapters.llm.tokens import LearnedTokenCounter, offline_count
-from adapters.recall import EmbeddingRecall
+from adapters.recall.search import EmbeddingRecall
 from adapters.vector import FaissVectorIndex
 from engine.lorebook import LoreBook, LoreEntry
 from engine.memory import MemoryPolicy, space_list

@@ -352,6 +352,7 @@ async def inspection(web: WebState, reader: BrowserSession, chat: str, turn: str
         memories=[InspectedMemory.of(m, texts.get(m.id)) for m in log.memories],
         memory_writes=log.memory_writes,
         refused_writes=log.refused_writes,
+        recall=log.recall,
         summaries=log.summaries,
         documents=log.documents,
         usage=log.usage,

@@ -14,6 +14,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from engine.images import ImageRef
+from engine.memory import RecallReason
 from engine.model import StoredMessage
 from engine.requestlog import (
     Context,
@@ -355,4 +356,6 @@ class Inspection(msgspec.Struct, frozen=True, kw_only=True):
     summaries: int
     documents: int
     usage: Usage | None
+    recall: tuple[RecallReason, ...] = ()
+    """Why the memory search used each used and near-miss memory or not (ids, no texts)."""
     settings: SettingsLog | None = None

@@ -31,7 +31,7 @@ from engine.memory import (
 )
 from engine.memory.decay import CounterChange
 from engine.memory.model import Buried, MemoryUse
-from engine.ports import DocumentVersion, Vector, Vectors
+from engine.ports import DocumentVersion, Query, Vector, Vectors
 from storage.redis_memory import DecayResult, ListConflict, ListState, MemorySnapshot, WriteResult
 from tests.fakes.stores.data import InMemoryData
 
@@ -301,13 +301,13 @@ class InMemoryRecall:
     async def warm(self) -> None:
         """Nothing to prepare."""
 
-    async def embed(self, text: str) -> Vector:
-        """The query's vector (only called when ``available``)."""
+    async def embed(self, text: str) -> Query:
+        """The query (only called when ``available``)."""
         row: Vector = (await self.embed_passages([text]))[0]
-        return row
+        return Query(text, row)
 
     async def search(
-        self, query: Vector, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
+        self, query: Query, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
     ) -> SearchResult:
         """A search that finds nothing."""
         return SearchResult(ok=True)
@@ -324,7 +324,7 @@ class InMemoryRecall:
         return self._passages(texts)
 
     async def documents(
-        self, query: Vector, persona: str, seen: DocumentVersion | None = None
+        self, query: Query, persona: str, seen: DocumentVersion | None = None
     ) -> tuple[str, ...]:
         """No document ever matches."""
         return ()

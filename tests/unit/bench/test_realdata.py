@@ -7,9 +7,12 @@ about the other person) are derived as documented, the same way on every run.
 
 from __future__ import annotations
 
+import json
+import tomllib
+from pathlib import Path
 from typing import Any
 
-from bench.realdata import IN_PLAY, convert, split_of
+from bench.realdata import IN_PLAY, convert, split_of, write
 
 TEMPLATES = ["hey {name}!", "thanks {name}", "good night {name}", "say hi to {other}, {name}"]
 
@@ -115,3 +118,17 @@ def test_conversion_is_deterministic_and_split_keeps_people_together() -> None:
         split = split_of(people, seed)
         assert split["a"] == split["b"]
         assert set(split.values()) == {"dev", "heldout"}
+
+
+def test_writing_keeps_the_manifests_other_data_sets(tmp_path: Path) -> None:
+    """The converter rewrites its own sections of bench/data/MANIFEST.toml and keeps the other
+    data sets' entries (bench/datasets.py) and the held-out look count as they were."""
+    manifest = tmp_path / "MANIFEST.toml"
+    others = '# Data sets read through bench/datasets.py\n[datasets."x"]\nfile = "x.jsonl"\n'
+    manifest.write_text("[split]\nheldout_looks = 2\n\n" + others)
+    raw = {name: json.dumps(chat).encode() for name, chat in CHATS.items()}
+    write(raw, out=tmp_path / "realtalk", manifest=manifest)
+    text = manifest.read_text()
+    assert text.endswith(others) and "heldout_looks = 2" in text
+    assert tomllib.loads(text)["datasets"]["x"]["file"] == "x.jsonl"
+    assert (tmp_path / "realtalk" / "memories.jsonl").exists()

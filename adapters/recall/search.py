@@ -4,9 +4,10 @@
 process's FAISS index when a list's vector version changed), embeds memories that have no
 vector yet for the current embedder (so changing the embedder re-embeds instead of mixing
 models), and scores candidates with the calibrated background-relative score of
-``adapters.embedding.scorer`` fused with a lexical score (RECALL-1, ``adapters.hybrid``): every
-searchable memory and every document chunk is scored exactly, and the reasonable-match decision
-is ``engine.memory.fusion.decide`` on the fused evidence (docs/RECALL.md). The same query vector
+``adapters.recall.scorer`` fused with a lexical score (RECALL-1, ``adapters.recall.hybrid``): every
+searchable memory and every document chunk is scored exactly; memories are decided by the learned
+model of ``engine.memory.decision`` (parameters per embedder: ``scorer.decision_params``), document
+chunks by the fused-score threshold of ``engine.memory.fusion`` (docs/RECALL.md). The same query vector
 (which carries its text for the lexical half) searches the persona's document chunks (DOC-1,
 DEC-15). Embedding is CPU work and runs in a thread.
 ``NoRecall`` is the ``HEARTH_EMBEDDER=none`` case: memories load, nothing is searched (DEC-1).
@@ -21,26 +22,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from adapters.embedding import Embedder, MatchScorer, embed_background, embed_phatic
-from adapters.embedding.scorer import FUSION, passage_rule
-from adapters.hybrid import (
-    Evidences,
-    QueryVector,
-    ScoredSet,
-    ScoredSets,
-    build_set,
-    fused_scores,
-    hits,
-    phatic_score,
-    query_text,
-)
+from adapters.embedding import Embedder
+from adapters.recall.hybrid import ScoredSet, ScoredSets, build_set, hits, phatic_score
+from adapters.recall.hybrid import measured as measure
+from adapters.recall.scorer import MatchScorer, decision_params, embed_background, embed_phatic, passage_rule
 from adapters.vector import VectorIndex, load_memory_vectors, memory_key
-from adapters.vector.lexical import word_count
 from engine.errors import Conflict
 from engine.memory import MemoryRecord, ScopeList, SearchResult, scope_list_of
-from engine.memory.decay import SearchHit
-from engine.memory.fusion import chit_chat
-from engine.ports import DocumentVersion, Vector, Vectors
+from engine.memory.decision import Measured, decide
+from engine.ports import DocumentVersion, Query, Vectors
 from storage.redis_documents import RedisDocumentStore
 from storage.redis_memory import RedisMemoryStore
 
@@ -70,7 +60,7 @@ class NoRecall:
     def forget_documents(self, persona: str) -> None:
         """No cache."""
 
-    async def embed(self, text: str) -> Vector:
+    async def embed(self, text: str) -> Query:
         """No embedder, no query vector: never called while ``available`` is False.
 
         Raises:
@@ -124,7 +114,7 @@ class EmbeddingRecall:
         self._chunks = document_chunks
         self.model = embedder.name
         self._scorer = MatchScorer.for_embedder(embedder.name)
-        self._rule = FUSION[embedder.name]
+        self._decision = decision_params(embedder.name)
         self._passages = passage_rule(embedder.name)
         self._background: np.ndarray | None = None
         self._phatic: np.ndarray | None = None
@@ -162,35 +152,35 @@ class EmbeddingRecall:
         return phatic
 
     async def warm(self) -> None:
-        """Embed the scorer's background passages (and, when the rule uses them, the chit-chat
-        messages of RECALL-3) now, not on the first reply (~0.7 s each)."""
+        """Embed the scorer's background passages and the chit-chat messages of RECALL-3 now,
+        not on the first reply (~0.7 s each)."""
         await self._background_vectors()
-        if self._rule.phatic_cut is not None:
-            await self._phatic_vectors()
+        await self._phatic_vectors()
 
-    async def embed(self, text: str) -> np.ndarray:
-        """The one query embedding of a turn (DEC-15: shared by memories and documents).
+    async def embed(self, text: str) -> Query:
+        """The one query of a turn (DEC-15: shared by memories and documents).
 
         Only the first ``QUERY_CHARS`` characters are embedded: e5 reads at most 512 tokens
-        anyway, and a 16,000-character message would otherwise cost seconds of CPU. The vector
-        carries that text (``QueryVector``) for the lexical half of the score.
+        anyway, and a 16,000-character message would otherwise cost seconds of CPU. The query
+        keeps that text for the lexical half of the score.
         """
         head = text[:QUERY_CHARS]
         if getattr(self._embedder, "inline", False):  # microseconds: a thread hand-off costs more
-            return QueryVector.of(self._embedder.embed_queries([head])[0], head)
-        return QueryVector.of((await asyncio.to_thread(self._embedder.embed_queries, [head]))[0], head)
+            return Query(head, self._embedder.embed_queries([head])[0])
+        return Query(head, (await asyncio.to_thread(self._embedder.embed_queries, [head]))[0])
 
     async def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         """Passage vectors (document chunks), computed in a thread."""
         return await asyncio.to_thread(self._embedder.embed_passages, list(texts))
 
     async def search(
-        self, query: np.ndarray, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
+        self, query: Query, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
     ) -> SearchResult:
-        """Score every searchable memory against the query; hits are the reasonable matches.
-
-        ``similarity`` is the fused match score (RECALL-1, docs/RECALL.md), decided over all
-        the memories in play together.
+        """Measure every searchable memory against the query; hits are the memories the learned
+        decision uses (``engine.memory.decision``: probability over the embedder's threshold, at
+        most 3, never one about other people than the message names), decided over all the
+        memories in play together. ``similarity`` is the probability; ``reasons`` explain the
+        used and near-miss memories (the request log's ``recall``).
         """
         searchable = [r for r in records if not r.hidden]
         if not searchable:
@@ -199,52 +189,26 @@ class EmbeddingRecall:
         by_scope: dict[ScopeList, list[MemoryRecord]] = {}
         for record in searchable:
             by_scope.setdefault(scope_list_of(record), []).append(record)
-        text = query_text(query)
-        phatic = 0.0
-        count: int | None = None
-        if self._rule.phatic_cut is not None:
-            phatic = phatic_score(query, await self._phatic_vectors())
-            count = word_count(text) if self._rule.short_cut is not None else None
-        # the plain cover decides only for a message that reads as chit-chat (RECALL-3)
-        want_plain = self._rule.phatic_plain and chit_chat(self._rule, phatic, count)
-        ids: list[str] = []
-        parts: list[Evidences] = []
-        elsewhere: list[np.ndarray] = []
-        plain: list[np.ndarray] = []
+        text = query.text
+        phatic = phatic_score(query.vector, await self._phatic_vectors())
+        measured: list[Measured] = []
         for scope in dict.fromkeys(scopes):
             own = sorted(by_scope.get(scope, ()), key=lambda r: r.id)
             if not own:
                 continue
             scored = self._memory_set(scope, own, background)
-            ids.extend(scored.ids)
-            parts.append(scored.evidence(query, text, background))
-            if self._rule.person_gate:
-                elsewhere.append(scored.elsewhere(text))
-            if want_plain:
-                plain.append(scored.plain_distinct(text))
-        if not ids:
+            measured += measure(
+                scored.ids,
+                scored.evidence(query.vector, text, background),
+                scored.lexical.scores(text) if text.strip() else np.zeros(len(scored.ids)),
+                scored.elsewhere(text),
+                scored.plain_distinct(text),
+                bool(text.strip()) and scored.lexical.names_only(text),
+            )
+        if not measured:
             return SearchResult(ok=True)
-        dense, query_cover, own_cover, distinct, content = (
-            np.concatenate([p[i] for p in parts]) for i in range(5)
-        )
-        evidence = (dense, query_cover, own_cover, distinct, content)
-        gate = np.concatenate(elsewhere) if elsewhere else None
-        found = hits(
-            self._rule,
-            ids,
-            evidence,
-            elsewhere=gate,
-            phatic=phatic,
-            plain=np.concatenate(plain) if plain else None,
-            words=count,
-        )
-        fused = fused_scores(self._rule, evidence)
-        scores = tuple(
-            SearchHit(memory_id=i, similarity=round(float(s), 3))
-            for i, s in zip(ids, fused, strict=True)
-            if np.isfinite(s)
-        )
-        return SearchResult(ok=True, hits=found, scores=scores)
+        decision = decide(measured, self._decision, phatic=phatic)
+        return SearchResult(ok=True, hits=decision.hits, scores=decision.scores, reasons=decision.reasons)
 
     def _memory_set(self, scope: ScopeList, own: Sequence[MemoryRecord], background: np.ndarray) -> ScoredSet:
         """The scored set of one list's searchable memories, cached while list and vectors stand."""
@@ -262,7 +226,7 @@ class EmbeddingRecall:
         return self._sets.get(key, version, build)
 
     async def documents(
-        self, query: np.ndarray, persona: str, seen: DocumentVersion | None = None
+        self, query: Query, persona: str, seen: DocumentVersion | None = None
     ) -> tuple[str, ...]:
         """The persona's document chunks that match the query best (DOC-1), best first.
 
@@ -273,14 +237,14 @@ class EmbeddingRecall:
         """
         if self._documents is None:
             return ()
-        texts, scored = await self._document_cache(persona, query.shape[0], seen)
+        texts, scored = await self._document_cache(persona, query.vector.shape[0], seen)
         if not texts or scored is None or not scored.ids:
             return ()
         background = await self._background_vectors()
         # the matrix product over thousands of chunks in a thread (numpy releases the GIL), so the
         # turn's memory reads and search go on meanwhile; the lexical half here
-        dense = await asyncio.to_thread(scored.dense, query, background)
-        evidence = scored.evidence(query, query_text(query), background, dense=dense)
+        dense = await asyncio.to_thread(scored.dense, query.vector, background)
+        evidence = scored.evidence(query.vector, query.text, background, dense=dense)
         found = hits(self._passages, scored.ids, evidence, limit=self._chunks)
         return tuple(texts[h.memory_id] for h in found if h.memory_id in texts)[: self._chunks]
 

@@ -2,17 +2,17 @@
 
 Theory of operation. ``terms(text)`` turns any text of the five tuned languages into index
 terms: NFKC, case-folded, words of Unicode letters and digits (Hebrew geresh and gershayim
-inside a word are dropped, so ``מוצ'י`` stays one word), then a light, script-aware stem —
-Russian words lose a common ending and are cut to 5 letters (``Оли``/``Оля`` → ``ол``,
-``болеет``/``болеть`` → ``боле``); Latin words (not Vietnamese) lose accents and common
-Portuguese and English endings and are cut to 5 letters (``gatas`` → ``gata``, ``treinando`` →
-``trein``); a Hebrew word also has its forms without one or two prefix letters (``לנועה`` →
-``נועה``) and, when 5 letters or longer, without a feminine or plural ending (``האלרגיה`` →
-``אלרגי``), and counts once, as its commonest form; a text with Vietnamese letters keeps its
-syllables whole. Single letters and common function words of the five languages
-(``STOPWORDS``) are dropped — in a Vietnamese text only the Vietnamese ones and laughter
-(``em``, ``to``, ``My`` are Vietnamese words there, not English ones). A word's forms are
-memoized (``_forms``: pure, and chat words repeat).
+inside a word are dropped, so ``מוצ'י`` stays one word), then a stem from Snowball (PyStemmer):
+Russian words by its Russian stemmer, cut to ``RUSSIAN_STEM_CHARS`` letters (``Оли``/``Оля`` →
+``ол``, ``работает``/``работе`` → ``работ``); other Latin words (not Vietnamese) by its English
+stemmer, accents dropped, and in a Portuguese text (``_language``: a Portuguese function word or
+accent) also by its Portuguese one (``alergia``/``alérgica`` → ``alerg``). Snowball has no Hebrew:
+a Hebrew word also has its forms without one or two prefix letters (``לנועה`` → ``נועה``) and,
+when 5 letters or longer, without a feminine or plural ending (``האלרגיה`` → ``אלרגי``), and
+counts once, as its commonest form; a text with Vietnamese letters keeps its syllables whole.
+Single letters and common function words of the five languages (``STOPWORDS``) are dropped —
+in a Vietnamese text only the Vietnamese ones and laughter (``em``, ``to``, ``My`` are
+Vietnamese words there, not English ones). A word's forms are memoized (``_forms``: pure).
 
 ``Bm25`` is one immutable index over a document set (a memory list, a persona's document
 chunks, a chat's archive pages) plus a fixed cohort of background passages, which only add
@@ -23,7 +23,9 @@ Okapi BM25 score of every document (k1 1.2, b 0.75), computed exactly with spars
 ``case_words(text)`` gives the same words with how they were written (a capital first, or a
 caseless script, and whether the word opens a sentence or a line). ``Bm25.elsewhere(query)``
 uses them for the person gate (RECALL-2): which documents are about other people than the ones
-the query names.
+the query names. A query word written with a capital that may name one of the documents' people
+otherwise (``adapters.recall.names.same_person``: "Mel"/"Melanie", "Jon"/"Jonathan",
+"Muhhamed"/"Muhammad") holds that name's forms too, in every score.
 
 ``LexicalCache`` keeps indexes per key and version, like the vector indexes: whoever reads
 the source (Redis) passes its version and texts, and the index is rebuilt only when the version
@@ -44,11 +46,13 @@ from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+import Stemmer
+
+from adapters.recall.names import same_person
 
 __all__ = [
     "BM25_B",
     "BM25_K1",
-    "STEM_CHARS",
     "STOPWORDS",
     "Bm25",
     "CaseWord",
@@ -72,11 +76,6 @@ _HEBREW_QUOTES = re.compile(r"(?<=[\u05d0-\u05ea])['\"\u05f3\u05f4](?=[\u05d0-\u
 _WORD = re.compile(r"\w+")
 _HEBREW_PREFIXES = "ובהלמשכ"
 _HEBREW_ENDINGS = ("ים", "ות", "ה", "ת")
-
-
-def _endings(*groups: str) -> tuple[str, ...]:
-    """Space-separated endings, longest first (so the longest one that fits is cut)."""
-    return tuple(sorted((e for group in groups for e in group.split()), key=len, reverse=True))
 
 
 _VIETNAMESE_STOPWORDS_TEXT = (
@@ -104,19 +103,9 @@ _STOPWORDS_TEXT = (
     "אני הוא היא אנחנו הם שלי שלך של עם על גם רק עוד אבל או אם כי יש אין היה",
 )
 
-_LATIN_ENDINGS = _endings("ções ção ões mente inha inho ing ed es s")
-_RUSSIAN_ENDINGS = _endings(
-    "ться тся ями ами ого его ому ему ыми ими ешь ете ите ает яет ует ают яют уют ала яла ила ела",
-    "ть ет ит ут ют ат ят ой ей ий ый ая яя ое ее ие ые ую юю ом ем ам ям ах ях ов ев",
-    "а я о е ы и у ю ь й",
-)
 _VIETNAMESE = re.compile("[ăđơưìòùýĩũ\u1ea0-\u1ef9]")
 """Letters only Vietnamese writes of the five languages (Portuguese shares à, á, â, ã, é, ê, í,
 ó, ô, õ, ú; ``Dũng làm y tá`` is Vietnamese by its ``ũ``)."""
-STEM_CHARS = 5
-"""Russian and (non-Vietnamese) Latin stems are cut to this many letters (truncation stemming:
-``работает``/``работе`` → ``работ``, ``treinando``/``treino`` → ``trein``)."""
-
 Word = tuple[str, ...]
 """One word's index forms, its own form first (a Hebrew word also without its prefixes)."""
 
@@ -141,15 +130,36 @@ def _unaccented(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
 
 
+_STEMMERS = {lang: Stemmer.Stemmer(lang).stemWord for lang in ("english", "portuguese", "russian")}
+RUSSIAN_STEM_CHARS = 5
+"""Russian Snowball stems are cut to this many letters (``работает``/``работе`` → ``работ``)."""
+_PORTUGUESE = re.compile("[ãõçâêôàáéíóú]")
+_PORTUGUESE_WORDS = frozenset(
+    {"não", "você", "vocês", "que", "tem", "para", "uma", "é", "está", "estou", "tá", "pra", "ela"}
+    | {"eles", "elas", "meu", "minha", "seu", "sua", "mas", "isso"}
+)
+"""A Latin-script text is Portuguese when it has one of these words or letters, else English."""
+
+
+def _language(raw: Sequence[str]) -> str:
+    """``vietnamese``, ``portuguese`` or ``english``: how a text's Latin words are stemmed."""
+    joined = " ".join(raw)
+    if _VIETNAMESE.search(joined):
+        return "vietnamese"
+    if _PORTUGUESE.search(joined) or not _PORTUGUESE_WORDS.isdisjoint(raw):
+        return "portuguese"
+    return "english"
+
+
 @functools.lru_cache(maxsize=65536)
-def _forms(word: str, vietnamese: bool) -> Word:
+def _forms(word: str, language: str) -> Word:
     if word.isdigit():
         return (word,)
     script = _script(word)
-    if script == "cyrillic":  # a common ending goes, then the stem is cut (болеет/болеть → боле)
-        word = word.replace("ё", "е")
-        return (_strip(word, _RUSSIAN_ENDINGS, 2 if len(word) <= 4 else 3)[:STEM_CHARS],)
-    if script == "hebrew":
+    if script == "cyrillic":
+        # Snowball, then cut: its verb and noun stems differ (работает → работа, работе → работ)
+        return (_STEMMERS["russian"](word.replace("ё", "е"))[:RUSSIAN_STEM_CHARS],)
+    if script == "hebrew":  # Snowball has no Hebrew: prefix letters and endings by hand
         out = [word]
         rest = word
         for _ in range(2):
@@ -161,19 +171,14 @@ def _forms(word: str, vietnamese: bool) -> Word:
             if len(form) >= 5 and bare != form and bare not in out:
                 out.append(bare)
         return tuple(out)
-    if vietnamese:  # syllables are short and whole
+    if language == "vietnamese":  # syllables are short and whole
         return (word,)
-    # other Latin script: English and Portuguese endings (plural, -ing/-ed, gender vowel of
-    # words over 4 letters), accents dropped (alergia/alérgica), then truncated
-    word = _unaccented(word)
-    if len(word) <= 3:
-        return (word,)
-    if word.endswith("ies") and len(word) > 4:
-        return ((word[:-3] + "y")[:STEM_CHARS],)
-    stem = _strip(word, _LATIN_ENDINGS, 3)
-    if len(stem) > 4:
-        stem = _strip(stem, "aoe", 4)
-    return (stem[:STEM_CHARS],)
+    # other Latin script: Snowball's English stem, accents dropped; in a Portuguese text also the
+    # Portuguese stem (alergia/alérgica → alerg), so a name stemmed apart by one still meets
+    english = _unaccented(_STEMMERS["english"](word))
+    if language != "portuguese":
+        return (english,)
+    return tuple(dict.fromkeys((english, _unaccented(_STEMMERS["portuguese"](word)))))
 
 
 def _words(text: str) -> list[str]:
@@ -204,9 +209,9 @@ def _memo_words(text: str) -> tuple[Word, ...]:
 
 def _index_words(text: str) -> list[Word]:
     raw = _words(text)
-    vietnamese = _VIETNAMESE.search(" ".join(raw)) is not None
-    stop = _VIETNAMESE_STOPWORDS if vietnamese else STOPWORDS
-    return [_forms(word, vietnamese) for word in raw if _is_index_word(word, stop)]
+    language = _language(raw)
+    stop = _VIETNAMESE_STOPWORDS if language == "vietnamese" else STOPWORDS
+    return [_forms(word, language) for word in raw if _is_index_word(word, stop)]
 
 
 def _is_index_word(folded: str, stop: frozenset[str]) -> bool:
@@ -232,6 +237,8 @@ class CaseWord(NamedTuple):
     """``upper`` (first letter a capital), ``lower`` (or a number), ``none`` (a caseless script)."""
     initial: bool
     """The first word of the text, of a sentence or of a line: a capital there says nothing."""
+    raw: str = ""
+    """The word as written, case-folded (names compare on it: ``adapters.recall.names``)."""
 
 
 def case_words(text: str) -> tuple[CaseWord, ...]:
@@ -248,8 +255,8 @@ def _memo_case_words(text: str) -> tuple[CaseWord, ...]:
 
 def _case_words(text: str) -> tuple[CaseWord, ...]:
     raw = _HEBREW_QUOTES.sub("", unicodedata.normalize("NFKC", text))
-    vietnamese = _VIETNAMESE.search(raw.casefold()) is not None
-    stop = _VIETNAMESE_STOPWORDS if vietnamese else STOPWORDS
+    language = _language(_words(raw))
+    stop = _VIETNAMESE_STOPWORDS if language == "vietnamese" else STOPWORDS
     out: list[CaseWord] = []
     last: int | None = None  # where the previous word (kept or not) ended
     for match in _WORD.finditer(raw):
@@ -262,7 +269,7 @@ def _case_words(text: str) -> tuple[CaseWord, ...]:
             continue
         first = word[0]
         case = "upper" if first.isupper() else "none" if first.isalpha() and not first.islower() else "lower"
-        out.append(CaseWord(_forms(folded, vietnamese), case, initial))
+        out.append(CaseWord(_forms(folded, language), case, initial, folded))
     return tuple(out)
 
 
@@ -311,6 +318,7 @@ class Bm25:
             [sum(min(self._idf[f] for f in word) for word in w) for w in doc_words], dtype=np.float64
         )
         self._last: tuple[str, list[tuple[float, npt.NDArray[np.bool_] | None, Word]]] | None = None
+        self._last_aliases: tuple[str, dict[Word, Word]] | None = None
         self._postings = {
             t: (np.asarray(r, dtype=np.int64), np.asarray(w, dtype=np.float64))
             for t, (r, w) in postings.items()
@@ -323,7 +331,8 @@ class Bm25:
     def scores(self, query: str) -> npt.NDArray[np.float64]:
         """The BM25 score of every document for ``query`` (each distinct query term once)."""
         out = np.zeros(self.size, dtype=np.float64)
-        for term in dict.fromkeys(terms(query)):
+        aliases = self._aliases(query)
+        for term in dict.fromkeys(f for word in words(query) for f in aliases.get(word, word)):
             found = self._postings.get(term)
             if found is not None:
                 out[found[0]] += self._idf[term] * found[1]
@@ -342,7 +351,8 @@ class Bm25:
         return found
 
     def _held_words(self, query: str) -> Iterator[tuple[float, npt.NDArray[np.bool_] | None, Word]]:
-        for word in dict.fromkeys(words(query)):
+        aliases = self._aliases(query)
+        for word in dict.fromkeys(aliases.get(w, w) for w in words(query)):
             known = [f for f in word if f in self._idf]
             weight = min((self._idf[f] for f in known), default=self._unseen)
             held: npt.NDArray[np.bool_] | None = None
@@ -472,7 +482,8 @@ class Bm25:
         out = np.zeros(self.size, dtype=np.bool_)
         if not everyone:
             return out
-        said = case_words(query)
+        aliases = self._aliases(query)
+        said = tuple(w._replace(forms=aliases.get(w.forms, w.forms)) for w in case_words(query))
         forms = {f for w in said for f in w.forms if w.case != "lower" or f not in weak}
         if forms & everyone or self._names_a_stranger(said):
             for row, people in enumerate(own):
@@ -482,6 +493,50 @@ class Bm25:
             for row, people in enumerate(own):
                 out[row] = bool(people) and plain[row] < WEAK_STRANGER_KEEP
         return out
+
+    @functools.cached_property
+    def _names(self) -> dict[str, Word]:
+        """The documents' words written with a capital (case-folded) and their forms."""
+        out: dict[str, Word] = {}
+        for text in self._texts:
+            for w in case_words(text):
+                if w.case == "upper":
+                    out.setdefault(w.raw, w.forms)
+        return out
+
+    def _aliases(self, query: str) -> dict[Word, Word]:
+        """The query's words written with a capital that may name a person the documents name
+        otherwise (``same_person``: a nickname, a short form, another spelling), each with the
+        forms of those names added ("Mel" holds the forms of "Melanie"). A capitalized word opening a
+        sentence that only the background knows is an ordinary word and has no aliases. The last
+        query's answer is kept."""
+        last = self._last_aliases
+        if last is not None and last[0] == query:
+            return last[1]
+        out: dict[Word, Word] = {}
+        names = self._names
+        for w in case_words(query) if names else ():
+            if w.case != "upper" or w.forms in out:
+                continue
+            if w.initial and any(f in self._idf and f not in self._postings for f in w.forms):
+                continue
+            extra = [
+                f for raw, forms in names.items() if raw != w.raw and same_person(w.raw, raw) for f in forms
+            ]
+            extra = [f for f in dict.fromkeys(extra) if f not in w.forms]
+            if extra:
+                out[w.forms] = (*w.forms, *extra)
+        self._last_aliases = (query, out)
+        return out
+
+    def names_only(self, query: str) -> bool:
+        """Whether every index word of ``query`` is a people form of the set (``_people``): the
+        message names the set's people and says nothing about them ("thanks Cleo, see you
+        later", "Phong có đó không?"; RECALL-3). False for a query without index words."""
+        everyone = self._people[1]
+        aliases = self._aliases(query)
+        found = [aliases.get(w, w) for w in words(query)]
+        return bool(found) and all(any(f in everyone for f in w) for w in found)
 
     def _names_a_stranger(self, said: Sequence[CaseWord]) -> bool:
         """Whether ``said`` holds a capitalized word inside a sentence that no document holds in

