@@ -125,9 +125,7 @@ class Rig:
     ) -> None:
         keys = KeyBuilder(prefix=prefix)
         self.sdk = anthropic.AsyncAnthropic(api_key="sk-bench", base_url=fake.base_url, max_retries=0)
-        self.claude = model = AnthropicChatModel(
-            "sk-bench", base_url=fake.base_url, attempts=Attempts("Claude", max_retries=0)
-        )
+        model = AnthropicChatModel(self.sdk, Attempts("Claude", max_retries=0))
         self.counter = LearnedTokenCounter(MODEL)
         self.clock = FixedClock(memory_step.DAY0)
         self.lore = RedisLoreStore(redis, keys)
@@ -303,9 +301,7 @@ async def overhead(redis: Any, trips: RoundTrips, fake: FakeAnthropic, args: arg
         counts = {p: paths.count(p) for p in sorted(set(paths))}
         print(f"  provider requests during {name} turns: {counts}")
     await plain.sdk.close()
-    await plain.claude.aclose()
     await loaded.sdk.close()
-    await loaded.claude.aclose()
 
 
 async def share(redis: Any, fake: FakeAnthropic, args: argparse.Namespace, name: str, turns: int) -> None:
@@ -351,7 +347,6 @@ async def share(redis: Any, fake: FakeAnthropic, args: argparse.Namespace, name:
     if index == 0:
         budget_use(rig.counter, book, lines, args)
     await rig.sdk.close()
-    await rig.claude.aclose()
 
 
 def budget_use(
@@ -408,9 +403,7 @@ async def bulk_import(redis: Any, fake: FakeAnthropic, args: argparse.Namespace)
           f"{ms(first)} ms ({first / statistics.median(normal):.2f}×); a turn sent right after the "
           f"import (waits for the embedding still running) {ms(right_after)} ms")  # fmt: skip
     await rig.sdk.close()
-    await rig.claude.aclose()
     await immediate_rig.sdk.close()
-    await immediate_rig.claude.aclose()
 
 
 def query_paths(args: argparse.Namespace) -> None:

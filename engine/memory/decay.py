@@ -201,7 +201,21 @@ def plan_decay(
     )
 
 
+def _matched_today(record: MemoryRecord, day: date) -> bool:
+    """Whether ``record`` was already matched on ``day`` with nothing left to reset: its last
+    match is kept to the day, so a second match the same day writes nothing."""
+    return (
+        record.unused_days == 0
+        and record.last_counted_day is not None
+        and record.last_counted_day >= day
+        and record.last_matched_at is not None
+        and utc_day(record.last_matched_at) >= day
+    )
+
+
 def _count(record: MemoryRecord, used: bool, day: date, at: datetime) -> CounterChange | None:
+    if used and _matched_today(record, day):
+        return None  # the day's match is noted already (DEC-5: once per day; nothing to write)
     if used:
         counted = max(day, record.last_counted_day) if record.last_counted_day else day
         return CounterChange(memory_id=record.id, unused_days=0, last_counted_day=counted, last_matched_at=at)

@@ -11,11 +11,12 @@ import asyncio
 from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime
 
+import anthropic
 import msgspec
 import pytest
 import redis.asyncio as aioredis
 
-import adapters.recall as recall_module
+import adapters.recall.search as recall_module
 from adapters.embedding import Embedder, make_embedder
 from adapters.embedding.hashing import HashEmbedder
 from adapters.llm.anthropic import AnthropicChatModel
@@ -60,7 +61,7 @@ async def made() -> AsyncIterator[list[Hearth]]:
     hearths: list[Hearth] = []
     yield hearths
     for hearth in hearths:
-        await hearth.claude.aclose()
+        await hearth.sdk.close()
 
 
 @pytest.fixture
@@ -86,9 +87,7 @@ class Hearth:
         embedder: Embedder | None = None,
     ) -> None:
         keys = KeyBuilder(prefix="rt")
-        self.claude = AnthropicChatModel(
-            "sk-test", base_url=fake.base_url, attempts=Attempts("Claude", max_retries=0)
-        )
+        self.sdk = sdk = anthropic.AsyncAnthropic(api_key="sk-test", base_url=fake.base_url, max_retries=0)
         self.counter = LearnedTokenCounter(MODEL)
         self.desk: MemoryDesk | None = None
         if memory:
@@ -113,7 +112,7 @@ class Hearth:
             personas=RedisPersonaStore(redis, keys),
             lore=self.lore,
             memory=self.desk,
-            model=self.claude,
+            model=AnthropicChatModel(sdk, Attempts("Claude", max_retries=0)),
             counter=self.counter,
             clock=self.clock,
             policy=ServicePolicy(default_model=MODEL),

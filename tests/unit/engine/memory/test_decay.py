@@ -87,6 +87,19 @@ def test_dec_5_a_day_the_memory_was_used_is_not_an_unused_day() -> None:
     assert records[0].unused_days == 0
 
 
+def test_dec_5_a_second_match_the_same_day_writes_nothing_and_the_next_day_notes_it_again() -> None:
+    """The last match is kept to the day (as the counters are, DEC-5): a memory matched again
+    the same day needs no write (a turn that recalls it costs no extra round trip)."""
+    records: tuple[MemoryRecord, ...] = (mem("m", SPACE, unused_days=3),)
+    records, first = reply(records, at(1, 9), hits(("m", 0.9)))
+    assert [c.memory_id for c in first.changes] == ["m"] and records[0].last_matched_at == at(1, 9)
+    records, again = reply(records, at(1, 18), hits(("m", 0.9)))
+    assert again.changes == () and [h.memory_id for h in again.matches] == ["m"]  # still used
+    assert records[0].last_matched_at == at(1, 9) and records[0].unused_days == 0
+    records, next_day = reply(records, at(2, 8), hits(("m", 0.9)))
+    assert [c.memory_id for c in next_day.changes] == ["m"] and records[0].last_matched_at == at(2, 8)
+
+
 def test_dec_5_the_save_day_is_not_an_unused_day() -> None:
     saved = save([], "m", SPACE, when=at(0, 10)).record
     records, _ = reply([saved], at(0, 20), NO_HITS)
