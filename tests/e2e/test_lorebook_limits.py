@@ -80,4 +80,6 @@ async def test_lore_5_healthz_answers_while_a_20000_entry_book_is_imported(offli
         stored = upload.result()
     assert stored.status_code == 201 and stored.json()["entries"] == 20_000, stored.text
     assert took > 1.5  # parsing and compiling the book took a while...
-    assert len(waits) >= 5 and max(waits) < 1.0, (took, waits)  # ...and the loop kept answering
+    # ...and the loop kept answering: never blocked for more than a second, or a tenth of the
+    # import on a loaded machine (a blocked loop would hold one request for the whole import)
+    assert len(waits) >= 5 and max(waits) < max(1.0, took / 10), (took, waits)

