@@ -198,7 +198,7 @@ _MEMO_CHARS = 2048
 
 def word_count(text: str) -> int:
     """How many distinct index words ``text`` has (names and content words; function words,
-    laughter and fillers are not index words): RECALL-3's short chit-chat (``FusionRule.short_cut``)."""
+    laughter and fillers are not index words); the recall benchmarks record it per message."""
     return len(set(words(text)))
 
 
