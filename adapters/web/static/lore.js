@@ -46,6 +46,7 @@
     const items = books.map((b) => {
       const li = make('li', 'book');
       li.dataset.id = b.id;
+      li.dataset.editable = String(Boolean(b.editable));  // yours, not a shared persona's
       const pick = H.button(b.name || b.id, 'book-open', () => openBook(b.id));
       const meta = make('span', 'hint', `${b.entries} entries`);
       li.append(pick, meta);
