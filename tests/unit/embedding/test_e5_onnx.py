@@ -114,6 +114,31 @@ def test_int8_graph_stays_within_its_tolerance_in_five_languages(
     assert float(_cosines(int8, engine, long_texts).min()) >= 0.998
 
 
+def test_int8_graph_holds_the_down_projections_as_the_model_files_four_bit_weights(
+    int8: E5Onnx, numpy_model: E5Numpy
+) -> None:
+    """Memory at rest (issue 32): each layer's FFN down projection is a ``MatMulNBits`` over
+    the model file's Q4_0 blocks, whose weights are exactly the dequantized float32 ones, so
+    the graph is ~19 MB (43 with float32 down projections) and so is what a session holds."""
+    import onnx
+    from onnx import numpy_helper
+
+    assert int8.graph_path is not None
+    assert int8.graph_path.stat().st_size < 25_000_000
+    model = onnx.load(str(int8.graph_path))
+    inits = {init.name: numpy_helper.to_array(init) for init in model.graph.initializer}
+    down = [node for node in model.graph.node if node.op_type == "MatMulNBits"]
+    assert len(down) == numpy_model.layers_n
+    assert not any(name.endswith(".fo.w") for name in inits)  # no float32 copy is left
+    for node in down[:: numpy_model.layers_n - 1]:  # the first and the last layer
+        index = int(node.name.split(".", 1)[0][1:])
+        packed, scales = inits[node.input[1]], inits[node.input[2]]
+        nibbles = np.stack([packed & 0x0F, packed >> 4], axis=-1).reshape(numpy_model.h, -1)
+        block_scales = np.repeat(scales.reshape(numpy_model.h, -1), 32, axis=1)
+        weights = (nibbles.astype(np.float32) - 8.0) * block_scales
+        np.testing.assert_array_equal(weights.T, numpy_model.layer(index).down)
+
+
 def test_queries_and_passages_differ_and_prefix_matters(float32: E5Onnx) -> None:
     query = float32.embed("Mochi the cat", is_query=True)
     passage = float32.embed("Mochi the cat", is_query=False)
