@@ -134,7 +134,7 @@ def test_batched_passages_give_each_texts_own_vector(
     the vector ``embed`` gives it alone (float32: up to float rounding; int8: up to the
     activations' per-run scale), ``None`` in place for a text outside the token bounds."""
     texts = [CHUNK, *(long for _, long in MESSAGES.values()), "hi", "Mochi " * 600]
-    for runs in (4, 64):  # the default, and every text padded into one run
+    for runs in (1, 4, 64):  # the default (one text a run), four, and every text padded into one run
         monkeypatch.setattr(e5_onnx, "BATCH_TEXTS", runs)
         monkeypatch.setattr(e5_onnx, "BATCH_TOKENS", 64 * 512)
         for path in (float32, int8):
@@ -143,7 +143,9 @@ def test_batched_passages_give_each_texts_own_vector(
             assert [v is None for v in many] == [v is None for v in single] == [*[False] * 6, True, True]
             ours, alone = np.stack(many[:6]), np.stack(single[:6])  # type: ignore[arg-type]
             np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
-            if path is float32:
+            if runs == 1:  # a run of one text is its ``embed`` run
+                np.testing.assert_array_equal(ours, alone)
+            elif path is float32:
                 np.testing.assert_allclose(ours, alone, atol=2e-5)
             else:
                 assert float(np.sum(ours * alone, axis=1).min()) >= 0.998
