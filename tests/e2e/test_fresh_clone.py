@@ -18,8 +18,9 @@ What runs in the clone, and why that is enough:
   guard catches it if it reaches outside. A test that names no path can only differ in a clone
   through the code it calls, which the chosen tests and the main run exercise.
 
-The other unit tests (pure logic) already run in the main suite; running them again here showed
-nothing a clone can change and was the suite's longest single test.
+The other unit tests (pure logic over what they build themselves) run in the main suite only:
+a clone cannot change what they do, and running the whole unit suite again, serially, would make
+this the suite's longest test.
 """
 
 from __future__ import annotations
