@@ -48,6 +48,12 @@ web: $(RUN_STAMP)
 lint: $(TEST_STAMP)
 	$(PY) -m ruff check .
 
+# The tests keep compiled bytecode (__pycache__/, gitignored) even where PYTHONDONTWRITEBYTECODE is
+# set: otherwise every pytest worker, and every web and worker process the tests start, compiles
+# the project's modules again and pytest rewrites every test module again (about a third of a
+# worker's collection time; docs/BENCHMARKS.md).
+test check: export PYTHONDONTWRITEBYTECODE :=
+
 # -n auto: pytest-xdist workers, as many as tests/conftest.py's pytest_xdist_auto_num_workers says
 # (HEARTH_TEST_WORKERS or its measured default); each worker starts its own Redis, Cluster and
 # web processes on free ports and in its own temp folder. Every collected test runs.

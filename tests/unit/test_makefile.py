@@ -105,3 +105,19 @@ def test_make_check_is_lint_types_and_the_quick_tests(scratch: Path) -> None:
     )
     env_calls = _make_with(scratch, "check", HEARTH_CHECK_WORKERS="0")
     assert env_calls[-1].endswith("--hypothesis-profile=check -n 0 -q")
+
+
+def test_the_tests_keep_compiled_bytecode(scratch: Path) -> None:
+    """``make test`` and ``make check`` run Python with bytecode writing on even where
+    ``PYTHONDONTWRITEBYTECODE=1`` is set (each worker and each process the tests start would
+    compile the project again); ``make run`` leaves the setting alone."""
+    python = scratch / "python3"
+    python.write_text(
+        _FAKE_PYTHON.format(log=scratch / "calls.log").replace(
+            'echo "$*"', 'echo "[$PYTHONDONTWRITEBYTECODE] $*"'
+        )
+    )
+    for target in ("test", "check"):
+        runs = [c for c in _make_with(scratch, target, PYTHONDONTWRITEBYTECODE="1") if "-m pytest" in c]
+        assert runs and all(c.startswith("[] ") for c in runs), runs
+    assert _make_with(scratch, "run", PYTHONDONTWRITEBYTECODE="1")[-1] == "[1] -m adapters.devrun"

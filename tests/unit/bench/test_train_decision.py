@@ -21,8 +21,10 @@ from bench.train_decision import (
     SMALL_LIMIT,
     WRONG_LIMIT,
     Message,
+    Uses,
     cross_validate,
     explain,
+    figures,
     fit,
     load,
     main,
@@ -156,6 +158,20 @@ def test_probability_never_drops_when_a_signal_grows(signal: str, bump: float, w
     before = model.probability(vectors(base))[who]
     after = model.probability(vectors(grown))[who]
     assert after >= before - 1e-12
+
+
+def test_uses_gives_the_figures_decisions_at_every_threshold(tmp_path: Path) -> None:
+    """The threshold search's shortcut (``Uses``) counts the same right, wrong-conversation and
+    small-talk uses as ``figures`` at every candidate threshold, with and without a gate."""
+    messages = load(_fixture(tmp_path / "f.jsonl", decoys=0.3))
+    rng = np.random.default_rng(3)
+    probs = [rng.uniform(0, 1, len(m.label)) for m in messages]
+    thresholds = [*sorted({float(t) for p in probs for t in np.sort(p)[-3:]})[::15], 0.0, 1.0]
+    for gate in (None, (0.5, 0.2), (0.9, 1.01)):
+        uses = Uses(messages, probs, gate)
+        for threshold in thresholds:
+            full = figures(messages, probs, threshold, gate)
+            assert uses(threshold) == {k: full[k] for k in ("right used", "wrong conv", "small/msg")}
 
 
 def _loaded(messages: list[dict[str, Any]]) -> list[Message]:

