@@ -15,11 +15,20 @@ from ``RAW_URL``; failing all three, the script says where to put them. The repo
 licence, so the converted files are not committed: ``bench/data/MANIFEST.toml`` records the
 digests of the raw and converted files and the split, and this script rebuilds the rest.
 
+Names: the data files name a speaker by a participant label; where the speaker introduces
+themselves by another name ("I'm Kate", "My name is Liza"), ``bench/data/realdata_names.toml``
+gives that name with the self-introduction's turn. Memories, questions (a question naming the
+label is asked with the name, as a user of the chat would ask it), near questions and small talk
+use the name; the split and the wrong-conversation partner follow the labels (``participants``),
+so one participant stays on one side. ``names`` checks the table against the chats: each entry's
+turn is the speaker's introduction of that name, and every introduction ``INTRODUCTION`` finds
+is listed (or gives the label itself).
+
 Per conversation (``convert``, deterministic, seed ``SEED``):
 
 * **memories**, one per evidence turn of any question, in two variants: ``saved`` — the turn
   as a model would save it, in the third person with the speaker's name: the turn text
-  prefixed with the speaker's name ("Paola: I study law here in Orlando ..."; whole turn, no
+  prefixed with the speaker's name ("Vanessa: I study law here in Orlando ..."; whole turn, no
   rewriting, so nothing depends on a model) — and ``raw``, the turn text alone;
 * **recall** messages: the dataset's questions, each with the ids of its right memories (its
   evidence turns) and ``IN_PLAY`` memories in play: the right ones plus others of the same
@@ -32,7 +41,7 @@ Per conversation (``convert``, deterministic, seed ``SEED``):
   against the general list;
 * **near** (same topic, other person): a question naming exactly one of the two people, all
   of whose evidence turns are that person's, asked about the other person instead ("What
-  sports does Paola watch?" -> "What sports does Kevin watch?"), against the question's own
+  sports does Vanessa watch?" -> "What sports does Kevin watch?"), against the question's own
   list; ``avoid`` holds the memories it imitates (using one is a miss).
 
 Split: conversations that share a person are kept together (connected groups by people); a
@@ -61,6 +70,7 @@ CACHE = ROOT / "bench" / ".cache" / "realtalk"
 OUT = ROOT / "bench" / "data" / "realtalk"
 MANIFEST = ROOT / "bench" / "data" / "MANIFEST.toml"
 SMALL_TALK = ROOT / "bench" / "data" / "realdata_smalltalk.toml"
+NAMES = ROOT / "bench" / "data" / "realdata_names.toml"
 REPOSITORY = "https://github.com/danny911kr/REALTALK"
 COMMIT = "b903e06a9770bf4e5fe9018c3e132889666d3b4a"
 RAW_URL = f"https://raw.githubusercontent.com/danny911kr/REALTALK/{COMMIT}/data/{{name}}"
@@ -82,6 +92,8 @@ IN_PLAY = 100
 SMALL_PER_CONVERSATION = 20
 HELDOUT_SHARE = 0.3
 _SESSION = re.compile(r"session_(\d+)")
+INTRODUCTION = re.compile(r"\b(?:[Mm]y name is|[Mm]y name['’]s|I['’]m|I am|[Cc]all me)\s+([A-Z][a-z]+)\b")
+"""A self-introduction ("I'm Kate", "My name is Liza"); group 1 is the name."""
 
 
 def fetch(cache: Path = CACHE, git_dir: Path | None = GIT_DIR) -> dict[str, bytes]:
@@ -125,6 +137,32 @@ def person(name: str) -> str:
     """A speaker's display name: as written, the first letter in upper case ("elise" -> "Elise")."""
     name = " ".join(name.split())
     return name[:1].upper() + name[1:]
+
+
+def _text(turn: Mapping[str, Any]) -> str:
+    return " ".join(str(turn.get("clean_text") or turn.get("text") or "").split())
+
+
+def names(
+    chats: Mapping[str, Mapping[str, Any]], table: Sequence[Mapping[str, str]]
+) -> dict[str, dict[str, str]]:
+    """``{file: {label: name}}`` from the rows of ``realdata_names.toml``, checked against the
+    chats; raises ``ValueError`` naming the row or turn that disagrees."""
+    out: dict[str, dict[str, str]] = {}
+    for row in table:
+        by_turn = {t["dia_id"]: t for t in turns(chats[row["file"]])} if row["file"] in chats else {}
+        turn = by_turn.get(row["evidence"])
+        said = [] if turn is None else [m.group(1) for m in INTRODUCTION.finditer(_text(turn))]
+        if turn is None or person(turn["speaker"]) != person(row["speaker"]) or row["name"] not in said:
+            raise ValueError(f"{row}: {row['evidence']} is not {row['speaker']} introducing {row['name']}")
+        out.setdefault(row["file"], {})[person(row["speaker"])] = row["name"]
+    for file, chat in chats.items():
+        for turn in turns(chat):
+            label = person(turn["speaker"])
+            for match in INTRODUCTION.finditer(_text(turn)):
+                if match.group(1) not in (label.split()[0], out.get(file, {}).get(label)):
+                    raise ValueError(f"{file} {turn['dia_id']}: {label} says {match.group(0)!r}, not listed")
+    return out
 
 
 def conversation_id(file: str) -> str:
@@ -172,6 +210,16 @@ def _renamed(text: str, name: str, first: str, to: str) -> str:
     return text
 
 
+def _called(text: str, renames: Mapping[str, str]) -> str:
+    """``text`` with each participant label of ``renames`` replaced by its name, all at once."""
+    if not renames:
+        return text
+    words = sorted(renames, key=len, reverse=True)
+    pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\b", re.IGNORECASE)
+    folded = {w.casefold(): renames[w] for w in words}
+    return pattern.sub(lambda m: folded[m.group(1).casefold()], text)
+
+
 def _in_play(
     rng: random.Random, right: Sequence[str], pool: Sequence[str], filler: Sequence[str]
 ) -> list[str]:
@@ -184,20 +232,26 @@ def _in_play(
 
 
 def convert(
-    chats: Mapping[str, Mapping[str, Any]], templates: Sequence[str], seed: int = SEED
+    chats: Mapping[str, Mapping[str, Any]],
+    templates: Sequence[str],
+    seed: int = SEED,
+    called: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
-    """``{"conversations", "memories", "messages"}`` rows from the raw chats by file name."""
+    """``{"conversations", "memories", "messages"}`` rows from the raw chats by file name;
+    ``called``: ``{file: {label: name}}``, the names speakers go by (``names``)."""
     ids = {conversation_id(f): f for f in chats}
-    people = {c: [person(n) for n in chats[f]["name"].values()] for c, f in ids.items()}
-    split = split_of(people, seed)
+    renames = {c: dict((called or {}).get(f, {})) for c, f in ids.items()}
+    labels = {c: [person(n) for n in chats[f]["name"].values()] for c, f in ids.items()}
+    people = {c: [renames[c].get(p, p) for p in labels[c]] for c in ids}
+    split = split_of(labels, seed)
     memories: dict[str, dict[str, Any]] = {}
     questions: dict[str, list[dict[str, Any]]] = {}
     convs = []
     for conv in sorted(ids):
         by_turn = {t["dia_id"]: t for t in turns(chats[ids[conv]])}
         for turn_id, turn in by_turn.items():
-            memories[f"{conv}:{turn_id}"] = _memory(conv, turn_id, turn)
-        questions[conv] = _questions(conv, chats[ids[conv]]["qa"], by_turn)
+            memories[f"{conv}:{turn_id}"] = _memory(conv, turn_id, turn, renames[conv])
+        questions[conv] = _questions(conv, chats[ids[conv]]["qa"], by_turn, renames[conv])
         pool = sorted({m for q in questions[conv] for m in q["right"]})
         filler = sorted(m for m in memories if m.startswith(f"{conv}:") and len(memories[m]["raw"]) >= 20)
         for ask in questions[conv]:
@@ -207,13 +261,14 @@ def convert(
                 "id": conv,
                 "file": ids[conv],
                 "people": people[conv],
+                "participants": labels[conv],
                 "split": split[conv],
                 "sessions": len({t["session"] for t in by_turn.values()}),
                 "turns": len(by_turn),
                 "questions": len(questions[conv]),
                 "dropped_questions": len(chats[ids[conv]]["qa"]) - len(questions[conv]),
                 "general": _in_play(random.Random(f"{seed}:{conv}"), [], pool, filler),
-                "partner": _partner(conv, people, split),
+                "partner": _partner(conv, labels, split),
             }
         )
     messages = []
@@ -235,10 +290,10 @@ def convert(
     return {"conversations": convs, "memories": [memories[m] for m in sorted(in_play)], "messages": messages}
 
 
-def _memory(conv: str, turn_id: str, turn: Mapping[str, Any]) -> dict[str, Any]:
-    """One turn as a memory: ``saved`` (the speaker's name first) and ``raw``."""
-    name = person(turn["speaker"])
-    text = " ".join(str(turn.get("clean_text") or turn.get("text") or "").split())
+def _memory(conv: str, turn_id: str, turn: Mapping[str, Any], renames: Mapping[str, str]) -> dict[str, Any]:
+    """One turn as a memory: ``saved`` (the name the speaker goes by first) and ``raw``."""
+    name = renames.get(person(turn["speaker"]), person(turn["speaker"]))
+    text = _text(turn)
     return {
         "id": f"{conv}:{turn_id}",
         "conversation": conv,
@@ -250,16 +305,16 @@ def _memory(conv: str, turn_id: str, turn: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _questions(
-    conv: str, qa: Sequence[Mapping[str, Any]], by_turn: Mapping[str, Any]
+    conv: str, qa: Sequence[Mapping[str, Any]], by_turn: Mapping[str, Any], renames: Mapping[str, str]
 ) -> list[dict[str, Any]]:
     """The questions whose evidence holds a text turn (a photo's turn is not one), fewer than
-    ``IN_PLAY`` of them."""
+    ``IN_PLAY`` of them, each label in their text replaced by the name (``renames``)."""
     out = []
     for n, item in enumerate(qa):
         cited = re.findall(r"D\d+:\d+", " ".join(item.get("evidence", [])))  # some read "D1:11; D3:18"
         right = sorted(f"{conv}:{e}" for e in dict.fromkeys(cited) if e in by_turn)
         if right and len(right) < IN_PLAY:
-            text = " ".join(item["question"].split())
+            text = _called(" ".join(item["question"].split()), renames)
             out.append({"id": f"{conv}:q{n}", "text": text, "right": right, "category": item.get("category")})
     return out
 
@@ -331,11 +386,13 @@ def heldout_looks(manifest: Path = MANIFEST) -> int:
 
 
 def write(
-    raw: Mapping[str, bytes], out: Path = OUT, manifest: Path = MANIFEST
+    raw: Mapping[str, bytes], out: Path = OUT, manifest: Path = MANIFEST, table: Path = NAMES
 ) -> dict[str, list[dict[str, Any]]]:
-    """Convert ``raw``, write the JSONL files into ``out`` and the manifest; the rows."""
+    """Convert ``raw`` with the names ``table``, write the JSONL files into ``out`` and the
+    manifest; the rows."""
     templates = tomllib.loads(SMALL_TALK.read_text())["templates"]
-    rows = convert({name: json.loads(data) for name, data in raw.items()}, templates)
+    chats = {name: json.loads(data) for name, data in raw.items()}
+    rows = convert(chats, templates, called=names(chats, tomllib.loads(table.read_text())["names"]))
     out.mkdir(parents=True, exist_ok=True)
     files = {f"{kind}.jsonl": _jsonl(items) for kind, items in rows.items()}
     for name, data in files.items():
@@ -362,6 +419,7 @@ def write(
         f"in_play = {IN_PLAY}",
         f"small_per_conversation = {SMALL_PER_CONVERSATION}",
         f'small_talk_templates = "{_digest(SMALL_TALK.read_bytes())}"',
+        f'names = "{_digest(table.read_bytes())}"',
         f"dev_messages = {json.dumps(count)}".replace(":", " =").replace('"', ""),
         "",
         "[split]",

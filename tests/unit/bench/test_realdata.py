@@ -12,7 +12,9 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from bench.realdata import IN_PLAY, convert, split_of, write
+import pytest
+
+from bench.realdata import IN_PLAY, convert, names, split_of, write
 
 TEMPLATES = ["hey {name}!", "thanks {name}", "good night {name}", "say hi to {other}, {name}"]
 
@@ -127,8 +129,59 @@ def test_writing_keeps_the_manifests_other_data_sets(tmp_path: Path) -> None:
     others = '# Data sets read through bench/datasets.py\n[datasets."x"]\nfile = "x.jsonl"\n'
     manifest.write_text("[split]\nheldout_looks = 2\n\n" + others)
     raw = {name: json.dumps(chat).encode() for name, chat in CHATS.items()}
-    write(raw, out=tmp_path / "realtalk", manifest=manifest)
+    table = tmp_path / "names.toml"
+    table.write_text("names = []\n")
+    write(raw, out=tmp_path / "realtalk", manifest=manifest, table=table)
     text = manifest.read_text()
     assert text.endswith(others) and "heldout_looks = 2" in text
     assert tomllib.loads(text)["datasets"]["x"]["file"] == "x.jsonl"
     assert (tmp_path / "realtalk" / "memories.jsonl").exists()
+
+
+def _introduced() -> dict[str, dict[str, Any]]:
+    """The fixture with chat01's "Ann" introducing herself as Kate and a question naming her
+    by the label."""
+    chats = json.loads(json.dumps(CHATS))
+    chats["Chat_1_Ann_bob.json"]["session_1"][0]["clean_text"] = "hi! I'm Kate, by the way"
+    return chats
+
+
+def test_speakers_go_by_the_name_they_introduce() -> None:
+    """A speaker who introduces herself as Kate is Kate in her saved memories, in the questions
+    (asked by the label "Ann" in the data), the near questions and the small talk; the split and
+    the wrong-conversation partner still follow the participant labels."""
+    chats = _introduced()
+    table = [{"file": "Chat_1_Ann_bob.json", "speaker": "Ann", "name": "Kate", "evidence": "D1:1"}]
+    called = names(chats, table)
+    assert called == {"Chat_1_Ann_bob.json": {"Ann": "Kate"}}
+    rows = convert(chats, TEMPLATES, seed=5, called=called)
+    plain = convert(chats, TEMPLATES, seed=5)
+    memories = {m["id"]: m for m in rows["memories"]}
+    assert memories["chat01:D1:2"]["saved"] == "Kate: I ran a charity race"
+    assert memories["chat01:D1:2"]["speaker"] == "Kate"
+    messages = {m["id"]: m for m in rows["messages"]}
+    assert messages["chat01:q0"]["text"] == "What race did Kate run?"
+    assert messages["chat01:q1"]["text"] == "What are Kate's and Bob's jobs and pets?"
+    assert messages["chat01:q0:near"]["text"] == "What race did Bob run?"
+    assert messages["chat01:q0:near"]["avoid"] == ["chat01:D1:2"]
+    small = [m["text"] for m in rows["messages"] if m["kind"] == "small" and m["conversation"] == "chat01"]
+    assert all("Ann" not in t for t in small) and any("Kate" in t for t in small)
+    conv = {c["id"]: c for c in rows["conversations"]}["chat01"]
+    assert conv["people"] == ["Kate", "Bob"] and conv["participants"] == ["Ann", "Bob"]
+    keep = ("id", "split", "partner", "general")
+    assert [{k: c[k] for k in keep} for c in rows["conversations"]] == [
+        {k: c[k] for k in keep} for c in plain["conversations"]
+    ]
+
+
+def test_names_table_is_checked_against_the_chats() -> None:
+    """The names table must point at the speaker's own self-introduction, and a
+    self-introduction the table does not list stops the conversion."""
+    chats = _introduced()
+    with pytest.raises(ValueError, match="not listed"):
+        names(chats, [])
+    for wrong in ({"evidence": "D1:2"}, {"speaker": "bob"}, {"name": "Kim"}):
+        row = {"file": "Chat_1_Ann_bob.json", "speaker": "Ann", "name": "Kate", "evidence": "D1:1"} | wrong
+        with pytest.raises(ValueError, match="introducing"):
+            names(chats, [row])
+    assert names(CHATS, []) == {}
