@@ -6,7 +6,6 @@ and lints and explains saved memories against it."""
 from __future__ import annotations
 
 import asyncio
-import os
 import secrets
 import subprocess
 from collections.abc import Iterator
@@ -17,8 +16,9 @@ from typing import Any
 import pytest
 
 from tests.e2e.api_client import HearthClient
+from tests.e2e.test_deep_memory_e2e import start_worker
 from tests.fakes.anthropic_server import FakeAnthropic, Reply
-from tests.fixtures.servers import ADMIN_TOKEN, API_KEY, ROOT, RedisServer, WebApp, procfile_command
+from tests.fixtures.servers import ADMIN_TOKEN, API_KEY, RedisServer, WebApp
 
 pytestmark = pytest.mark.e2e
 
@@ -27,22 +27,6 @@ SESSION = [
     "The deploy failed with ECONNREFUSED on https://api.example.com/v2/health this morning.",
     "Ana lives in Berlin now, she moved there last spring.",
 ]
-
-
-def _start(env: dict[str, str], tmp_path: Path) -> tuple[WebApp, subprocess.Popen[bytes]]:
-    app = WebApp(env, tmp_path / "web.log")
-    full = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "TELEGRAM_"))} | env
-    with (tmp_path / "worker.log").open("wb") as log:
-        worker = subprocess.Popen(
-            procfile_command("worker"), cwd=ROOT, env=full, stdout=log, stderr=subprocess.STDOUT
-        )
-    return app, worker
-
-
-def _stop(app: WebApp, worker: subprocess.Popen[bytes]) -> None:
-    worker.terminate()
-    worker.wait(timeout=20)
-    app.stop()
 
 
 def _base_env(redis_server: RedisServer) -> dict[str, str]:
@@ -54,26 +38,42 @@ def _base_env(redis_server: RedisServer) -> dict[str, str]:
     }
 
 
+@pytest.fixture(scope="module")
+def worker(
+    redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[subprocess.Popen[bytes]]:
+    """The worker that archives both tests' chats (each test's chat has a random name). It has no
+    LLM: archiving a session asks none, and each test's web process brings its own setting."""
+    proc = start_worker(_base_env(redis_server), tmp_path_factory.mktemp("archive-answer") / "worker.log")
+    yield proc
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
 @pytest.fixture
-def offline_pair(redis_server: RedisServer, tmp_path: Path) -> Iterator[WebApp]:
-    """Web and worker with no LLM."""
-    app, worker = _start(_base_env(redis_server), tmp_path)
+def offline_pair(
+    redis_server: RedisServer, worker: subprocess.Popen[bytes], tmp_path: Path
+) -> Iterator[WebApp]:
+    """A web process with no LLM, beside the module's worker."""
+    app = WebApp(_base_env(redis_server), tmp_path / "web.log")
     yield app
-    _stop(app, worker)
+    app.stop()
 
 
 @pytest.fixture
-def llm_pair(redis_server: RedisServer, anthropic_fake: FakeAnthropic, tmp_path: Path) -> Iterator[WebApp]:
-    """Web and worker talking to the fake Anthropic server."""
+def llm_pair(
+    redis_server: RedisServer, worker: subprocess.Popen[bytes], anthropic_fake: FakeAnthropic, tmp_path: Path
+) -> Iterator[WebApp]:
+    """A web process talking to the fake Anthropic server, beside the module's worker."""
     env = {
         **_base_env(redis_server),
         "ANTHROPIC_API_KEY": API_KEY,
         "ANTHROPIC_BASE_URL": anthropic_fake.base_url,
         "HEARTH_LLM_MAX_RETRIES": "0",
     }
-    app, worker = _start(env, tmp_path)
+    app = WebApp(env, tmp_path / "web.log")
     yield app
-    _stop(app, worker)
+    app.stop()
 
 
 async def _archived_page(api: HearthClient, chat: str) -> dict[str, Any]:

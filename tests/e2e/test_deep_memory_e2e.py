@@ -17,6 +17,7 @@ import json
 import os
 import secrets
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -46,18 +47,41 @@ def _llm_env(redis_server: RedisServer, fake: FakeAnthropic) -> dict[str, str]:
     }
 
 
-@pytest.fixture
-def llm_pair(
-    redis_server: RedisServer, anthropic_fake: FakeAnthropic, tmp_path: Path
-) -> Iterator[tuple[WebApp, subprocess.Popen[bytes]]]:
-    """A web process and a worker on one Redis database, both pointed at the fake Anthropic."""
-    env = _llm_env(redis_server, anthropic_fake)
-    app = WebApp(env, tmp_path / "web.log")
+def start_worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """The Procfile ``worker`` with ``env`` (no Anthropic or Telegram setting of this process's
+    own), returned once its log says it is ready: a test's polling then waits for its jobs only,
+    not for the worker to load its model on a busy machine."""
     full = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "TELEGRAM_"))} | env
-    with (tmp_path / "worker.log").open("wb") as log:
-        worker = subprocess.Popen(
-            procfile_command("worker"), cwd=ROOT, env=full, stdout=log, stderr=subprocess.STDOUT
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            procfile_command("worker"), cwd=ROOT, env=full, stdout=out, stderr=subprocess.STDOUT
         )
+    deadline = time.monotonic() + float(os.environ.get("HEARTH_TEST_START_SECS", "120"))
+    while "Hearth worker ready" not in log.read_text(errors="replace"):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            proc.wait(timeout=20)
+            raise RuntimeError(f"the worker did not get ready:\n{log.read_text(errors='replace')}")
+        time.sleep(0.2)
+    return proc
+
+
+@pytest.fixture(scope="module")
+def llm_pair(
+    redis_server: RedisServer, fake_anthropic: FakeAnthropic, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[WebApp, subprocess.Popen[bytes]]]:
+    """A web process and a worker on one Redis database, both pointed at the fake Anthropic,
+    shared by the module's tests: each test talks in chats of its own (random names) and resets
+    the fake (``anthropic_fake``); the worker has nothing left to do between tests, as each test
+    waits for its chat's deep pass report."""
+    env = _llm_env(redis_server, fake_anthropic)
+    logs = tmp_path_factory.mktemp("deep-pair")
+    app = WebApp(env, logs / "web.log")
+    try:
+        worker = start_worker(env, logs / "worker.log")
+    except BaseException:
+        app.stop()
+        raise
     yield app, worker
     worker.terminate()
     worker.wait(timeout=20)

@@ -23,7 +23,7 @@ from tests.fixtures.servers import WebApp
 
 pytestmark = pytest.mark.e2e
 
-__all__ = ["llm_pair"]  # the fixture, shared with the deep memory tests
+__all__ = ["llm_pair"]  # the deep memory tests' module-scoped web and worker: one pair for this module
 
 PINNED = "This room's password is heliotrope."
 FACT = "Ana is allergic to peanuts."
