@@ -63,6 +63,8 @@ async def test_lore_22_editor_shows_the_report_and_edits_timed_effects_and_group
     await expect(page.locator("#entry-group")).to_have_value("weather")
     await page.check("#entry-group-override")
     await page.click("#entry-save")
+    # saved: the book is read again and the editor closes (a click before that would be undone)
+    await expect(page.locator("#lore-entry-form")).to_be_hidden()
     await page.check("#lore-attach")
     await expect(page.locator("#lore-attach")).to_be_checked()
     await page.locator('#lore-entries .entry[data-id="2"] .entry-open').click()

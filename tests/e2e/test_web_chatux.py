@@ -214,6 +214,7 @@ async def test_issue_31_escape_tables_lorebook_order_and_the_persona_book(
     await page.locator('#lore-entries .entry[data-id="0"] .entry-open').click()
     await expect(page.locator("#entry-order")).to_have_value("100")
     await page.click("#entry-save")  # saved unchanged: it stays 100 in the file SillyTavern reads
+    await expect(page.locator("#lore-entry-form")).to_be_hidden()  # the save is done
     book = await page.locator("#lore-book-list .book[data-current='true']").get_attribute("data-id")
     exported = await page.request.get(f"{claude_app.base_url}/app/lorebooks/{book}/export?format=sillytavern")
     assert [e["order"] for e in (await exported.json())["entries"].values()] == [100]
