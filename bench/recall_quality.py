@@ -26,7 +26,7 @@ chooses the used memories (DEC-4: at most 3). Reported per split (``dev``, ``hel
   the learned probability;
 * archive: each conversation's days as session pages; for each recall question the page of
   the day its fact came up must rank first: the word-overlap fallback, one vector per page
-  (before RECALL-1) and best chunk fused with the lexical cover (now).
+  (before RECALL-1) and the pooled chunks fused with the lexical cover (now).
 
 The decision is trained on real conversations (``bench/train_decision.py``), not here: these
 five-language sets check it. With ``--split dev`` nothing of the held-out split is printed
@@ -53,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.embedding import make_embedder
 from adapters.embedding.base import Embedder
-from adapters.recall.archive import best_chunk_dense, page_chunks
+from adapters.recall.archive import page_chunks, page_dense
 from adapters.recall.hybrid import ScoredSet, build_set, hits, phatic_score
 from adapters.recall.hybrid import measured as measure
 from adapters.recall.lexical import word_count
@@ -375,9 +375,9 @@ def archive(emb: Embeddings, conversations: Sequence[Conversation], splits: Sequ
                 tally["word overlap"].append(ids[int(np.argmax(overlap))] == want)
                 one = snorm_scores(vector, whole, background)
                 tally["page vector"].append(ids[int(np.argmax(one))] == want)
-                dense = best_chunk_dense(vector, chunk_vecs, background)
+                dense = page_dense(vector, chunk_vecs, background)
                 _, query_cover, own_cover, distinct, content = page_set.evidence(vector, ask.text, background)
-                found = hits(rule, ids, (dense, query_cover, own_cover, distinct, content), lead=False)
+                found = hits(rule, ids, (dense, query_cover, own_cover, distinct, content))
                 fused = (
                     rule.dense_weight * dense
                     + rule.query_weight * query_cover

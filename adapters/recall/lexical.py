@@ -44,6 +44,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 import Stemmer
@@ -57,8 +58,10 @@ __all__ = [
     "Bm25",
     "CaseWord",
     "LexicalCache",
+    "Parsed",
     "Word",
     "case_words",
+    "parse",
     "terms",
     "word_count",
     "words",
@@ -282,20 +285,62 @@ _VIETNAMESE_STOPWORDS: frozenset[str] = frozenset(
 sister; ``chó to``, big dogs; the name ``My``); laughter and Vietnamese ones are still dropped."""
 
 
+class Parsed(msgspec.Struct, frozen=True, array_like=True):
+    """What ``Bm25`` reads of one document's text (``parse``), to be stored beside the text and
+    loaded instead of reading the text again: its index words with how often each occurs, in
+    order of first occurrence, and its words written with a capital (case-folded) with their
+    forms."""
+
+    counts: tuple[tuple[Word, int], ...]
+    names: dict[str, Word]
+
+
+def parse(text: str) -> Parsed:
+    """The index words and capitalized words of ``text`` (``words``, ``case_words``)."""
+    names: dict[str, Word] = {}
+    for w in case_words(text):
+        if w.case == "upper":
+            names.setdefault(w.raw, w.forms)
+    return Parsed(counts=tuple(Counter(words(text)).items()), names=names)
+
+
+@functools.lru_cache(maxsize=8)
+def _cohort(background: tuple[str, ...]) -> tuple[Counter[str], ...]:
+    """The background passages' term counts (the same few passages for every index)."""
+    return tuple(Counter(terms(t)) for t in background)
+
+
 class Bm25:
     """BM25 over ``texts`` (row i is document i), with ``background`` adding frequencies only.
 
     Args:
         texts: the documents to score.
         background: passages counted in document frequencies and the mean length, never scored.
+        parsed: ``parse(texts[i])`` for every text, when stored (then the texts are not read
+            again unless the person evidence is asked for: ``elsewhere``, ``plain_distinct``).
     """
 
-    def __init__(self, texts: Sequence[str], background: Sequence[str] = ()) -> None:
+    def __init__(
+        self, texts: Sequence[str], background: Sequence[str] = (), parsed: Sequence[Parsed] | None = None
+    ) -> None:
         self._texts = tuple(texts)
-        parsed = [words(t) for t in self._texts]
-        doc_words = [list(dict.fromkeys(w)) for w in parsed]
-        docs = [Counter(form for word in w for form in word) for w in parsed]
-        cohort = [Counter(terms(t)) for t in background]
+        if parsed is None:
+            parsed = [parse(t) for t in self._texts] if len(self._texts) else []
+        elif len(parsed) != len(self._texts):
+            raise ValueError(f"{len(parsed)} parsed documents for {len(self._texts)} texts")
+        self._given_names: dict[str, Word] = {}
+        for one in parsed:
+            for raw, forms in one.names.items():
+                self._given_names.setdefault(raw, forms)
+        doc_words = [[w for w, _ in one.counts] for one in parsed]
+        docs: list[Counter[str]] = []
+        for one in parsed:
+            counts: Counter[str] = Counter()
+            for word, n in one.counts:
+                for form in word:
+                    counts[form] += n
+            docs.append(counts)
+        cohort = _cohort(tuple(background))
         self.size = len(docs)
         lengths = np.array([sum(d.values()) for d in docs], dtype=np.float64)
         everyone = [*docs, *cohort]
@@ -489,21 +534,10 @@ class Bm25:
                 out[row] = bool(people) and plain[row] < WEAK_STRANGER_KEEP
         return out
 
-    def prepare(self) -> None:
-        """Build now what the first query would (the documents' names, ``_names``: a pass over
-        every text, seconds for 10,000 chunks), e.g. in the thread that built the index rather
-        than inside a turn."""
-        _ = self._names
-
-    @functools.cached_property
+    @property
     def _names(self) -> dict[str, Word]:
         """The documents' words written with a capital (case-folded) and their forms."""
-        out: dict[str, Word] = {}
-        for text in self._texts:
-            for w in case_words(text):
-                if w.case == "upper":
-                    out.setdefault(w.raw, w.forms)
-        return out
+        return self._given_names
 
     def _aliases(self, query: str) -> dict[Word, Word]:
         """The query's words written with a capital that may name a person the documents name
