@@ -278,7 +278,10 @@ def convert(
     messages = []
     for row in convs:
         conv, general = row["id"], row["general"]
-        clock = max(m["created"] for m in memories.values() if m["conversation"] == conv)
+        clock = max(
+            (m["created"] for m in memories.values() if m["conversation"] == conv and m["created"]),
+            default=None,
+        )
         new = partial(_message, {"conversation": conv, "split": row["split"], "at": clock})
         for ask in questions[conv]:
             messages.append(new("recall", ask["id"], ask["text"], ask["in_play"], ask, right=ask["right"]))
@@ -295,8 +298,11 @@ def convert(
     return {"conversations": convs, "memories": [memories[m] for m in sorted(in_play)], "messages": messages}
 
 
-def created(turn: Mapping[str, Any]) -> str:
-    """A turn's time (REALTALK's ``date_time``, read as UTC) in ISO 8601: its memory's creation."""
+def created(turn: Mapping[str, Any]) -> str | None:
+    """A turn's time (REALTALK's ``date_time``, read as UTC) in ISO 8601: its memory's creation
+    (None for a turn without one)."""
+    if "date_time" not in turn:
+        return None
     when = dt.datetime.strptime(turn["date_time"], "%d.%m.%Y, %H:%M:%S").replace(tzinfo=dt.UTC)
     return when.isoformat()
 
