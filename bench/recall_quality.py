@@ -26,7 +26,7 @@ chooses the used memories (DEC-4: at most 3). Reported per split (``dev``, ``hel
   the learned probability;
 * archive: each conversation's days as session pages; for each recall question the page of
   the day its fact came up must rank first: the word-overlap fallback, one vector per page
-  (before RECALL-1) and best chunk fused with the lexical cover (now).
+  (before RECALL-1) and the pooled chunks fused with the lexical cover (now).
 
 The decision is trained on real conversations (``bench/train_decision.py``), not here: these
 five-language sets check it. With ``--split dev`` nothing of the held-out split is printed
@@ -53,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.embedding import make_embedder
 from adapters.embedding.base import Embedder
-from adapters.recall.archive import best_chunk_dense, page_chunks
+from adapters.recall.archive import page_chunks, page_dense
 from adapters.recall.hybrid import ScoredSet, build_set, hits, phatic_score
 from adapters.recall.hybrid import measured as measure
 from adapters.recall.lexical import word_count
@@ -67,6 +67,7 @@ from adapters.recall.scorer import (
     snorm_scores,
 )
 from bench.recall_devset import Conversation, build
+from bench.vector_cache import stale
 from engine.memory.decision import DecisionParams, Measured, decide, probabilities
 from engine.memory.fusion import FusionRule
 
@@ -77,7 +78,9 @@ _WORD = re.compile(r"\w+")
 
 
 class Embeddings:
-    """Query and passage vectors, cached on disk per model (only the first run embeds)."""
+    """Query and passage vectors, cached on disk per model (only the first run embeds). On
+    load, a kind (queries, passages) whose vectors the embedder no longer gives (``stale``) is
+    dropped and embedded again."""
 
     def __init__(self, embedder: Embedder, cache: Path | None) -> None:
         self.embedder = embedder
@@ -87,6 +90,12 @@ class Embeddings:
         self._phatic: np.ndarray | None = None
         if self.path is not None and self.path.exists():
             self.rows = pickle.loads(self.path.read_bytes())  # our own cache file
+            for query in (True, False):  # a path changed under the same name: embed that kind again
+                kind = {t: row for (q, t), row in self.rows.items() if q == query}
+                embed = embedder.embed_queries if query else embedder.embed_passages
+                if stale(embed, kind):
+                    print(f"stale {'query' if query else 'passage'} vectors in {self.path}: embedding again")
+                    self.rows = {key: row for key, row in self.rows.items() if key[0] != query}
 
     def get(self, texts: Sequence[str], *, query: bool) -> np.ndarray:
         """Vectors of ``texts`` (queries or passages)."""
@@ -366,9 +375,9 @@ def archive(emb: Embeddings, conversations: Sequence[Conversation], splits: Sequ
                 tally["word overlap"].append(ids[int(np.argmax(overlap))] == want)
                 one = snorm_scores(vector, whole, background)
                 tally["page vector"].append(ids[int(np.argmax(one))] == want)
-                dense = best_chunk_dense(vector, chunk_vecs, background)
+                dense = page_dense(vector, chunk_vecs, background)
                 _, query_cover, own_cover, distinct, content = page_set.evidence(vector, ask.text, background)
-                found = hits(rule, ids, (dense, query_cover, own_cover, distinct, content), lead=False)
+                found = hits(rule, ids, (dense, query_cover, own_cover, distinct, content))
                 fused = (
                     rule.dense_weight * dense
                     + rule.query_weight * query_cover

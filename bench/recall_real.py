@@ -278,6 +278,16 @@ def _count_look() -> None:
     print(f"held-out look number {looks + 1} recorded in {MANIFEST}")
 
 
+def guard_heldout(args: argparse.Namespace) -> None:
+    """With ``--split heldout``: refuse without ``--heldout-look``, else count the look."""
+    if args.split == "heldout":
+        if not args.heldout_look:
+            sys.exit(
+                "the held-out split is looked at once per shipped change: add --heldout-look (it is counted)"
+            )
+        _count_look()
+
+
 def main() -> None:
     """Parse arguments and report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -288,12 +298,7 @@ def main() -> None:
     parser.add_argument("--features", action="store_true", help="also write the per-candidate signals")
     parser.add_argument("--cache-dir", default=str(VECTORS), help="where vectors are cached ('' disables)")
     args = parser.parse_args()
-    if args.split == "heldout":
-        if not args.heldout_look:
-            sys.exit(
-                "the held-out split is looked at once per shipped change: add --heldout-look (it is counted)"
-            )
-        _count_look()
+    guard_heldout(args)
     embedder = make_embedder(args.embedder)
     assert embedder is not None
     emb = Embeddings(embedder, Path(args.cache_dir) if args.cache_dir else None)

@@ -39,7 +39,7 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -260,28 +260,45 @@ class Model:
         return np.asarray(1.0 / (1.0 + np.exp(-self.logits(x))))
 
 
-def fit(messages: Sequence[Message], l2: float = L2, rounds: int = 30) -> Model:
+def fit(messages: Sequence[Message], l2: float = L2, rounds: int = 30, pairwise: float = 0.0) -> Model:
     """Logistic regression with every weight >= 0: projected Newton steps (each solves the local
-    quadratic model under the bounds by coordinate descent), with a backtracking line search."""
+    quadratic model under the bounds by coordinate descent), with a backtracking line search.
+
+    ``pairwise`` > 0 adds a ranking term, that weight times the mean over the recall questions'
+    (right, other candidate) pairs of ``log(1 + exp(-(logit_right - logit_other)))``, to the
+    pointwise loss (``bench/decision_families.py`` measures it; production trains with 0)."""
     x = np.vstack([m.x for m in messages])
     y = np.concatenate([m.label for m in messages]).astype(np.float64)
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale = np.where(scale > 1e-9, scale, 1.0)
     z = np.column_stack([(x - mean) / scale, np.ones(len(x))])
     n, size = z.shape
+    w = np.full(n, 1.0 / n)
+    if pairwise > 0:  # a pair's logit difference is a row without the bias, labelled 1
+        pairs = [
+            (m.x[i] - m.x[~m.label]) / scale
+            for m in messages
+            if m.kind == "recall"
+            for i in np.flatnonzero(m.label)
+        ]
+        if pairs:
+            d = np.vstack(pairs)
+            z = np.vstack([z, np.column_stack([d, np.zeros(len(d))])])
+            y = np.r_[y, np.ones(len(d))]
+            w = np.r_[w, np.full(len(d), pairwise / len(d))]
     penalty = np.r_[np.full(size - 1, l2), 0.0]  # the bias is not penalised nor bounded
 
     def loss(theta: np.ndarray) -> float:
         t = z @ theta
-        return float(np.mean(np.logaddexp(0.0, t) - y * t) + 0.5 * penalty @ theta**2)
+        return float(w @ (np.logaddexp(0.0, t) - y * t) + 0.5 * penalty @ theta**2)
 
     theta = np.zeros(size)
-    theta[-1] = np.log(max(y.mean(), 1e-6) / max(1 - y.mean(), 1e-6))
+    theta[-1] = np.log(max(y[:n].mean(), 1e-6) / max(1 - y[:n].mean(), 1e-6))
     current = loss(theta)
     for _ in range(rounds):
         p = 1.0 / (1.0 + np.exp(-(z @ theta)))
-        grad = z.T @ (p - y) / n + penalty * theta
-        hess = (z * (p * (1 - p))[:, None]).T @ z / n + np.diag(penalty + 1e-9)
+        grad = z.T @ (w * (p - y)) + penalty * theta
+        hess = (z * (w * p * (1 - p))[:, None]).T @ z + np.diag(penalty + 1e-9)
         target = theta.copy()  # minimise grad.(t - theta) + (t - theta).H.(t - theta)/2, weights >= 0
         for _ in range(50):
             for j in range(size):
@@ -427,17 +444,27 @@ def calibrate(messages: Sequence[Message], probs: Sequence[np.ndarray]) -> tuple
     return min(near, key=lambda pair: pair[0] or (2.0, 2.0))
 
 
-def cross_validate(messages: Sequence[Message], extra: Sequence[Message] = ()) -> dict[str, Any]:
+class Fitted(Protocol):
+    """A trained model: each candidate row's probability."""
+
+    def probability(self, x: np.ndarray) -> np.ndarray: ...
+
+
+def cross_validate(
+    messages: Sequence[Message],
+    extra: Sequence[Message] = (),
+    fitter: Callable[[Sequence[Message]], Fitted] = fit,
+) -> dict[str, Any]:
     """Leave-one-chat-out: out-of-fold probabilities, the pooled gate and threshold, and per-fold
     figures (each fold's threshold chosen on its training chats under the pooled gate).
     ``extra`` (subsampled lists) join the training chats' rows; thresholds and figures are the
-    full lists'."""
+    full lists'. ``fitter``: the model family (the production logistic model by default)."""
     chats = sorted({m.conversation for m in messages})
     probs: dict[str, np.ndarray] = {}
-    models = {}
+    models: dict[str, Fitted] = {}
     for chat in chats:
         train = [m for m in messages if m.conversation != chat]
-        models[chat] = fit([*train, *(m for m in extra if m.conversation != chat)])
+        models[chat] = fitter([*train, *(m for m in extra if m.conversation != chat)])
         for m in messages:
             if m.conversation == chat:
                 probs[m.id] = models[chat].probability(m.x)

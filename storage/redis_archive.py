@@ -11,6 +11,10 @@ Per chat (``<prefix>:chat:{<chat>}:<part>``, one Cluster slot with the chat's lo
   rows of its chunks (RECALL-1, ``adapters.recall.archive``); field ``~model`` names the
   embedder. Written in the background when pages are written (``PageRecall.index``); a
   missing row or a stale fingerprint means "embed again" (searches then read the page lexically).
+- ``archive:lex``    HASH page id → an 8-byte fingerprint of the page text and of the lexical
+  analysis, then msgpack of what the BM25 index reads of the page (``lexical.Parsed``), written
+  with the chunk vectors so a process's first search loads it instead of reading the pages'
+  texts again; a missing or stale row means "parse the text" (and queue the chat).
 - ``archive:low``    SET of page ids the entropy filter keeps out of any LLM pass (EPI-7).
 - ``archive:brief``  SET of the ids of the chat's pinned pages and open working notes: what a
   turn's briefing reads (``briefing_pages``) without loading every page. Kept in the same MULTI
@@ -289,6 +293,7 @@ class RedisArchiveStore:
             pipe.hdel(self._key(chat, "pages"), *purge)
             pipe.hdel(self._key(chat, "vecs"), *purge)
             pipe.hdel(self._key(chat, "cvecs"), *purge)
+            pipe.hdel(self._key(chat, "lex"), *purge)
             pipe.srem(self._key(chat, "low"), *purge)
             pipe.hincrby(self._key(chat, "meta"), "version", 1)
 
@@ -337,6 +342,19 @@ class RedisArchiveStore:
                     tx.delete(key)
                 tx.hset(key, mapping=fields({**rows, CHUNK_MODEL_FIELD: model}))
                 await tx.execute()
+
+    async def lexicons(self, chat: str) -> dict[str, bytes]:
+        """The chat's stored page lexicons: page id → fingerprint + msgpack (``archive:lex``)."""
+        with map_redis_errors():
+            raw = await self._r.hgetall(self._key(chat, "lex"))
+        return blob_hash(raw)
+
+    async def put_lexicons(self, chat: str, rows: Mapping[str, bytes]) -> None:
+        """Store page lexicons (page id → fingerprint + msgpack)."""
+        if not rows:
+            return
+        with map_redis_errors():
+            await self._r.hset(self._key(chat, "lex"), mapping=fields(rows))
 
     async def queue_embedding(self, chat: str) -> None:
         """Ask the worker to embed the chat's pages that have no chunk vectors."""

@@ -416,8 +416,18 @@ def _batches(order: list[int], found: dict[int, list[int]]) -> list[list[int]]:
     return batches
 
 
+DISABLED_OPTIMIZERS = ["SkipLayerNormFusion"]
+"""onnxruntime graph rewrites left out. ``SkipLayerNormFusion`` turns each residual Add +
+LayerNormalization into one ``SkipLayerNormalization`` node, whose CPU kernel took ~0.4 ms per
+234-token chunk and layer, ~10% of a chunk's CPU, where the Add and LayerNormalization
+kernels take a fraction of that (docs/BENCHMARKS.md). The vectors differ from the fused ones
+only by the int8 activations' rounding (cosine >= 0.999)."""
+
+
 def _session(graph: Path | bytes, options: onnxruntime.SessionOptions) -> onnxruntime.InferenceSession:
     import onnxruntime as ort
 
     source = str(graph) if isinstance(graph, Path) else graph
-    return ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(
+        source, options, providers=["CPUExecutionProvider"], disabled_optimizers=DISABLED_OPTIMIZERS
+    )

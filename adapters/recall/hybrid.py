@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from adapters.embedding.background import BACKGROUND_PASSAGES
-from adapters.recall.lexical import Bm25
+from adapters.recall.lexical import Bm25, Parsed
 from adapters.recall.scorer import candidate_stats, snorm_from_stats
 from engine.memory.decay import SearchHit
 from engine.memory.decision import Measured
@@ -113,19 +113,23 @@ def build_set(
     matrix: npt.ArrayLike,
     texts: Sequence[str],
     background: npt.ArrayLike,
+    parsed: Sequence[Parsed] | None = None,
 ) -> ScoredSet:
-    """A scored set over ``ids`` (row i of ``matrix`` and ``texts[i]`` belong to ``ids[i]``)."""
+    """A scored set over ``ids`` (row i of ``matrix`` and ``texts[i]`` belong to ``ids[i]``),
+    its lexical index ready for a first query (callers build big sets in a thread);
+    ``parsed``: the texts already parsed (``lexical.parse``), when stored."""
     rows = np.ascontiguousarray(np.asarray(matrix, dtype=np.float32))
     if len(ids) == 0:
         rows = np.zeros((0, np.asarray(background).shape[1]), dtype=np.float32)
     mean, std = candidate_stats(rows, background)
+    lexical = Bm25(texts, BACKGROUND_PASSAGES, parsed)
     return ScoredSet(
         version=version,
         ids=tuple(ids),
         matrix=rows,
         mean=mean,
         std=std,
-        lexical=Bm25(texts, BACKGROUND_PASSAGES),
+        lexical=lexical,
     )
 
 

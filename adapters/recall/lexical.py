@@ -44,6 +44,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 import Stemmer
@@ -57,8 +58,10 @@ __all__ = [
     "Bm25",
     "CaseWord",
     "LexicalCache",
+    "Parsed",
     "Word",
     "case_words",
+    "parse",
     "terms",
     "word_count",
     "words",
@@ -282,20 +285,62 @@ _VIETNAMESE_STOPWORDS: frozenset[str] = frozenset(
 sister; ``chó to``, big dogs; the name ``My``); laughter and Vietnamese ones are still dropped."""
 
 
+class Parsed(msgspec.Struct, frozen=True, array_like=True):
+    """What ``Bm25`` reads of one document's text (``parse``), to be stored beside the text and
+    loaded instead of reading the text again: its index words with how often each occurs, in
+    order of first occurrence, and its words written with a capital (case-folded) with their
+    forms."""
+
+    counts: tuple[tuple[Word, int], ...]
+    names: dict[str, Word]
+
+
+def parse(text: str) -> Parsed:
+    """The index words and capitalized words of ``text`` (``words``, ``case_words``)."""
+    names: dict[str, Word] = {}
+    for w in case_words(text):
+        if w.case == "upper":
+            names.setdefault(w.raw, w.forms)
+    return Parsed(counts=tuple(Counter(words(text)).items()), names=names)
+
+
+@functools.lru_cache(maxsize=8)
+def _cohort(background: tuple[str, ...]) -> tuple[Counter[str], ...]:
+    """The background passages' term counts (the same few passages for every index)."""
+    return tuple(Counter(terms(t)) for t in background)
+
+
 class Bm25:
     """BM25 over ``texts`` (row i is document i), with ``background`` adding frequencies only.
 
     Args:
         texts: the documents to score.
         background: passages counted in document frequencies and the mean length, never scored.
+        parsed: ``parse(texts[i])`` for every text, when stored (then the texts are not read
+            again unless the person evidence is asked for: ``elsewhere``, ``plain_distinct``).
     """
 
-    def __init__(self, texts: Sequence[str], background: Sequence[str] = ()) -> None:
+    def __init__(
+        self, texts: Sequence[str], background: Sequence[str] = (), parsed: Sequence[Parsed] | None = None
+    ) -> None:
         self._texts = tuple(texts)
-        parsed = [words(t) for t in self._texts]
-        doc_words = [list(dict.fromkeys(w)) for w in parsed]
-        docs = [Counter(form for word in w for form in word) for w in parsed]
-        cohort = [Counter(terms(t)) for t in background]
+        if parsed is None:
+            parsed = [parse(t) for t in self._texts] if len(self._texts) else []
+        elif len(parsed) != len(self._texts):
+            raise ValueError(f"{len(parsed)} parsed documents for {len(self._texts)} texts")
+        self._given_names: dict[str, Word] = {}
+        for one in parsed:
+            for raw, forms in one.names.items():
+                self._given_names.setdefault(raw, forms)
+        doc_words = [[w for w, _ in one.counts] for one in parsed]
+        docs: list[Counter[str]] = []
+        for one in parsed:
+            counts: Counter[str] = Counter()
+            for word, n in one.counts:
+                for form in word:
+                    counts[form] += n
+            docs.append(counts)
+        cohort = _cohort(tuple(background))
         self.size = len(docs)
         lengths = np.array([sum(d.values()) for d in docs], dtype=np.float64)
         everyone = [*docs, *cohort]
@@ -317,7 +362,7 @@ class Bm25:
         self._weight = np.array(
             [sum(min(self._idf[f] for f in word) for word in w) for w in doc_words], dtype=np.float64
         )
-        self._last: tuple[str, list[tuple[float, npt.NDArray[np.bool_] | None, Word]]] | None = None
+        self._last: tuple[str, list[tuple[float, npt.NDArray[np.int64] | None, Word]]] | None = None
         self._last_aliases: tuple[str, dict[Word, Word]] | None = None
         self._postings = {
             t: (np.asarray(r, dtype=np.int64), np.asarray(w, dtype=np.float64))
@@ -338,11 +383,12 @@ class Bm25:
                 out[found[0]] += self._idf[term] * found[1]
         return out
 
-    def _held(self, query: str) -> list[tuple[float, npt.NDArray[np.bool_] | None, Word]]:
-        """Per distinct query word: its weight (commonest known form; unseen: the rarest), which
-        documents hold any of its forms (None: none) and the word's forms. The last query's
-        answer is kept: ``cover``, ``content`` and ``plain_distinct`` ask it of the same message
-        one after the other."""
+    def _held(self, query: str) -> list[tuple[float, npt.NDArray[np.int64] | None, Word]]:
+        """Per distinct query word: its weight (commonest known form; unseen: the rarest), the
+        rows of the documents that hold any of its forms (sorted, each once; None: none; not a
+        mask over every document, so a word costs its postings, not the set's size) and the
+        word's forms. The last query's answer is kept: ``cover``, ``content`` and
+        ``plain_distinct`` ask it of the same message one after the other."""
         last = self._last
         if last is not None and last[0] == query:
             return last[1]
@@ -350,19 +396,13 @@ class Bm25:
         self._last = (query, found)
         return found
 
-    def _held_words(self, query: str) -> Iterator[tuple[float, npt.NDArray[np.bool_] | None, Word]]:
+    def _held_words(self, query: str) -> Iterator[tuple[float, npt.NDArray[np.int64] | None, Word]]:
         aliases = self._aliases(query)
         for word in dict.fromkeys(aliases.get(w, w) for w in words(query)):
             known = [f for f in word if f in self._idf]
             weight = min((self._idf[f] for f in known), default=self._unseen)
-            held: npt.NDArray[np.bool_] | None = None
-            for form in known:
-                found = self._postings.get(form)
-                if found is None:
-                    continue
-                if held is None:
-                    held = np.zeros(self.size, dtype=np.bool_)
-                held[found[0]] = True
+            rows = [found[0] for form in known if (found := self._postings.get(form)) is not None]
+            held = None if not rows else rows[0] if len(rows) == 1 else np.unique(np.concatenate(rows))
             yield weight, held, word
 
     def content(self, query: str) -> float:
@@ -377,7 +417,7 @@ class Bm25:
         total = rest = 0.0
         for weight, held, _ in self._held(query):
             total += weight
-            if held is None or np.count_nonzero(held) < 2:
+            if held is None or len(held) < 2:
                 rest += weight
         return rest / total if total > 0 else 0.0
 
@@ -404,7 +444,7 @@ class Bm25:
             total += weight
             if held is not None:
                 shared[held] += weight
-                distinct[held] += weight / np.count_nonzero(held)
+                distinct[held] += weight / len(held)
         query_cover = shared / total if total > 0 else shared
         return query_cover, self._of_own(shared), self._of_own(distinct)
 
@@ -427,7 +467,7 @@ class Bm25:
         distinct = np.zeros(self.size, dtype=np.float64)
         for weight, held, word in self._held(query):
             if held is not None and not any(form in everyone for form in word):
-                distinct[held] += weight / np.count_nonzero(held)
+                distinct[held] += weight / len(held)
         return self._of_own(distinct)
 
     @functools.cached_property
@@ -494,15 +534,10 @@ class Bm25:
                 out[row] = bool(people) and plain[row] < WEAK_STRANGER_KEEP
         return out
 
-    @functools.cached_property
+    @property
     def _names(self) -> dict[str, Word]:
         """The documents' words written with a capital (case-folded) and their forms."""
-        out: dict[str, Word] = {}
-        for text in self._texts:
-            for w in case_words(text):
-                if w.case == "upper":
-                    out.setdefault(w.raw, w.forms)
-        return out
+        return self._given_names
 
     def _aliases(self, query: str) -> dict[Word, Word]:
         """The query's words written with a capital that may name a person the documents name

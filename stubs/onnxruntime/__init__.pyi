@@ -34,6 +34,9 @@ class InferenceSession:
         path_or_bytes: str | bytes,
         sess_options: SessionOptions | None = ...,
         providers: Sequence[str] | None = ...,
+        provider_options: Sequence[dict[str, Any]] | None = ...,
+        *,
+        disabled_optimizers: Sequence[str] | None = ...,
     ) -> None: ...
     def run(
         self, output_names: Sequence[str] | None, input_feed: Mapping[str, npt.NDArray[np.generic]]

