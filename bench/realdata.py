@@ -29,7 +29,8 @@ Per conversation (``convert``, deterministic, seed ``SEED``):
 * **memories**, one per evidence turn of any question, in two variants: ``saved`` — the turn
   as a model would save it, in the third person with the speaker's name: the turn text
   prefixed with the speaker's name ("Vanessa: I study law here in Orlando ..."; whole turn, no
-  rewriting, so nothing depends on a model) — and ``raw``, the turn text alone;
+  rewriting, so nothing depends on a model) — and ``raw``, the turn text alone; ``created``:
+  the turn's time (ISO 8601, UTC), when its memory was saved;
 * **recall** messages: the dataset's questions, each with the ids of its right memories (its
   evidence turns) and ``IN_PLAY`` memories in play: the right ones plus others of the same
   conversation (seeded sample of the other evidence turns, then of its other turns);
@@ -44,6 +45,8 @@ Per conversation (``convert``, deterministic, seed ``SEED``):
   sports does Vanessa watch?" -> "What sports does Kevin watch?"), against the question's own
   list; ``avoid`` holds the memories it imitates (using one is a miss).
 
+Every message has ``at``, the time it is asked: its conversation's last turn (ISO 8601).
+
 Split: conversations that share a person are kept together (connected groups by people); a
 seeded shuffle of the groups gives the held-out split the first groups until it holds at
 least ``HELDOUT_SHARE`` of the conversations; the rest is dev.
@@ -52,6 +55,7 @@ least ``HELDOUT_SHARE`` of the conversations; the rest is dev.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import hashlib
 import json
 import random
@@ -274,7 +278,8 @@ def convert(
     messages = []
     for row in convs:
         conv, general = row["id"], row["general"]
-        new = partial(_message, {"conversation": conv, "split": row["split"]})
+        clock = max(m["created"] for m in memories.values() if m["conversation"] == conv)
+        new = partial(_message, {"conversation": conv, "split": row["split"], "at": clock})
         for ask in questions[conv]:
             messages.append(new("recall", ask["id"], ask["text"], ask["in_play"], ask, right=ask["right"]))
             near = _near(ask, people[conv], memories)
@@ -290,6 +295,12 @@ def convert(
     return {"conversations": convs, "memories": [memories[m] for m in sorted(in_play)], "messages": messages}
 
 
+def created(turn: Mapping[str, Any]) -> str:
+    """A turn's time (REALTALK's ``date_time``, read as UTC) in ISO 8601: its memory's creation."""
+    when = dt.datetime.strptime(turn["date_time"], "%d.%m.%Y, %H:%M:%S").replace(tzinfo=dt.UTC)
+    return when.isoformat()
+
+
 def _memory(conv: str, turn_id: str, turn: Mapping[str, Any], renames: Mapping[str, str]) -> dict[str, Any]:
     """One turn as a memory: ``saved`` (the name the speaker goes by first) and ``raw``."""
     name = renames.get(person(turn["speaker"]), person(turn["speaker"]))
@@ -299,6 +310,7 @@ def _memory(conv: str, turn_id: str, turn: Mapping[str, Any], renames: Mapping[s
         "conversation": conv,
         "speaker": name,
         "session": turn["session"],
+        "created": created(turn),
         "saved": f"{name}: {text}",
         "raw": text,
     }

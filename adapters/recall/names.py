@@ -11,6 +11,13 @@
   ("Muhhamed"/"Muhammad"/"Mohammed").
 
 Other scripts compare equal only when identical. The table is data, read once.
+
+``names_someone(text, names)`` says whether a message names one of ``names`` (a person's display
+name and its parts) with a capitalized word that ``same_person`` joins to it: the recall's speaker
+evidence ("Mel" names Melanie's memory). ``without_names(text, names)`` is a memory's text with
+those names removed (a "Name: " prefix, the name and its possessive, an alias written with a
+capital): what a memory is embedded as besides its own text, so a message naming Alice is not
+drawn to every memory that holds "Alice".
 """
 
 from __future__ import annotations
@@ -19,15 +26,18 @@ import functools
 import re
 import tomllib
 import unicodedata
+from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["SHORT_FORM", "SKELETON_MIN", "same_person"]
+__all__ = ["SHORT_FORM", "SKELETON_MIN", "names_someone", "same_person", "without_names"]
 
 SHORT_FORM = 3
 SKELETON_MIN = 4
 _TABLE = Path(__file__).with_name("nicknames.toml")
 _LATIN = re.compile(r"[a-z]+")
 _VOWELS = str.maketrans("eiouy", "aaaaa")
+_CAPITALIZED = re.compile(r"(?<!\w)([^\W\d_][\w'’-]*)")
+_POSSESSIVE = re.compile(r"[\'’]s?$")
 
 
 @functools.cache
@@ -65,3 +75,43 @@ def same_person(a: str, b: str) -> bool:
     if len(short) >= SHORT_FORM and long.startswith(short):
         return True
     return min(len(a), len(b)) >= SKELETON_MIN and a[0] == b[0] and _skeleton(a) == _skeleton(b)
+
+
+def _parts(names: Iterable[str]) -> set[str]:
+    """The words of the display names (a name of several words: each one), case-folded."""
+    return {w.casefold() for name in names for w in re.findall(r"[^\W\d_]+", name)}
+
+
+def _capitalized(text: str) -> list[re.Match[str]]:
+    return [m for m in _CAPITALIZED.finditer(text) if m.group(1)[0].isupper()]
+
+
+def _is_name(word: str, parts: set[str]) -> bool:
+    bare = _POSSESSIVE.sub("", word)
+    return bool(bare) and any(same_person(bare, part) for part in parts)
+
+
+def names_someone(text: str, names: Iterable[str]) -> bool:
+    """Whether ``text`` names one of ``names`` with a word written with a capital (the name, a
+    word of it, or an alias ``same_person`` joins to one: "Mel" for "Melanie")."""
+    parts = _parts(names)
+    return bool(parts) and any(_is_name(m.group(1), parts) for m in _capitalized(text))
+
+
+def without_names(text: str, names: Iterable[str]) -> str:
+    """``text`` without ``names``: a leading "Name:" and every capitalized word that is one of
+    them or an alias of one (with its possessive), spaces closed up; ``text`` itself when that
+    would leave nothing."""
+    parts = _parts(names)
+    if not parts:
+        return text
+    kept, last = [], 0
+    for m in _capitalized(text):
+        if _is_name(m.group(1), parts):
+            kept.append(text[last : m.start()])
+            last = m.end()
+            if text[last : last + 1] == ":":
+                last += 1
+    kept.append(text[last:])
+    out = re.sub(r"[ \t]{2,}", " ", "".join(kept)).strip()
+    return out if out else text
