@@ -5,7 +5,7 @@ Data: the REALTALK chats of ``bench/realdata.py`` (``--split dev`` by default; t
 split only with ``--heldout-look``, counted in ``bench/data/MANIFEST.toml`` like
 ``bench/recall_real.py``). Each chat is posted, turn by turn, into one web chat on a private
 redis-server (``ChatService.accept``, each speaker under the name they go by, as
-``document_recall.transcript`` writes them), each REALTALK session one day after the last. The
+``document_recall.transcript`` writes them), at REALTALK's turn times (``sessions``). The
 worker's archive pass (``ArchiveDesk.archive_sessions`` with no LLM: the only path there is)
 then writes every session as one episodic page: an extractive abstract and summary
 (``engine.summary.extractive_summary``) above the transcript ("Name: text" per message), and
@@ -18,11 +18,14 @@ Each recall question of the chat (``messages.jsonl``: the dataset's questions wi
 evidence turns, speakers' labels replaced by their names) is searched as the model tool
 ``search_archive`` searches (``ArchiveDesk.search``, ``limit`` 5: ``PageRecall.search``, the
 query embedded, every page scored by ``scorer.page_rule``). A page is right when it holds the
-session of one of the question's evidence turns. Figures: **top-1** (the first page returned
-is right), **top-3**, **none** (nothing returned), and **ranked top-1** / **ranked top-3**: the
-same pages ranked by the fused score with the threshold removed (is a miss the ranking's or
-the threshold's?); per REALTALK category (1 facts, 2 dates, 3 inference). ``--misses`` prints
-each top-1 miss with the pages ranked above the right one.
+session of one of the question's evidence turns; the search runs at the question's time
+(``at``: its chat's last turn), against which the periods it names are read. Figures:
+**top-1** (the first page returned is right), **top-3**, **none** (nothing returned), and
+**ranked top-1** / **ranked top-3**: the same pages ranked by the fused score with the
+threshold removed (is a miss the ranking's or the threshold's?); top-1 / top-3 per REALTALK
+category (1 facts, 2 dates, 3 inference) and per kind (names a period; several sessions; one
+session, no period). ``--misses`` prints each top-1 miss with the pages ranked above the right
+one; ``--time-shares 0,0.7`` measures each ``archive.TIME_SHARE`` on the same pages.
 
 Run (repository root; vectors cached under ``$TMPDIR/hearth-bench-vectors``)::
 

