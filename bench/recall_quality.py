@@ -26,7 +26,8 @@ chooses the used memories (DEC-4: at most 3). Reported per split (``dev``, ``hel
   the learned probability;
 * archive: each conversation's days as session pages; for each recall question the page of
   the day its fact came up must rank first: the word-overlap fallback, one vector per page
-  (before RECALL-1) and the pooled chunks fused with the lexical cover (now).
+  (before RECALL-1), the pooled chunks fused with the lexical cover, and (as searches score
+  pages) the pooled chunks each fused with its own covers, then with the page's.
 
 The decision is trained on real conversations (``bench/train_decision.py``), not here: these
 five-language sets check it. With ``--split dev`` nothing of the held-out split is printed
@@ -53,7 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.embedding import make_embedder
 from adapters.embedding.base import Embedder
-from adapters.recall.archive import page_chunks, page_dense
+from adapters.recall.archive import fused_chunks, page_chunks, page_dense, pooled
 from adapters.recall.hybrid import ScoredSet, build_set, hits, phatic_score
 from adapters.recall.hybrid import measured as measure
 from adapters.recall.lexical import word_count
@@ -366,6 +367,10 @@ def archive(emb: Embeddings, conversations: Sequence[Conversation], splits: Sequ
             chunks = [page_chunks(p) for p in pages]
             chunk_vecs = [emb.get(c, query=False) for c in chunks]
             page_set = build_set(0, ids, whole, pages, background)
+            flat = [c for page in chunks for c in page]
+            chunk_ids = [f"c{n}" for n in range(len(flat))]
+            chunk_set = build_set(0, chunk_ids, np.vstack(chunk_vecs), flat, background)
+            starts = np.cumsum([0, *[len(c) for c in chunks][:-1]])
             asks = list(conv.of_kind("recall"))
             words = [{w.casefold() for w in _WORD.findall(p)} for p in pages]
             for ask, vector in zip(asks, emb.get([a.text for a in asks], query=True), strict=True):
@@ -384,6 +389,13 @@ def archive(emb: Embeddings, conversations: Sequence[Conversation], splits: Sequ
                     + rule.memory_weight * own_cover
                 )
                 tally["chunks+lexical"].append(ids[int(np.argmax(fused))] == want)
+                covered = pooled(fused_chunks(rule, chunk_set.evidence(vector, ask.text, background)), starts)
+                fused = (
+                    rule.dense_weight * covered
+                    + rule.query_weight * query_cover
+                    + rule.memory_weight * own_cover
+                )
+                tally["chunks with covers+lexical"].append(ids[int(np.argmax(fused))] == want)
                 tally["passes threshold"].append(bool(found) and found[0].memory_id == want)
         line = ", ".join(f"{k} {np.mean(v):.3f}" for k, v in tally.items())
         print(f"archive top-1, {split} ({len(tally['page vector'])} questions, 11 pages a chat): {line}")

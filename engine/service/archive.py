@@ -538,7 +538,7 @@ class ArchiveDesk:
         they are in the prompt while their session lasts, and never recalled after, EPI-1)."""
         visible = [p for p in pages if p.status in SEARCHED and p.layer != "working"]
         if self.recall is not None:
-            return await self.recall.search(chat, query, [p.id for p in visible], size)
+            return await self.recall.search(chat, query, [p.id for p in visible], size, now=self._clock.now())
         return _lexical(query, visible, size)
 
     async def _record_reads(self, chat: str, reads: Sequence[str], pages: Sequence[Page]) -> dict[str, Page]:

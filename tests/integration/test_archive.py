@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime, timedelta
 
@@ -11,11 +12,12 @@ import redis.asyncio as aioredis
 
 from adapters.embedding import Embedder, HashEmbedder, Vectors
 from adapters.llm.tokens import OfflineTokenCounter
-from adapters.recall.archive import PageRecall
+from adapters.recall.archive import PageLexicon, PageRecall, _analysis, page_lexicon
+from adapters.recall.lexical import parse
 from adapters.vector import BruteForceVectorIndex
 from adapters.worker.jobs import ArchiveSweeper, JobRunner
 from config.archive import archive_settings
-from engine.archive import ArchivePolicy, Page, QueryOptions, new_page, supersede_page
+from engine.archive import ArchivePolicy, Page, QueryOptions, new_page, page_text, supersede_page
 from engine.errors import ConfigError, NotFound
 from engine.model import IncomingMessage, Persona
 from engine.service import ChatService, ServicePolicy
@@ -586,3 +588,47 @@ async def test_issue_28_a_first_search_loads_the_page_lexicons_the_worker_stored
     await world.desk.embed_pages(CHAT)
     assert embedder.passages == before  # chunk vectors were current: only lexicons were written
     assert await world.store.lexicons(CHAT) == stored
+    _, vectors = await world.store.chunk_vectors(CHAT)
+    for page in pages:
+        made = msgspec.msgpack.decode(stored[page.id][8:], type=PageLexicon)
+        rows = (len(vectors[page.id]) - 8) // (embedder.dim * 4)
+        assert made == page_lexicon(page_text(page)) and len(made.chunks) == rows
+
+
+async def test_issue_28_a_lexicon_stored_without_its_chunks_is_made_again_by_the_worker(
+    redis: aioredis.Redis,
+) -> None:
+    """RECALL-1, EPI-13 (issue 28): a page lexicon of the earlier shape (the whole page only, no
+    chunks) is not read; the first search parses that page, ranks as with current lexicons and
+    queues the chat, and the worker stores the page's lexicon with its chunks."""
+    world, embedder, pages = await long_chat(redis)
+    stored = await world.store.lexicons(CHAT)
+    query = "which greyhound did my sister Lena adopt?"
+    fresh = PageRecall(world.store, embedder, BruteForceVectorIndex())
+    current = await fresh.search(CHAT, query, [p.id for p in pages], 5, now=world.clock.now())
+    text = page_text(pages[3])
+    mark = hashlib.blake2b(_analysis() + text.encode(), digest_size=8).digest()  # the earlier mark
+    await redis.hset(
+        KeyBuilder(prefix="a").chat(CHAT, "archive:lex"),
+        pages[3].id,
+        mark + msgspec.msgpack.encode(parse(text)),
+    )
+    fresh = PageRecall(world.store, embedder, BruteForceVectorIndex())
+    assert await fresh.search(CHAT, query, [p.id for p in pages], 5, now=world.clock.now()) == current
+    assert await world.store.take_embedding_queue() == [CHAT]
+    await world.desk.embed_pages(CHAT)
+    assert await world.store.lexicons(CHAT) == stored
+
+
+async def test_recall_1_a_question_naming_a_day_finds_that_days_session_first(world: World) -> None:
+    """RECALL-1 (issue 28): two sessions two days apart, both about cooking; a question naming
+    one day ("on 03.05.2026", read against the turn's time) finds that day's page first, and
+    naming the other day finds the other. The page text holds no date: the time comes from
+    when each session was written."""
+    await world.say(["I cooked a mushroom risotto for dinner tonight.", "It was lovely."], T0)
+    await world.say(["I cooked a pumpkin soup for dinner tonight.", "Rather good."], T0 + timedelta(days=2))
+    world.clock.current = T0 + timedelta(days=4)
+    first, second = await world.desk.archive_sessions(CHAT)
+    for day, page in (("01.05.2026", first), ("03.05.2026", second), ("3 May 2026", second)):
+        found = await world.desk.search(CHAT, f"What did I cook for dinner on {day}?", QueryOptions())
+        assert [f.item.id for f in found.items][:1] == [page.id], day

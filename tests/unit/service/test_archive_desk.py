@@ -127,7 +127,9 @@ class BrokenIndex:
     async def embed(self, texts: object) -> list[bytes]:
         return []
 
-    async def search(self, chat: str, query: str, allowed: object, limit: int) -> list[tuple[str, float]]:
+    async def search(
+        self, chat: str, query: str, allowed: object, limit: int, *, now: object = None
+    ) -> list[tuple[str, float]]:
         return []
 
     async def clusters(self, chat: str, ids: object, threshold: float) -> tuple[tuple[str, ...], ...]:
