@@ -197,7 +197,9 @@ async def test_lore_5_catastrophic_regex_key_finishes_fast(
     await attach(api, chat, created.json()["id"])
     started = time.monotonic()
     reply = await api.send(chat, "a" * 15_000 + "b")
-    assert reply.status_code == 200 and time.monotonic() - started < 5
+    # unguarded, (a+)+$ over 15,000 letters backtracks for longer than the universe's age; a
+    # whole turn on a loaded 2-core machine takes seconds (9 s measured at load 8)
+    assert reply.status_code == 200 and time.monotonic() - started < 20
 
 
 async def books_count(api: HearthClient) -> int:

@@ -172,8 +172,11 @@ async def test_behind_a_trusted_proxy_each_client_has_its_own_bucket_and_gets_se
     started = time.monotonic()
     codes = [code(await attacker.sign_in(random_name(), "guess guess")) for _ in range(13)]
     elapsed = time.monotonic() - started
-    assert codes[:10] == ["wrong_credentials"] * 10 and codes[-2:] == ["too_many_attempts"] * 2, codes
-    assert codes.count("wrong_credentials") <= 10 + elapsed / 6 + 1  # the bucket refills 1 every 6 s
+    refills = elapsed / 6  # the bucket refills 1 every 6 s: slow hashes (a loaded machine) refill it
+    assert codes[:10] == ["wrong_credentials"] * 10, codes
+    assert codes.count("wrong_credentials") <= 10 + refills + 1, (codes, elapsed)
+    if refills < 2:  # fewer than two tokens came back: the last two guesses found it empty
+        assert codes[-2:] == ["too_many_attempts"] * 2, (codes, elapsed)
     # the owner, behind the same proxy but another client address, is not limited
     await owner.open()
     assert (await owner.sign_in(name)).status_code == 200
