@@ -307,7 +307,7 @@ class InMemoryRecall:
         return Query(text, row)
 
     async def search(
-        self, query: Query, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
+        self, query: Query, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList], **_: object
     ) -> SearchResult:
         """A search that finds nothing."""
         return SearchResult(ok=True)
