@@ -13,14 +13,12 @@ from adapters.embedding import make_embedder
 from adapters.recall.search import EmbeddingRecall
 from adapters.vector import FaissVectorIndex
 from engine.errors import Conflict
-from engine.memory import MemoryPolicy
 from engine.service.documents import DocumentIngest
-from engine.service.memory import MemoryDesk
 from storage.keys import KeyBuilder
 from storage.redis_documents import RedisDocumentStore
 from storage.redis_memory import RedisMemoryStore
-from storage.redis_memory_directory import RedisMemoryDirectory
 from tests.fakes.ports import FixedClock
+from tests.fixtures.desks import hash_desk
 from tests.fixtures.servers import RedisServer, fresh_db
 
 pytestmark = pytest.mark.integration
@@ -57,17 +55,8 @@ async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
 
 
 def ingest(redis: aioredis.Redis, clock: FixedClock, **options: Any) -> tuple[DocumentIngest, SlowRecall]:
-    keys = KeyBuilder(prefix="t")
-    store, docs = RedisMemoryStore(redis, keys), RedisDocumentStore(redis, keys)
-    embedder = make_embedder("hash")
-    assert embedder is not None
-    recall = SlowRecall(store, embedder, FaissVectorIndex(), docs, fail_at=options.pop("fail_at", None))
-    desk = MemoryDesk(
-        store=store,
-        recall=recall,
-        directory=RedisMemoryDirectory(redis, keys),
-        policy=MemoryPolicy(),
-        documents=docs,
+    desk, recall, docs = hash_desk(
+        redis, KeyBuilder(prefix="t"), SlowRecall, fail_at=options.pop("fail_at", None)
     )
     assert desk.documents is not None
     return DocumentIngest(desk.documents, docs, clock, **options), recall

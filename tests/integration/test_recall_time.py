@@ -15,15 +15,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import redis.asyncio as aioredis
 
-from adapters.embedding import make_embedder
 from adapters.recall.search import EmbeddingRecall
-from adapters.vector import FaissVectorIndex
-from engine.memory import MemoryPolicy, personal_list, space_list
-from engine.service.memory import MemoryDesk
+from engine.memory import personal_list, space_list
 from storage.keys import KeyBuilder
-from storage.redis_documents import RedisDocumentStore
-from storage.redis_memory import RedisMemoryStore
-from storage.redis_memory_directory import RedisMemoryDirectory
+from tests.fixtures.desks import hash_desk
 from tests.fixtures.servers import RedisServer, fresh_db
 
 pytestmark = pytest.mark.integration
@@ -40,18 +35,7 @@ async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
 
 
 async def _setup(redis: aioredis.Redis) -> tuple[EmbeddingRecall, list[object], dict[str, str]]:
-    keys = KeyBuilder(prefix="hearth")
-    store, docs = RedisMemoryStore(redis, keys), RedisDocumentStore(redis, keys)
-    hashing = make_embedder("hash")
-    assert hashing is not None
-    recall = EmbeddingRecall(store, hashing, FaissVectorIndex(), docs)
-    desk = MemoryDesk(
-        store=store,
-        recall=recall,
-        directory=RedisMemoryDirectory(redis, keys),
-        policy=MemoryPolicy(),
-        documents=docs,
-    )
+    desk, recall, _ = hash_desk(redis, KeyBuilder(prefix="hearth"), EmbeddingRecall)
     own, shared = personal_list("default", MELANIE, ROOM), space_list("default", ROOM)
     notes = [
         (own, "Goes to pottery classes every Saturday", SATURDAY),
