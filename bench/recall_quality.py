@@ -45,7 +45,6 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import datetime
 from pathlib import Path
 
 import msgspec
@@ -56,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from adapters.embedding import make_embedder
 from adapters.embedding.base import Embedder
 from adapters.recall.archive import fused_chunks, page_chunks, page_dense, pooled
-from adapters.recall.hybrid import ScoredSet, build_set, hits, phatic_score, time_matched
+from adapters.recall.hybrid import ScoredSet, build_set, hits, phatic_score
 from adapters.recall.hybrid import measured as measure
 from adapters.recall.lexical import word_count
 from adapters.recall.scorer import (
@@ -143,8 +142,6 @@ class Case(msgspec.Struct, kw_only=True):
     names_only: bool = False
     """The message only names the list's people (``Bm25.names_only``, RECALL-3)."""
     targets: tuple[str, ...] = ()  # several right memories (bench/recall_real.py); ``target`` is one
-    timed: np.ndarray | None = None
-    """Per candidate, its time match (``hybrid.time_matched``); None: 1."""
 
 
 def _scored(emb: Embeddings, memories: Sequence[tuple[str, str]], background: np.ndarray) -> ScoredSet:
@@ -161,19 +158,12 @@ def _cases_for(
     lang: str,
     split: str,
     part: str,
-    *,
-    created: Sequence[datetime] | None = None,
-    texts: Sequence[str] | None = None,
-    at: Sequence[datetime | None] | None = None,
 ) -> list[Case]:
-    """Every message's case against ``scored`` as the production search measures it;
-    ``created`` and ``texts`` per memory and ``at`` per message: the time match (none: 1)."""
     vectors = emb.get([t for _, t, _ in messages], query=True)
     phatic = emb.phatic()
     out = []
-    for n, ((kind, text, target), vector) in enumerate(zip(messages, vectors, strict=True)):
+    for (kind, text, target), vector in zip(messages, vectors, strict=True):
         dense, query_cover, own_cover, distinct, content = scored.evidence(vector, text, background)
-        sent = at[n] if at is not None else None
         out.append(
             Case(
                 lang=lang,
@@ -194,7 +184,6 @@ def _cases_for(
                 words=word_count(text),
                 plain=scored.plain_distinct(text),
                 names_only=scored.lexical.names_only(text),
-                timed=None if created is None else time_matched(text, sent, created, texts or []),
             )
         )
     return out
@@ -249,7 +238,6 @@ def measured(case: Case) -> list[Measured]:
         case.elsewhere if case.elsewhere is not None else np.zeros(n, dtype=np.bool_),
         case.plain if case.plain is not None else case.distinct,
         case.names_only,
-        timed=case.timed,
     )
 
 

@@ -37,7 +37,6 @@ import sys
 import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -80,32 +79,13 @@ def make_pairs(emb: Embeddings, variant: str, split: str, data: Path = OUT) -> l
     for in_play, group in lists.items():
         scored = _scored(emb, [(m, memories[m][variant]) for m in in_play], background)
         asks = [(m["kind"], m["text"], None) for m in group]
-        cases = _cases_for(
-            scored,
-            emb,
-            background,
-            asks,
-            "en",
-            split,
-            group[0]["conversation"],
-            created=[_time(memories[i].get("created")) or _NEVER for i in scored.ids],
-            texts=[memories[i][variant] for i in scored.ids],
-            at=[_time(m.get("at")) for m in group],
-        )
+        cases = _cases_for(scored, emb, background, asks, "en", split, group[0]["conversation"])
         for message, case in zip(group, cases, strict=True):
             right = tuple(message["right"] or message["avoid"])
             pairs.append(
                 (message, msgspec.structs.replace(case, targets=right, target=right[0] if right else None))
             )
     return pairs
-
-
-_NEVER = datetime(1970, 1, 1, tzinfo=UTC)
-"""The creation time of a memory whose turn has none (it matches no named period)."""
-
-
-def _time(value: str | None) -> datetime | None:
-    return datetime.fromisoformat(value) if value else None
 
 
 def _fused(case: Case, fused: FusedWeights, gated: bool = True) -> np.ndarray:
@@ -235,7 +215,7 @@ def features(
     score), ``words``, ``content``. ``candidates`` holds one list
     per signal, in ``ids`` order: ``label`` (a right memory of a recall question), ``avoid`` (the
     imitated memory of a near question), ``dense``, ``query_cover``, ``own_cover``,
-    ``distinct``, ``plain_distinct``, ``elsewhere`` (person gate), ``bm25``, ``time_match``, ``fused`` (the
+    ``distinct``, ``plain_distinct``, ``elsewhere`` (person gate), ``bm25``, ``fused`` (the
     decision's ``fused`` weights, ungated), ``rank`` (by the gated fused score, 0 best), ``margin``
     (fused minus the best other candidate's), ``dense_rank``, ``bm25_rank``, ``used`` (by the
     production decision).
@@ -286,8 +266,6 @@ def _row(message: dict[str, Any], case: Case, params: DecisionParams, variant: s
             "dense_rank": _ranks(case.dense).tolist(),
             "bm25_rank": _ranks(np.asarray(case.lex)).tolist(),
             "used": [i in chosen for i in case.ids],
-            "time_match": floats(case.timed),
-            "dated": case.timed is not None,
         },
     }
 

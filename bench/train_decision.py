@@ -80,8 +80,6 @@ FEATURES: dict[str, str] = {
     "here": "1 unless the person gate marks the memory elsewhere (RECALL-2)",
     "content": "message: share of its IDF weight in words fewer than two memories hold",
     "calm": "message: 1 - chit-chat score (RECALL-3)",
-    "time_match": "0 when the message names a period the memory is outside of (created, named), else 1",
-    "in_period": "1 when the message names a period the memory is in (created in it or names it), else 0",
 }
 NAMES = tuple(FEATURES)
 assert NAMES == SIGNALS, "the trainer's features are the production decision's signals"
@@ -107,8 +105,6 @@ def measured(message: dict[str, Any]) -> list[Measured]:
     plain = c["plain_distinct"] if len(c["plain_distinct"]) else [None] * n
     elsewhere = c["elsewhere"] if len(c["elsewhere"]) else [False] * n
     content = float(message["content"])
-    timed = c.get("time_match") or [1.0] * n
-    dated = bool(c.get("dated"))
     return [
         Measured(
             id=c["ids"][i],
@@ -120,8 +116,6 @@ def measured(message: dict[str, Any]) -> list[Measured]:
             bm25=c["bm25"][i],
             elsewhere=bool(elsewhere[i]),
             content=content,
-            time_match=float(timed[i]),
-            dated=dated,
         )
         for i in range(n)
     ]
@@ -266,34 +260,16 @@ class Model:
         return np.asarray(1.0 / (1.0 + np.exp(-self.logits(x))))
 
 
-ANCHORS = {"time_match": 1.0, "in_period": 0.0}
-"""The time signals' value when the message names no period, their standardisation's mean: at 0
-weight they add nothing, so a message naming no period keeps the logits of the model without them."""
-TIMED = np.asarray([name in ANCHORS for name in NAMES])
-
-
-def fit(
-    messages: Sequence[Message],
-    l2: float = L2,
-    rounds: int = 30,
-    pairwise: float = 0.0,
-    *,
-    free: np.ndarray | None = None,
-    start: Model | None = None,
-) -> Model:
+def fit(messages: Sequence[Message], l2: float = L2, rounds: int = 30, pairwise: float = 0.0) -> Model:
     """Logistic regression with every weight >= 0: projected Newton steps (each solves the local
     quadratic model under the bounds by coordinate descent), with a backtracking line search.
 
     ``pairwise`` > 0 adds a ranking term, that weight times the mean over the recall questions'
     (right, other candidate) pairs of ``log(1 + exp(-(logit_right - logit_other)))``, to the
-    pointwise loss (``bench/decision_families.py`` measures it; production trains with 0).
-    ``free`` (one flag per weight, then the bias): only those move, the others keep ``start``'s
-    values (0 without it). The time signals are standardised around :data:`ANCHORS`."""
+    pointwise loss (``bench/decision_families.py`` measures it; production trains with 0)."""
     x = np.vstack([m.x for m in messages])
     y = np.concatenate([m.label for m in messages]).astype(np.float64)
     mean, scale = x.mean(axis=0), x.std(axis=0)
-    if len(mean) == len(NAMES):
-        mean = np.where(TIMED, [ANCHORS.get(name, 0.0) for name in NAMES], mean)
     scale = np.where(scale > 1e-9, scale, 1.0)
     z = np.column_stack([(x - mean) / scale, np.ones(len(x))])
     n, size = z.shape
@@ -316,11 +292,8 @@ def fit(
         t = z @ theta
         return float(w @ (np.logaddexp(0.0, t) - y * t) + 0.5 * penalty @ theta**2)
 
-    movable = np.ones(size, dtype=bool) if free is None else free
     theta = np.zeros(size)
     theta[-1] = np.log(max(y[:n].mean(), 1e-6) / max(1 - y[:n].mean(), 1e-6))
-    if start is not None:
-        theta = np.r_[start.weights, start.bias]
     current = loss(theta)
     for _ in range(rounds):
         p = 1.0 / (1.0 + np.exp(-(z @ theta)))
@@ -328,7 +301,7 @@ def fit(
         hess = (z * (w * p * (1 - p))[:, None]).T @ z + np.diag(penalty + 1e-9)
         target = theta.copy()  # minimise grad.(t - theta) + (t - theta).H.(t - theta)/2, weights >= 0
         for _ in range(50):
-            for j in np.flatnonzero(movable):
+            for j in range(size):
                 partial = grad[j] + hess[j] @ (target - theta)
                 target[j] -= partial / hess[j, j]
                 if j < size - 1:
@@ -341,20 +314,6 @@ def fit(
         if previous - current < 1e-9:
             break
     return Model(mean=mean, scale=scale, weights=theta[:-1], bias=float(theta[-1]))
-
-
-def untimed(messages: Sequence[Message]) -> Model:
-    """The model without the time signals (their weights 0)."""
-    return fit(messages, free=np.r_[~TIMED, True])
-
-
-def staged(messages: Sequence[Message]) -> Model:
-    """The model without the time signals, then only the time signals' weights fitted on top of
-    it (the other weights and the bias kept): a message naming no period keeps its logits."""
-    return fit(messages, free=np.r_[TIMED, False], start=untimed(messages))
-
-
-FITTERS: dict[str, Callable[[Sequence[Message]], Model]] = {"staged": staged, "joint": fit, "none": untimed}
 
 
 def chosen(p: np.ndarray, threshold: float) -> np.ndarray:
@@ -633,13 +592,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=False,
         help="add the five-language set's dev split to the training rows (not to the calibration)",
     )
-    parser.add_argument(
-        "--time",
-        default="staged",
-        choices=tuple(FITTERS),
-        help="how the time signals are fitted: staged on the model without them (default), "
-        "joint with the others, or not at all (weight 0)",
-    )
     args = parser.parse_args(argv)
     source = Path(args.features or CACHE / f"features-{args.embedder}-{args.variant}-dev.jsonl")
     if not source.exists():
@@ -648,9 +600,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     messages, extra = load_sizes(source, sizes)
     if args.devset:
         extra += devset(args.embedder)
-    fitter = FITTERS[args.time]
-    cv = cross_validate(messages, extra, fitter)
-    model = fitter([*messages, *extra])
+    cv = cross_validate(messages, extra)
+    model = fit([*messages, *extra])
     print(
         f"=== {source.name}: {len(messages)} messages, threshold {cv['threshold']:.4f}, "
         f"chit-chat line {cv['gate'][0]:.2f} at p {cv['gate'][1]:.2f}"
@@ -668,7 +619,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if out is not None:
         command = "bench/train_decision.py" + "".join(
             f" --{k} {v}"
-            for k, v in (("embedder", args.embedder), ("variant", args.variant), ("time", args.time))
+            for k, v in (("embedder", args.embedder), ("variant", args.variant))
             if v != parser.get_default(k)
         )
         data = params(

@@ -10,10 +10,9 @@ document version; archive pages: the chat's vector version and page texts).
 ``evidence`` scores *every* candidate exactly — one matrix-vector product for the cosines, the
 cached statistics for ``snorm``, the BM25 postings for the covers; there is no nearest-
 neighbour pre-filter. Memories: ``measured`` gathers each memory's measurements (with the BM25
-score, the person evidence ``ScoredSet.elsewhere`` of RECALL-2, ``plain_distinct`` and the time
-match, ``time_matched``) for the learned decision (``engine.memory.decision``). Passages:
-``hits`` applies the fused-score threshold (``engine.memory.fusion.decide``) to the candidates
-that can be among the ones read.
+score, the person evidence ``ScoredSet.elsewhere`` of RECALL-2 and ``plain_distinct``) for the
+learned decision (``engine.memory.decision``). Passages: ``hits`` applies the fused-score
+threshold (``engine.memory.fusion.decide``) to the candidates that can be among the ones read.
 ``phatic_score`` measures how much a message reads like chit-chat (RECALL-3: its best cosine to
 ``PHATIC_MESSAGES``, from the query vector the search has anyway; no extra embedding).
 """
@@ -23,7 +22,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
-from datetime import datetime
 
 import msgspec
 import numpy as np
@@ -35,7 +33,6 @@ from adapters.recall.scorer import candidate_stats, snorm_from_stats
 from engine.memory.decay import SearchHit
 from engine.memory.decision import Measured
 from engine.memory.fusion import Evidence, FusionRule, decide
-from engine.memory.periods import periods, time_match
 
 __all__ = [
     "Evidences",
@@ -44,7 +41,6 @@ __all__ = [
     "hits",
     "measured",
     "phatic_score",
-    "time_matched",
 ]
 
 Scores = npt.NDArray[np.float64]
@@ -215,20 +211,6 @@ def hits(
     )
 
 
-def time_matched(
-    text: str, at: datetime | None, created: Sequence[datetime], texts: Sequence[str]
-) -> Scores | None:
-    """Per memory (created at ``created[i]``, its text ``texts[i]``), its time match
-    (``engine.memory.periods``) for a message sent at ``at``; None when the message names no
-    period (or its time is unknown)."""
-    spans = periods(text, at) if at is not None else []
-    if not spans:
-        return None
-    return np.asarray(
-        [time_match(spans, c, periods(t, c)) for c, t in zip(created, texts, strict=True)], dtype=np.float64
-    ).reshape(-1)
-
-
 def measured(
     ids: Sequence[str],
     evidence: Evidences,
@@ -236,16 +218,11 @@ def measured(
     elsewhere: npt.NDArray[np.bool_],
     plain: Scores,
     names_only: bool = False,
-    *,
-    timed: Scores | None = None,
 ) -> list[Measured]:
     """The memories' measurements for the learned decision (``engine.memory.decision``), from
     ``ScoredSet.evidence``, the BM25 scores, ``ScoredSet.elsewhere``, ``plain_distinct`` and
-    ``Bm25.names_only`` of one set; ``timed``: the time match per memory (``time_matched``;
-    None: the message names no period)."""
+    ``Bm25.names_only`` of one set."""
     dense, query_cover, own_cover, distinct, content = evidence
-    dated = timed is not None
-    timed = np.ones(len(ids)) if timed is None else timed
     return [
         Measured(
             id=ids[i],
@@ -258,8 +235,6 @@ def measured(
             elsewhere=bool(elsewhere[i]),
             content=float(content[i]),
             names_only=names_only,
-            time_match=float(timed[i]),
-            dated=dated,
         )
         for i in range(len(ids))
     ]

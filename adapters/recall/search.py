@@ -19,19 +19,11 @@ import asyncio
 import logging
 import time
 from collections.abc import Sequence
-from datetime import datetime
 
 import numpy as np
 
 from adapters.embedding import Embedder
-from adapters.recall.hybrid import (
-    ScoredSet,
-    ScoredSets,
-    build_set,
-    hits,
-    phatic_score,
-    time_matched,
-)
+from adapters.recall.hybrid import ScoredSet, ScoredSets, build_set, hits, phatic_score
 from adapters.recall.hybrid import measured as measure
 from adapters.recall.scorer import MatchScorer, decision_params, embed_background, embed_phatic, passage_rule
 from adapters.vector import VectorIndex, load_memory_vectors, memory_key
@@ -77,7 +69,7 @@ class NoRecall:
         raise Conflict("There is no embedder (HEARTH_EMBEDDER is none).", code="documents_unavailable")
 
     async def search(
-        self, query: object, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList], **_: object
+        self, query: object, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
     ) -> SearchResult:
         """Never called when ``available`` is False."""
         return SearchResult(ok=False)
@@ -182,21 +174,13 @@ class EmbeddingRecall:
         return await asyncio.to_thread(self._embedder.embed_passages, list(texts))
 
     async def search(
-        self,
-        query: Query,
-        records: Sequence[MemoryRecord],
-        scopes: Sequence[ScopeList],
-        *,
-        at: datetime | None = None,
+        self, query: Query, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
     ) -> SearchResult:
         """Measure every searchable memory against the query; hits are the memories the learned
         decision uses (``engine.memory.decision``: probability over the embedder's threshold, at
         most 3, never one about other people than the message names), decided over all the
         memories in play together. ``similarity`` is the probability; ``reasons`` explain the
         used and near-miss memories (the request log's ``recall``).
-
-        ``at``: when the message was sent (the periods it names, ``time_matched``; None: no
-        period is read).
         """
         searchable = [r for r in records if not r.hidden]
         if not searchable:
@@ -213,7 +197,6 @@ class EmbeddingRecall:
             if not own:
                 continue
             scored = self._memory_set(scope, own, background)
-            by_id = {r.id: r for r in own}
             measured += measure(
                 scored.ids,
                 scored.evidence(query.vector, text, background),
@@ -221,9 +204,6 @@ class EmbeddingRecall:
                 scored.elsewhere(text),
                 scored.plain_distinct(text),
                 bool(text.strip()) and scored.lexical.names_only(text),
-                timed=time_matched(
-                    text, at, [by_id[i].created_at for i in scored.ids], [by_id[i].text for i in scored.ids]
-                ),
             )
         if not measured:
             return SearchResult(ok=True)

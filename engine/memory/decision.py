@@ -3,8 +3,7 @@
 Theory of operation. The recall adapter measures, for one message and each memory in play, a
 few numbers (:class:`Measured`): the dense score, the lexical covers, the BM25 score, whether the
 memory is about other people than the message names (RECALL-2), the message's content for the
-memory's list and its chit-chat score (RECALL-3), and whether the memory was created in a period
-the message names (or names one itself). :func:`signals` turns them into the model's
+memory's list and its chit-chat score (RECALL-3). :func:`signals` turns them into the model's
 signals — the measurements themselves plus leads and ranks against the other candidates — each
 oriented so that more is better. :func:`decide` computes every candidate's probability
 ``p = 1 / (1 + exp(-(bias + sum(weight * (signal - mean) / scale))))`` with the parameters of a
@@ -59,8 +58,6 @@ SIGNALS: tuple[str, ...] = (
     "here",
     "content",
     "calm",
-    "time_match",
-    "in_period",
 )
 """The model's signals, in the order of a parameters file's ``features``."""
 
@@ -141,11 +138,6 @@ class Measured(msgspec.Struct, frozen=True, kw_only=True):
     names_only: bool = False
     """The message only names the people of this memory's list (RECALL-3: it says nothing
     about them, so it recalls none of their memories)."""
-    time_match: float = 1.0
-    """1 when the memory was created in a period the message names or names one itself
-    (``engine.memory.periods.time_match``), else 0; 1 when the message names no period."""
-    dated: bool = False
-    """The message names a period (else ``time_match`` says nothing)."""
 
     def key(self) -> tuple[float, ...]:
         """Orders two measurements of one id (the larger is kept), whatever their order."""
@@ -160,8 +152,6 @@ class Measured(msgspec.Struct, frozen=True, kw_only=True):
             self.bm25,
             self.content,
             float(not self.names_only),
-            self.time_match,
-            float(self.dated),
         )
 
 
@@ -233,8 +223,6 @@ def signals(candidates: Sequence[Measured], fused: FusedWeights, *, phatic: floa
             0.0 if c.elsewhere else 1.0,
             c.content,
             calm,
-            c.time_match if c.dated else 1.0,
-            c.time_match if c.dated else 0.0,
         ]
         for i, c in enumerate(candidates)
     ]

@@ -8,7 +8,6 @@ type checker only.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeAlias
 
 from engine.memory import MemoryRecord, ScopeList, SearchResult
@@ -59,15 +58,9 @@ class Recall(Protocol):
         ...
 
     async def search(
-        self,
-        query: Query,
-        records: Sequence[MemoryRecord],
-        scopes: Sequence[ScopeList],
-        *,
-        at: datetime | None = None,
+        self, query: Query, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
     ) -> SearchResult:
-        """Score the searchable ``records`` of ``scopes`` against ``query``; hits are the matches.
-        ``at``: when the message was sent (the periods it names are read against it)."""
+        """Score the searchable ``records`` of ``scopes`` against ``query``; hits are the matches."""
         ...
 
 

@@ -125,7 +125,6 @@ class MemoryDesk:
         """Load, search and plan the memories of one turn (nothing is written yet).
 
         ``documents_seen``: the persona's document version as the turn read it (no IO for it then).
-        ``message_at`` also dates the periods the message names (the search's time match).
         ``chat_memory_off``: the chat is in memory-off mode (MEM-8): no list is read or searched.
 
         The message is embedded only when the turn has something to search (memories in play or
@@ -185,11 +184,7 @@ class MemoryDesk:
                 if docs_task is None and query is not None:
                     docs_task = asyncio.ensure_future(self._documents(query, persona, documents_seen))
                 if enabled:  # the memories are searched while the documents are
-                    search = (
-                        SEARCH_FAILED
-                        if query is None
-                        else await self._search(query, records, scopes, at=message_at)
-                    )
+                    search = SEARCH_FAILED if query is None else await self._search(query, records, scopes)
                 if docs_task is not None and query is not None:
                     try:
                         documents = await docs_task
@@ -236,15 +231,10 @@ class MemoryDesk:
         return await self.recall.load(scopes) if scopes else ()
 
     async def _search(
-        self,
-        query: Query,
-        records: Sequence[MemoryRecord],
-        scopes: Sequence[ScopeList],
-        *,
-        at: datetime,
+        self, query: Query, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
     ) -> SearchResult:
         try:
-            found: SearchResult = await self.recall.search(query, records, scopes, at=at)
+            found: SearchResult = await self.recall.search(query, records, scopes)
             return found
         except Exception:
             return SEARCH_FAILED

@@ -307,7 +307,7 @@ class InMemoryRecall:
         return Query(text, row)
 
     async def search(
-        self, query: Query, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList], **_: object
+        self, query: Query, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
     ) -> SearchResult:
         """A search that finds nothing."""
         return SearchResult(ok=True)

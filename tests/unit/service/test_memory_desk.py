@@ -155,7 +155,7 @@ class _BrokenDocuments(InMemoryRecall):
     """Embeds; every memory matches; the persona has documents, but their search breaks."""
 
     async def search(
-        self, query: Vector, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList], **_: object
+        self, query: Vector, records: Sequence[MemoryRecord], scopes: Sequence[ScopeList]
     ) -> SearchResult:
         return SearchResult(ok=True, hits=tuple(SearchHit(memory_id=r.id, similarity=5.0) for r in records))
 

@@ -56,19 +56,8 @@ measured = st.builds(
     bm25=st.floats(0, 20, allow_nan=False),
     elsewhere=st.booleans(),
     content=share,
-    time_match=st.sampled_from([0.0, 1.0]),
-    dated=st.booleans(),
 )
-GROWING = (
-    "dense",
-    "query_cover",
-    "own_cover",
-    "distinct",
-    "plain_distinct",
-    "bm25",
-    "content",
-    "time_match",
-)
+GROWING = ("dense", "query_cover", "own_cover", "distinct", "plain_distinct", "bm25", "content")
 
 
 @given(params, st.lists(measured, max_size=10), st.randoms(use_true_random=False), share)
@@ -103,34 +92,6 @@ def test_recall_1_a_candidates_probability_never_drops_when_one_of_its_signals_g
     before = probabilities(items, rule, phatic=phatic)[item.id]
     after = probabilities([raised if m is item else m for m in items], rule, phatic=phatic)[item.id]
     assert after >= before
-
-
-ANCHORS = {"time_match": 1.0, "in_period": 0.0}
-
-
-@given(params, st.lists(measured, max_size=10), share)
-def test_recall_1_a_message_naming_no_period_gets_nothing_from_the_time_signals(
-    rule: DecisionParams, items: list[Measured], phatic: float
-) -> None:
-    """Time signals standardised around their no-period values (as trained): whatever their
-    weights and the memories' time match, an undated message's probabilities are those of the
-    model without them (weight 0)."""
-    anchored = msgspec.structs.replace(
-        rule,
-        features=tuple(
-            msgspec.structs.replace(f, mean=ANCHORS[f.name]) if f.name in ANCHORS else f
-            for f in rule.features
-        ),
-    )
-    without = msgspec.structs.replace(
-        anchored,
-        features=tuple(
-            msgspec.structs.replace(f, weight=0.0) if f.name in ANCHORS else f for f in anchored.features
-        ),
-    )
-    undated = [msgspec.structs.replace(m, dated=False) for m in items]
-    got = probabilities(undated, anchored, phatic=phatic)
-    assert got == pytest.approx(probabilities(undated, without, phatic=phatic), rel=1e-9, abs=1e-12)
 
 
 @given(params, st.lists(measured, max_size=10), share)
