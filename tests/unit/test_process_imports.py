@@ -6,12 +6,9 @@ interpreter, as ``python -m adapters.worker`` and ``python -m adapters.web`` bui
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.fixtures.probe import fresh_interpreter
+
 WATCHED = ("litestar", "argon2", "adapters.web.app", "tiktoken")
 
 PROBE = """
@@ -26,18 +23,7 @@ print(json.dumps({name: name in sys.modules for name in sys.argv[2:]}))
 
 
 def loaded(builder: str) -> dict[str, bool]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "HEARTH_"))}
-    clean.update(REDIS_URL="redis://127.0.0.1:1/0", HEARTH_EMBEDDER="hash")
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, builder, *WATCHED],
-        cwd=ROOT,
-        env=clean,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    found: dict[str, bool] = json.loads(done.stdout.strip().splitlines()[-1])
+    found: dict[str, bool] = json.loads(fresh_interpreter(PROBE, builder, *WATCHED).strip().splitlines()[-1])
     return found
 
 

@@ -11,14 +11,10 @@ app from that clean state and reports which SDKs it then holds.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.fixtures.probe import fresh_interpreter
 
 CONFIGS: dict[str, dict[str, str]] = {
     "offline": {},
@@ -54,19 +50,9 @@ for name, extra in json.loads(sys.argv[1]).items():
 @pytest.fixture(scope="module")
 def sdks_loaded() -> dict[str, dict[str, bool]]:
     """Which SDKs each configuration's web app holds, by configuration name."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "HEARTH_"))}
-    clean.update(REDIS_URL="redis://127.0.0.1:1/0", HEARTH_EMBEDDER="hash")
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(CONFIGS)],
-        cwd=ROOT,
-        env=clean,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
+    stdout = fresh_interpreter(PROBE, json.dumps(CONFIGS))
     loaded: dict[str, dict[str, bool]] = {}
-    for line in done.stdout.splitlines():
+    for line in stdout.splitlines():
         if line.startswith("{"):
             loaded.update(json.loads(line))
     return loaded
