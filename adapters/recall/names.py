@@ -14,10 +14,7 @@ Other scripts compare equal only when identical. The table is data, read once.
 
 ``names_someone(text, names)`` says whether a message names one of ``names`` (a person's display
 name and its parts) with a capitalized word that ``same_person`` joins to it: the recall's speaker
-evidence ("Mel" names Melanie's memory). ``without_names(text, names)`` is a memory's text with
-those names removed (a "Name: " prefix, the name and its possessive, an alias written with a
-capital): what a memory is embedded as besides its own text, so a message naming Alice is not
-drawn to every memory that holds "Alice".
+evidence ("Mel" names Melanie's memory), measured by ``bench/rank_signals.py``.
 """
 
 from __future__ import annotations
@@ -29,7 +26,7 @@ import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["SHORT_FORM", "SKELETON_MIN", "names_someone", "same_person", "without_names"]
+__all__ = ["SHORT_FORM", "SKELETON_MIN", "names_someone", "same_person"]
 
 SHORT_FORM = 3
 SKELETON_MIN = 4
@@ -96,22 +93,3 @@ def names_someone(text: str, names: Iterable[str]) -> bool:
     word of it, or an alias ``same_person`` joins to one: "Mel" for "Melanie")."""
     parts = _parts(names)
     return bool(parts) and any(_is_name(m.group(1), parts) for m in _capitalized(text))
-
-
-def without_names(text: str, names: Iterable[str]) -> str:
-    """``text`` without ``names``: a leading "Name:" and every capitalized word that is one of
-    them or an alias of one (with its possessive), spaces closed up; ``text`` itself when that
-    would leave nothing."""
-    parts = _parts(names)
-    if not parts:
-        return text
-    kept, last = [], 0
-    for m in _capitalized(text):
-        if _is_name(m.group(1), parts):
-            kept.append(text[last : m.start()])
-            last = m.end()
-            if text[last : last + 1] == ":":
-                last += 1
-    kept.append(text[last:])
-    out = re.sub(r"[ \t]{2,}", " ", "".join(kept)).strip()
-    return out if out else text

@@ -11,8 +11,7 @@ Years outside 2..9998 are not read (no span overflows the calendar).
 
 :func:`time_match` is the signal: 1 when the message names no period (every memory matches),
 else 1 for a memory created within a named period widened by :data:`TIME_SLACK` either side (talk
-after midnight, "yesterday" said the day after) or whose own text names an overlapping period
-("Dev's birthday is on 14 October" for "the October birthday"), else 0.
+after midnight, "yesterday" said the day after), else 0.
 
 Every pattern is a fixed sequence of bounded parts (no nested repetition), so reading a message
 takes time linear in its length; only its first :data:`TEXT_CHARS` characters are read.
@@ -117,12 +116,9 @@ def periods(text: str, now: datetime) -> list[Period]:
     return out
 
 
-def time_match(spans: Sequence[Period], created_at: datetime, about: Sequence[Period] = ()) -> float:
-    """1.0 when ``spans`` is empty (no period named), when ``created_at`` falls within one of
-    them widened by :data:`TIME_SLACK` either side, or when one of ``about`` (the periods the
-    memory's own text names: "Dev's birthday is on 14 October") overlaps one; else 0.0."""
+def time_match(spans: Sequence[Period], created_at: datetime) -> float:
+    """1.0 when ``spans`` is empty (no period named) or when ``created_at`` falls within one of
+    them widened by :data:`TIME_SLACK` either side; else 0.0."""
     if not spans:
         return 1.0
-    if any(start - TIME_SLACK <= created_at < end + TIME_SLACK for start, end in spans):
-        return 1.0
-    return float(any(a < end and start < b for a, b in about for start, end in spans))
+    return float(any(start - TIME_SLACK <= created_at < end + TIME_SLACK for start, end in spans))

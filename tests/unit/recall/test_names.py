@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from adapters.recall.lexical import Bm25
-from adapters.recall.names import names_someone, same_person, without_names
+from adapters.recall.names import names_someone, same_person
 
 PEOPLE = [
     "Melanie goes to pottery classes every Saturday",
@@ -76,20 +76,3 @@ def test_names_someone_is_the_speaker_evidence(message: str, owner: str, named: 
     """The speaker signal (RECALL-1): a message names a memory's owner by the name, a word of
     it or an alias written with a capital ("Mel" names Melanie's memory)."""
     assert names_someone(message, [owner] if owner else []) is named
-
-
-@pytest.mark.parametrize(
-    ("text", "names", "free"),
-    [
-        ("Melanie goes to pottery classes", ["Melanie"], "goes to pottery classes"),
-        ("Emily: I love Italian bread", ["Emily"], "I love Italian bread"),
-        ("Mel's sister lives in Leeds; Melanie visits her", ["Melanie"], "sister lives in Leeds; visits her"),
-        ("Kevin supports Arsenal", ["Melanie"], "Kevin supports Arsenal"),  # someone else stays
-        ("Kevin supports Arsenal", [], "Kevin supports Arsenal"),
-        ("Melanie", ["Melanie"], "Melanie"),  # nothing would be left: the text itself
-    ],
-)
-def test_without_names_removes_the_owner_and_aliases(text: str, names: list[str], free: str) -> None:
-    """A memory is embedded a second time without its owner's name and the name's aliases, so a
-    question naming the owner is not drawn to every memory holding the name."""
-    assert without_names(text, names) == free
