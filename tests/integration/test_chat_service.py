@@ -87,13 +87,12 @@ async def test_two_messages_at_once_from_two_processes_are_both_answered_in_orde
     redis: aioredis.Redis, redis_server: RedisServer
 ) -> None:
     clock = FixedClock()
-    other_client = redis_server.client(3)
-    first = await make_service(redis, ScriptedChatModel(delay=0.05), clock)
-    second = await make_service(other_client, ScriptedChatModel(delay=0.05), clock)
-    a = await first.accept(message("first question"), "default")
-    b = await second.accept(message("second question", user="web:bob"), "default")
-    done_b, done_a = await asyncio.gather(drain(b.events), drain(a.events))
-    await other_client.aclose()
+    async with redis_server.client(3) as other_client:  # closed even when a turn fails
+        first = await make_service(redis, ScriptedChatModel(delay=0.05), clock)
+        second = await make_service(other_client, ScriptedChatModel(delay=0.05), clock)
+        a = await first.accept(message("first question"), "default")
+        b = await second.accept(message("second question", user="web:bob"), "default")
+        done_b, done_a = await asyncio.gather(drain(b.events), drain(a.events))
     reply_a, reply_b = done_a[-1], done_b[-1]
     assert isinstance(reply_a, ReplyDone) and isinstance(reply_b, ReplyDone)
     assert reply_a.reply == "reply to: first question"

@@ -49,9 +49,8 @@ async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
 @pytest.fixture
 async def other(redis_server: RedisServer, redis: aioredis.Redis) -> AsyncIterator[aioredis.Redis]:
     """A second connection pool: the second web process."""
-    client = redis_server.client(14)
-    yield client
-    await client.aclose()
+    async with redis_server.client(14) as client:  # closed even when the test fails
+        yield client
 
 
 def service(client: aioredis.Redis, model: ScriptedChatModel) -> ChatService:

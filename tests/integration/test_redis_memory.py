@@ -84,9 +84,8 @@ async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
 @pytest.fixture
 async def other(redis_server: RedisServer, redis: aioredis.Redis) -> AsyncIterator[RedisMemoryStore]:
     """A second "process": its own client and store on the same database."""
-    client = redis_server.client(DB)
-    yield RedisMemoryStore(client, KEYS)
-    await client.aclose()
+    async with redis_server.client(DB) as client:
+        yield RedisMemoryStore(client, KEYS)
 
 
 @pytest.fixture

@@ -193,17 +193,16 @@ async def test_sum_5_two_workers_never_summarize_the_same_chat_at_once(
     await service.personas.put(PERSONA)
     await chatter(service, 149)
     await ask(service, "Go on")
-    other = redis_server.client(8)
-    other_store = RedisSummaryStore(other, KeyBuilder(prefix="s"))
-    for _ in range(3):
-        await store.dequeued(CHAT)
-        await store.enqueue(CHAT)  # several jobs for one chat, taken by two workers
-    await asyncio.gather(
-        drain(JobRunner(desk, store, consumer="a", block_ms=10)),
-        drain(JobRunner(desk, other_store, consumer="b", block_ms=10)),
-    )
-    await drain(JobRunner(desk, store, consumer="a", block_ms=10))
-    await other.aclose()
+    async with redis_server.client(8) as other:  # closed even when a runner fails
+        other_store = RedisSummaryStore(other, KeyBuilder(prefix="s"))
+        for _ in range(3):
+            await store.dequeued(CHAT)
+            await store.enqueue(CHAT)  # several jobs for one chat, taken by two workers
+        await asyncio.gather(
+            drain(JobRunner(desk, store, consumer="a", block_ms=10)),
+            drain(JobRunner(desk, other_store, consumer="b", block_ms=10)),
+        )
+        await drain(JobRunner(desk, store, consumer="a", block_ms=10))
     assert summarizer.most_active == 1
     state, waiting = await desk.view(CHAT)
     spans = sorted((t.first, t.last) for t in state.tiers)
