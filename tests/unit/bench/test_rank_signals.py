@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.rank_signals import asks
+from bench.rank_signals import asks, sentences
 
 
 @pytest.mark.parametrize(
@@ -23,3 +23,14 @@ def test_asks_reads_the_last_sentence(text: str, question: bool) -> None:
     """A memory whose text ends with a question mark (any script's, trailing emoji ignored)
     asks; one whose last sentence states something does not."""
     assert asks(text) is question
+
+
+def test_sentences_keep_the_speakers_name_on_each_sentence() -> None:
+    """The sentence signal embeds each sentence of a saved memory with its "Name: ", and a
+    memory without a sentence break stays whole."""
+    assert sentences("Akib: Man. I went to the beach today! It was cold?") == [
+        "Akib: Man.",
+        "Akib: I went to the beach today!",
+        "Akib: It was cold?",
+    ]
+    assert sentences("Kate: loves skiing") == ["Kate: loves skiing"]
