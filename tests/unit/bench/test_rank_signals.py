@@ -34,3 +34,7 @@ def test_sentences_keep_the_speakers_name_on_each_sentence() -> None:
         "Akib: It was cold?",
     ]
     assert sentences("Kate: loves skiing") == ["Kate: loves skiing"]
+    assert sentences("Tina is afraid of wasps. She got stung once.") == [
+        "Tina is afraid of wasps.",
+        "She got stung once.",
+    ]
